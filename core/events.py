@@ -1,0 +1,74 @@
+"""Typed events the engine yields while it runs a session.
+
+The TUI draws them, the recorder stores them, the batch runner counts them;
+none of those consumers is known to the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.domain import CallRecord, JudgeVerdict, Message, Role, SeatRole
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn: int
+    role: Role
+    author: str
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A piece of streamed text of the message being generated (not stored)."""
+
+    turn: int
+    role: Role
+    text: str
+
+
+@dataclass(frozen=True)
+class MessageCompleted:
+    message: Message
+
+
+@dataclass(frozen=True)
+class SeatChanged:
+    role: SeatRole
+    author: str
+
+
+@dataclass(frozen=True)
+class CallFinished:
+    """One attempt of one request ended (ok, will be retried, or failed for good)."""
+
+    call: CallRecord
+
+
+@dataclass(frozen=True)
+class JudgeStarted:
+    judge: str
+    turns: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class VerdictReady:
+    verdict: JudgeVerdict
+
+
+@dataclass(frozen=True)
+class SessionFinished:
+    pass
+
+
+@dataclass(frozen=True)
+class SessionFailed:
+    error: str
+    role: SeatRole | None = None
+    model: str | None = None
+
+
+Event = (
+    TurnStarted | Delta | MessageCompleted | SeatChanged | CallFinished
+    | JudgeStarted | VerdictReady | SessionFinished | SessionFailed
+)

@@ -1,0 +1,50 @@
+"""Where pingpong keeps its files: $PINGPONG_HOME (or --home) holds config and database."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Home:
+    root: Path
+    db_override: Path | None = None
+    config_override: Path | None = None
+
+    @classmethod
+    def resolve(cls, home: str | None = None, db: str | None = None, config: str | None = None) -> "Home":
+        root = home or os.environ.get("PINGPONG_HOME")
+        if root is None:
+            import platformdirs
+
+            root = platformdirs.user_data_dir("pingpong", appauthor=False)
+        return cls(
+            Path(root).expanduser(),
+            Path(db).expanduser() if db else None,
+            Path(config).expanduser() if config else None,
+        )
+
+    @property
+    def config_path(self) -> Path:
+        return self.config_override or self.root / "config.toml"
+
+    @property
+    def db_path(self) -> Path:
+        return self.db_override or self.root / "pingpong.db"
+
+    @property
+    def characters_dir(self) -> Path:
+        return self.root / "characters"
+
+    @property
+    def situations_dir(self) -> Path:
+        return self.root / "situations"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.root / "templates"
+
+    def ensure(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,163 @@
+"""The `pingpong` command line: an argparse tree whose handlers are imported only when run.
+
+argparse (not click) keeps `pingpong --help` to a few milliseconds: nothing
+heavy (Textual, openai, numpy) is imported until a command actually runs.
+Each handler is named as "module:function" and called as handler(args, home).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+FORMATS_LIST = ("table", "json")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("global options")
+    g.add_argument("--home", default=argparse.SUPPRESS, metavar="DIR",
+                   help="folder with config.toml and pingpong.db (env PINGPONG_HOME)")
+    g.add_argument("--db", default=argparse.SUPPRESS, metavar="PATH", help="database file to use")
+    g.add_argument("--config", default=argparse.SUPPRESS, metavar="FILE", help="config.toml to use")
+
+
+def _sub(subs, name: str, handler: str | None, help: str, **kw) -> argparse.ArgumentParser:
+    p = subs.add_parser(name, help=help, description=help, **kw)
+    _common(p)
+    if handler:
+        p.set_defaults(handler=handler)
+    return p
+
+
+def _fmt(p: argparse.ArgumentParser, choices=FORMATS_LIST, default="table") -> None:
+    p.add_argument("--format", choices=choices, default=default, help=f"output format (default {default})")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pingpong",
+        description="Live role-play evaluation of language models. Without a command, opens the TUI.",
+    )
+    _common(parser)
+    parser.set_defaults(handler="tui.commands.app:open_tui")
+    subs = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    p = _sub(subs, "play", "tui.commands.app:play", "open the TUI straight into a live session")
+    p.add_argument("--character", metavar="C")
+    p.add_argument("--situation", metavar="S")
+    p.add_argument("--player", metavar="M|human")
+    p.add_argument("--interrogator", metavar="M|human")
+    p.add_argument("--judge", action="append", default=None, metavar="M", help="repeat for several judges")
+    p.add_argument("--turns", type=int, metavar="N", help="number of turns (default: the situation's)")
+    p.add_argument("--version", type=int, choices=(1, 2), default=2, help="method version (1: combined interrogator-judge)")
+
+    p = _sub(subs, "run", "tui.commands.run:run", "batch run: players x characters x situations, resumable")
+    p.add_argument("--player", action="append", required=True, metavar="M")
+    p.add_argument("--interrogator", required=True, metavar="M")
+    p.add_argument("--judge", action="append", required=True, metavar="M")
+    p.add_argument("--lang", choices=("en", "ru"), default="en")
+    p.add_argument("--characters", type=_csv, metavar="A,B")
+    p.add_argument("--situations", type=_csv, metavar="X,Y")
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="conversations at once (default 8)")
+    p.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th pair")
+    p.add_argument("--run", dest="run_name", metavar="NAME", help="run name (default: from the models)")
+    p.add_argument("--version", type=int, choices=(1, 2), default=2)
+
+    p = _sub(subs, "leaderboard", "tui.commands.stats:leaderboard", "leaderboard of player models")
+    p.add_argument("--lang", metavar="L")
+    _fmt(p, ("table", "markdown", "csv", "json"))
+    p.add_argument("--weights", metavar="A,B,C", help="weights of in_character,entertaining,fluency")
+    p.add_argument("--scores", choices=("judges", "human", "merged"), default="merged")
+    p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
+
+    p = _sub(subs, "agreement", "tui.commands.stats:agreement", "judge-human and judge-judge agreement")
+    _fmt(p)
+    p.add_argument("--level", choices=("turn", "conversation"), default="turn")
+    p.add_argument("--lang", metavar="L")
+
+    p = _sub(subs, "sessions", None, "list, show, score and resume stored sessions")
+    ss = p.add_subparsers(title="sessions commands", metavar="ACTION", required=True)
+    q = _sub(ss, "list", "tui.commands.sessions:list_sessions", "list sessions")
+    _fmt(q)
+    q.add_argument("--status", choices=("running", "interrupted", "finished", "failed"))
+    q.add_argument("--run", dest="run_name", metavar="NAME")
+    q.add_argument("--limit", type=int, default=None, metavar="N")
+    q = _sub(ss, "show", "tui.commands.sessions:show_session", "show one session")
+    q.add_argument("id", type=int)
+    _fmt(q)
+    q = _sub(ss, "score", "tui.commands.sessions:score", "record a person's score for one turn (append-only)")
+    q.add_argument("id", type=int)
+    q.add_argument("--turn", type=int, required=True, metavar="N")
+    q.add_argument("--metric", choices=("in_character", "entertaining", "fluency"))
+    q.add_argument("--value", type=int, choices=range(1, 6), metavar="1-5")
+    q.add_argument("--refusal", choices=("true", "false"))
+    q.add_argument("--author", metavar="A")
+    q.add_argument("--reason", metavar="R")
+    q = _sub(ss, "resume", "tui.commands.sessions:resume", "continue an interrupted session")
+    q.add_argument("id", type=int)
+
+    p = _sub(subs, "export", "tui.commands.exchange:export", "export sessions")
+    p.add_argument("--format", choices=("pingpong", "jsonl"), required=True)
+    p.add_argument("--out", metavar="PATH", help="file (jsonl) or folder (pingpong); default stdout for jsonl")
+    p = _sub(subs, "import", "tui.commands.exchange:import_", "import PingPong results JSON or our JSONL")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+
+    p = _sub(subs, "cards", None, "character cards")
+    cs = p.add_subparsers(title="cards commands", metavar="ACTION", required=True)
+    q = _sub(cs, "list", "tui.commands.cards:list_cards", "list character cards")
+    _fmt(q)
+    q.add_argument("--lang", metavar="L")
+    q = _sub(cs, "show", "tui.commands.cards:show_card", "show one card")
+    q.add_argument("name")
+    _fmt(q)
+    q = _sub(cs, "validate", "tui.commands.cards:validate_cards", "check card files without importing")
+    q.add_argument("paths", nargs="+", metavar="PATH")
+    q = _sub(cs, "import", "tui.commands.cards:import_cards", "import card files into your library")
+    q.add_argument("paths", nargs="+", metavar="PATH")
+    q.add_argument("--lang", metavar="L", help="language of the imported cards (default: guessed)")
+
+    p = _sub(subs, "situations", None, "situations")
+    s2 = p.add_subparsers(title="situations commands", metavar="ACTION", required=True)
+    q = _sub(s2, "list", "tui.commands.situations:list_situations", "list situations")
+    _fmt(q)
+    q.add_argument("--lang", metavar="L")
+    q = _sub(s2, "show", "tui.commands.situations:show_situation", "show one situation")
+    q.add_argument("name")
+    _fmt(q)
+
+    p = _sub(subs, "models", "tui.commands.models:models", "configured models, with reachability")
+    _fmt(p)
+    p.add_argument("--no-check", action="store_true", help="skip the reachability check")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from importlib import import_module
+
+    from core.errors import RunFailed, UserError
+    from core.home import Home
+
+    try:
+        home = Home.resolve(getattr(args, "home", None), getattr(args, "db", None), getattr(args, "config", None))
+        module, func = args.handler.split(":")
+        return int(getattr(import_module(module), func)(args, home) or 0)
+    except UserError as exc:
+        print(f"pingpong: error: {exc}", file=sys.stderr)
+        return 2
+    except RunFailed as exc:
+        print(f"pingpong: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pingpong: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
