@@ -13,6 +13,13 @@ import sys
 FORMATS_LIST = ("table", "json")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes get one line (and status 2), like every other user error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("global options")
     g.add_argument("--home", default=argparse.SUPPRESS, metavar="DIR",
@@ -38,7 +45,7 @@ def _csv(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pingpong",
         description="Live role-play evaluation of language models. Without a command, opens the TUI.",
     )

@@ -1,0 +1,81 @@
+"""Run a stored session from where it stopped, recording every event as it passes by.
+
+The TUI, `sessions resume` and the batch runner all drive sessions through
+`run_session`, so resuming, claiming and marking interruptions happen in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+
+from core.domain import Character, JudgeVerdict, SessionSpec, Situation
+from core.errors import UserError
+from core.events import Event, SessionFailed, SessionFinished
+from sessions.recorder import Recorder
+from sessions.records import StoredSession
+from sessions.store import Store
+
+
+def start_session(store: Store, spec: SessionSpec, character: Character, situation: Situation,
+                  run_id: int | None = None) -> int:
+    """Create the session row (snapshots of card and situation); run it with run_session."""
+    return store.create_session(spec, character, situation, run_id)
+
+
+def resume_verdicts(stored: StoredSession) -> list[JudgeVerdict]:
+    """The verdicts the engine should treat as done.
+
+    Failed turn scores are not done. In version 2 a judge runs once over the whole
+    conversation, so a judge with any failed turn is run again (its ok rows are kept:
+    the store never rewrites them). In version 1 each reply has its own verdict, so
+    only the failed turns are dropped.
+    """
+    out = []
+    for verdict in stored.verdicts:
+        ok = [s for s in verdict.turns if s.status == "ok"]
+        if not ok or (stored.spec.version == 2 and len(ok) != len(verdict.turns)):
+            continue
+        out.append(verdict.model_copy(update={"turns": ok}))
+    return out
+
+
+async def run_session(store: Store, pool, session_id: int, control=None, *,
+                      renderer=None) -> AsyncIterator[Event]:
+    """Claim the session, run the engine after the last stored message, record and yield each event.
+
+    A finished session or one alive in another process raises UserError. If the
+    consumer is cancelled or stops iterating before the end, the session becomes
+    `interrupted`; an unexpected error marks it `failed` and propagates.
+    """
+    from core.engine import SessionEngine  # the engine pulls in the model layer
+
+    stored = store.session(session_id)
+    if stored.status == "finished":
+        raise UserError(f"session {session_id}: already finished")
+    store.claim(session_id)
+    kwargs = {"renderer": renderer} if renderer is not None else {}
+    engine = SessionEngine(
+        spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
+        control=control, history=stored.messages, verdicts=resume_verdicts(stored), **kwargs,
+    )
+    recorder = Recorder(store, session_id)
+    ended = False
+    try:
+        async with aclosing(engine.run()) as events:
+            async for event in events:
+                recorder.handle(event)
+                if isinstance(event, (SessionFinished, SessionFailed)):
+                    ended = True
+                yield event
+    except (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit):
+        if not ended:
+            store.set_status(session_id, "interrupted")
+        raise
+    except Exception as exc:
+        if not ended:
+            store.set_status(session_id, "failed", error=f"{type(exc).__name__}: {exc}")
+        raise
+    if not ended:  # the engine stopped without an end (cancelled through its control)
+        store.set_status(session_id, "interrupted")

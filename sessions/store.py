@@ -1,0 +1,530 @@
+"""The SQLite store: one class over sqlite_utils.Database, migrated on open.
+
+Several processes (the TUI, a batch run, an import) may write one database at
+once, so the file runs in WAL mode with a long busy timeout and every write
+transaction starts with BEGIN IMMEDIATE: a deferred transaction that reads
+first cannot be retried by the busy handler and fails with "database is
+locked". Nothing here ever stores an API key (no spec we store carries one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import sqlite_utils
+
+from core.domain import CallRecord, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from core.errors import UserError
+from sessions.migrations import MIGRATIONS
+from sessions.records import HUMAN_METRICS, STATUSES, HumanScore, SessionSummary, StoredSession, judge_final
+
+BUSY_TIMEOUT_MS = 30_000
+SQLITE_HEADER = b"SQLite format 3\x00"
+_HOST = socket.gethostname()
+
+
+def now() -> str:
+    """UTC timestamp with milliseconds; ISO 8601 so text order is time order."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def pid_alive(pid: int | None) -> bool:
+    """Is a process with this id alive on this host? Zombies (killed, not yet reaped) are dead."""
+    if not pid or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+def check_database_file(path: Path) -> None:
+    """Refuse, without writing a byte, a file that is not SQLite, not ours, or from a newer version."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder, not a database file")
+    if path.stat().st_size == 0:
+        return
+    with open(path, "rb") as fh:
+        if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise UserError(f"{path}: file is not a database (not SQLite); refusing to touch it")
+    sidecars = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = [p.exists() for p in sidecars]
+    try:
+        _check_schema(path)
+    except UserError:
+        _remove_new_sidecars(sidecars, existed)
+        raise
+
+
+def _remove_new_sidecars(sidecars: list[Path], existed: list[bool]) -> None:
+    """A read-only look at a WAL database leaves empty -wal/-shm files; leave no trace when refusing."""
+    wal, shm = sidecars
+    if not any(existed) and (not wal.exists() or wal.stat().st_size == 0):
+        for p in sidecars:
+            p.unlink(missing_ok=True)
+
+
+def _check_schema(path: Path) -> None:
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            tables = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
+            applied = [r[0] for r in conn.execute("select name from _migrations")] if "_migrations" in tables else None
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{path}: cannot be read as a database ({exc})") from None
+    if applied is None:
+        if tables:
+            raise UserError(f"{path}: is an SQLite database but not a pingpong one; refusing to change it")
+        return
+    known = {fn.__name__ for fn in MIGRATIONS}
+    unknown = [name for name in applied if name not in known]
+    if unknown:
+        raise UserError(
+            f"{path}: written by a newer version of pingpong (unknown migrations: {', '.join(unknown)}); "
+            "upgrade pingpong to open it"
+        )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _bool(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+class Store:
+    """pingpong's database. Open it, use it, close it (also a context manager)."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path).expanduser()
+        check_database_file(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{self.path.parent}: cannot create the folder for the database ({exc.strerror})") from None
+        try:
+            conn = sqlite3.connect(
+                str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise UserError(f"{self.path}: cannot open the database ({exc})") from None
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self.db = sqlite_utils.Database(conn)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise UserError(f"{self.path}: cannot use the database ({exc})") from None
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite_utils.Database]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT); nested uses join the outer one.
+
+        sqlite_utils writes made inside it (insert, upsert, ...) become part of it.
+        """
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.db
+                finally:
+                    self._depth -= 1
+                return
+            self.db.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.db
+            except BaseException:
+                self._depth = 0
+                if self.db.conn.in_transaction:
+                    self.db.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            try:
+                self.db.conn.execute("COMMIT")
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.conn.execute("ROLLBACK")
+                raise
+
+    def _rows(self, sql: str, params: Iterable[Any] | dict = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            cur = self.db.conn.execute(sql, params if isinstance(params, dict) else tuple(params))
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    def _migrate(self) -> None:
+        """Apply every migration not yet recorded in _migrations, each in its own transaction."""
+        with self.transaction() as db:
+            db.execute(
+                "create table if not exists _migrations (name text primary key, applied_at text not null)"
+            )
+        for fn in MIGRATIONS:
+            with self.transaction() as db:
+                done = db.execute("select 1 from _migrations where name = ?", [fn.__name__]).fetchone()
+                if done:
+                    continue
+                fn(db)
+                db.execute("insert into _migrations (name, applied_at) values (?, ?)", [fn.__name__, now()])
+
+    def applied_migrations(self) -> list[str]:
+        return [r["name"] for r in self._rows("select name from _migrations order by rowid")]
+
+    # -- runs and sessions ----------------------------------------------------------------
+
+    def run_id(self, name: str, config: dict | None = None) -> int:
+        """The id of the run with this name, created (with its config) if it does not exist."""
+        with self.transaction() as db:
+            row = db.execute("select id from runs where name = ?", [name]).fetchone()
+            if row:
+                return row[0]
+            cur = db.execute(
+                "insert into runs (name, created_at, config) values (?, ?, ?)",
+                [name, now(), _json(config or {})],
+            )
+            return cur.lastrowid
+
+    def create_session(
+        self, spec: SessionSpec, character: Character, situation: Situation, run_id: int | None = None,
+        *, status: str = "running", created_at: str | None = None,
+    ) -> int:
+        """A new session row with snapshots of the card and situation; status running, owned by us."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        stamp = created_at or now()
+        row = {
+            "run_id": run_id,
+            "status": status,
+            "version": spec.version,
+            "lang": spec.lang or character.lang,
+            "character": spec.character,
+            "situation": spec.situation,
+            "player": spec.player,
+            "interrogator": spec.interrogator,
+            "judges": _json(list(spec.judges)),
+            "num_turns": spec.num_turns or situation.num_turns,
+            "character_snapshot": _json(character.model_dump(mode="json")),
+            "situation_snapshot": _json(situation.model_dump(mode="json")),
+            "spec": _json(spec.model_dump(mode="json")),
+            "error": None,
+            "pid": os.getpid() if status == "running" else None,
+            "host": _HOST if status == "running" else None,
+            "created_at": stamp,
+            "updated_at": stamp,
+            "finished_at": stamp if status == "finished" else None,
+        }
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        with self.transaction() as db:
+            return db.execute(f"insert into sessions ({cols}) values ({marks})", list(row.values())).lastrowid
+
+    def _require(self, db: sqlite_utils.Database, session_id: int) -> tuple:
+        row = db.execute("select status, pid, host from sessions where id = ?", [session_id]).fetchone()
+        if row is None:
+            raise UserError(f"session {session_id}: no such session")
+        return row
+
+    def set_status(self, session_id: int, status: str, error: str | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        stamp = now()
+        with self.transaction() as db:
+            self._require(db, session_id)
+            db.execute(
+                "update sessions set status = ?, error = ?, updated_at = ?,"
+                " finished_at = case when ? = 'finished' then ? else finished_at end where id = ?",
+                [status, error, stamp, status, stamp, session_id],
+            )
+
+    def claim(self, session_id: int) -> None:
+        """This process now runs the session. UserError if finished or alive elsewhere."""
+        with self.transaction() as db:
+            status, pid, host = self._require(db, session_id)
+            if status == "finished":
+                raise UserError(f"session {session_id}: already finished")
+            if status == "running" and pid and pid != os.getpid():
+                if host and host != _HOST:
+                    raise UserError(f"session {session_id}: running on host {host} (pid {pid})")
+                if pid_alive(pid):
+                    raise UserError(f"session {session_id}: running in another process (pid {pid})")
+            db.execute(
+                "update sessions set status = 'running', error = null, pid = ?, host = ?, updated_at = ?"
+                " where id = ?",
+                [os.getpid(), _HOST, now(), session_id],
+            )
+
+    def mark_orphans_interrupted(self) -> int:
+        """Sessions marked running whose process on this host is gone become interrupted."""
+        with self.transaction() as db:
+            rows = db.execute("select id, pid, host from sessions where status = 'running'").fetchall()
+            orphans = [sid for sid, pid, host in rows if (host in (None, _HOST)) and not pid_alive(pid)]
+            stamp = now()
+            for sid in orphans:
+                db.execute(
+                    "update sessions set status = 'interrupted', updated_at = ? where id = ?", [stamp, sid]
+                )
+            return len(orphans)
+
+    # -- what happened --------------------------------------------------------------------
+
+    def add_message(self, session_id: int, message: Message) -> None:
+        """Store one completed message (unique per session, turn and role)."""
+        stamp = now()
+        with self.transaction() as db:
+            self._require(db, session_id)
+            db.execute(
+                "insert into messages (session_id, turn, role, author, text, prompt_tokens,"
+                " completion_tokens, tokens_estimated, latency_ms, attempt, created_at)"
+                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [session_id, message.turn, message.role, message.author, message.text,
+                 message.prompt_tokens, message.completion_tokens, int(message.tokens_estimated),
+                 message.latency_ms, message.attempt, stamp],
+            )
+            db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
+
+    def add_call(self, session_id: int, call: CallRecord) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "insert into model_calls (session_id, role, model, turn, attempt, status, error,"
+                " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at)"
+                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [session_id, call.role, call.model, call.turn, call.attempt, call.status, call.error,
+                 call.prompt_tokens, call.completion_tokens, int(call.tokens_estimated),
+                 call.latency_ms, now()],
+            )
+
+    def add_verdict(self, session_id: int, verdict: JudgeVerdict) -> None:
+        """One row per judged turn. A judge's ok row is never rewritten; a failed one may be retried."""
+        stamp = now()
+        with self.transaction() as db:
+            self._require(db, session_id)
+            for s in verdict.turns:
+                db.execute(
+                    "insert into turn_scores (session_id, judge, turn, is_refusal, in_character,"
+                    " entertaining, fluency, overall, explanations, status, error, created_at)"
+                    " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " on conflict (session_id, judge, turn) do update set"
+                    " is_refusal = excluded.is_refusal, in_character = excluded.in_character,"
+                    " entertaining = excluded.entertaining, fluency = excluded.fluency,"
+                    " overall = excluded.overall, explanations = excluded.explanations,"
+                    " status = excluded.status, error = excluded.error, created_at = excluded.created_at"
+                    " where turn_scores.status = 'failed'",
+                    [session_id, verdict.judge, s.turn,
+                     None if s.is_refusal is None else int(s.is_refusal),
+                     s.in_character, s.entertaining, s.fluency, s.overall,
+                     _json(s.explanations), s.status, s.error, stamp],
+                )
+            db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
+
+    def add_human_score(
+        self, session_id: int, turn: int, metric: str, value: float | bool, author: str,
+        reason: str | None = None, *, created_at: str | None = None,
+    ) -> int:
+        """Append a person's score for one player turn; returns its id. UserError on bad input."""
+        if metric not in HUMAN_METRICS:
+            raise UserError(f"metric {metric!r}: expected one of {', '.join(HUMAN_METRICS)}")
+        if metric == "is_refusal":
+            if value not in (0, 1):  # True/False compare equal to 1/0
+                raise UserError(f"is_refusal: value must be true or false (0 or 1), got {value!r}")
+        elif isinstance(value, bool) or value not in (1, 2, 3, 4, 5):
+            raise UserError(f"{metric}: value must be an integer from 1 to 5, got {value!r}")
+        if not author or not str(author).strip():
+            raise UserError("author: must not be empty")
+        with self.transaction() as db:
+            self._require(db, session_id)
+            found = db.execute(
+                "select 1 from messages where session_id = ? and turn = ? and role = 'assistant'",
+                [session_id, turn],
+            ).fetchone()
+            if not found:
+                done = db.execute(
+                    "select group_concat(turn, ', ') from (select turn from messages"
+                    " where session_id = ? and role = 'assistant' order by turn)", [session_id],
+                ).fetchone()[0]
+                raise UserError(
+                    f"session {session_id}: turn {turn} has no player message"
+                    f" (player turns: {done or 'none'})"
+                )
+            cur = db.execute(
+                "insert into human_scores (session_id, turn, metric, value, author, reason, created_at)"
+                " values (?, ?, ?, ?, ?, ?, ?)",
+                [session_id, turn, metric, float(value), str(author).strip(), reason, created_at or now()],
+            )
+            return cur.lastrowid
+
+    # -- reading back ---------------------------------------------------------------------
+
+    def messages(self, session_id: int) -> list[Message]:
+        rows = self._rows(
+            "select turn, role, author, text, prompt_tokens, completion_tokens, tokens_estimated,"
+            " latency_ms, attempt from messages where session_id = ?"
+            " order by turn, case role when 'user' then 0 else 1 end",
+            [session_id],
+        )
+        for r in rows:
+            r["tokens_estimated"] = bool(r["tokens_estimated"])
+            r["attempt"] = r["attempt"] or 1
+        return [Message(**r) for r in rows]
+
+    def verdicts(self, session_id: int) -> list[JudgeVerdict]:
+        """One JudgeVerdict per judge (turns in order), judges in the order they first scored."""
+        rows = self._rows(
+            "select judge, turn, is_refusal, in_character, entertaining, fluency, overall,"
+            " explanations, status, error from turn_scores where session_id = ?"
+            " order by (select min(id) from turn_scores t where t.session_id = turn_scores.session_id"
+            " and t.judge = turn_scores.judge), turn",
+            [session_id],
+        )
+        by_judge: dict[str, list[TurnScore]] = {}
+        for r in rows:
+            by_judge.setdefault(r["judge"], []).append(TurnScore(
+                turn=r["turn"], is_refusal=_bool(r["is_refusal"]), in_character=r["in_character"],
+                entertaining=r["entertaining"], fluency=r["fluency"], overall=r["overall"],
+                explanations=json.loads(r["explanations"] or "{}"), status=r["status"] or "ok",
+                error=r["error"],
+            ))
+        return [JudgeVerdict(judge=j, turns=t) for j, t in by_judge.items()]
+
+    def human_scores(self, session_id: int) -> list[HumanScore]:
+        rows = self._rows(
+            "select id, turn, metric, value, author, reason, created_at from human_scores"
+            " where session_id = ? order by id",
+            [session_id],
+        )
+        return [HumanScore(**r) for r in rows]
+
+    def calls(self, session_id: int) -> list[CallRecord]:
+        rows = self._rows(
+            "select role, model, turn, attempt, status, error, prompt_tokens, completion_tokens,"
+            " tokens_estimated, latency_ms from model_calls where session_id = ? order by id",
+            [session_id],
+        )
+        for r in rows:
+            r["tokens_estimated"] = bool(r["tokens_estimated"])
+            r["attempt"] = r["attempt"] or 1
+        return [CallRecord(**r) for r in rows]
+
+    def session(self, session_id: int) -> StoredSession:
+        rows = self._rows(
+            "select s.*, r.name as run_name from sessions s left join runs r on r.id = s.run_id"
+            " where s.id = ?",
+            [session_id],
+        )
+        if not rows:
+            raise UserError(f"session {session_id}: no such session")
+        r = rows[0]
+        return StoredSession(
+            id=r["id"], run=r["run_name"], run_id=r["run_id"], status=r["status"],
+            spec=SessionSpec.model_validate_json(r["spec"]),
+            character=Character.model_validate_json(r["character_snapshot"]),
+            situation=Situation.model_validate_json(r["situation_snapshot"]),
+            messages=self.messages(session_id), verdicts=self.verdicts(session_id),
+            human_scores=self.human_scores(session_id), error=r["error"], pid=r["pid"], host=r["host"],
+            created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
+        )
+
+    def sessions(
+        self, *, status: str | None = None, run: str | int | None = None, limit: int | None = None,
+        offset: int = 0, player: str | None = None, character: str | None = None,
+        situation: str | None = None, newest_first: bool = False,
+    ) -> list[SessionSummary]:
+        """Sessions matching the filters (run: a run name or id), oldest first unless newest_first."""
+        where, params = [], []
+        for column, value in (("s.status", status), ("s.player", player),
+                              ("s.character", character), ("s.situation", situation)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if run is not None:
+            where.append("s.run_id = ?" if isinstance(run, int) else "r.name = ?")
+            params.append(run)
+        sql = (
+            "select s.id, s.status, s.character, s.situation, s.player, s.interrogator, s.judges,"
+            " s.num_turns, s.lang, s.version, s.created_at, s.updated_at, r.name as run,"
+            " (select count(*) from messages m where m.session_id = s.id and m.role = 'assistant') as turns,"
+            " (select count(distinct h.turn) from human_scores h where h.session_id = s.id) as human_turns"
+            " from sessions s left join runs r on r.id = s.run_id"
+        )
+        if where:
+            sql += " where " + " and ".join(where)
+        sql += " order by s.id desc" if newest_first else " order by s.id"
+        if limit is not None or offset:
+            sql += " limit ? offset ?"
+            params += [-1 if limit is None else limit, offset]
+        rows = self._rows(sql, params)
+        finals = self._finals([(r["id"], r["version"] or 2) for r in rows])
+        out = []
+        for r in rows:
+            r["judges"] = json.loads(r["judges"] or "[]")
+            r["final"] = finals.get(r["id"])
+            r["version"] = r["version"] or 2
+            out.append(SessionSummary(**r))
+        return out
+
+    def _finals(self, ids_versions: list[tuple[int, int]]) -> dict[int, float | None]:
+        """Judges' mean final score per session, from turn_scores in chunks of ids."""
+        from statistics import fmean
+
+        versions = dict(ids_versions)
+        ids = list(versions)
+        scores: dict[int, dict[str, list[TurnScore]]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" for _ in chunk)
+            for r in self._rows(
+                "select session_id, judge, turn, is_refusal, in_character, entertaining, fluency,"
+                f" overall, status from turn_scores where session_id in ({marks})",
+                chunk,
+            ):
+                scores.setdefault(r["session_id"], {}).setdefault(r["judge"], []).append(TurnScore(
+                    turn=r["turn"], is_refusal=_bool(r["is_refusal"]), in_character=r["in_character"],
+                    entertaining=r["entertaining"], fluency=r["fluency"], overall=r["overall"],
+                    status=r["status"] or "ok",
+                ))
+        out: dict[int, float | None] = {}
+        for sid, judges in scores.items():
+            finals = [f for t in judges.values() if (f := judge_final(t, versions[sid])) is not None]
+            out[sid] = fmean(finals) if finals else None
+        return out
+
+
+__all__ = ["Store", "check_database_file", "pid_alive", "now"]

@@ -1,0 +1,94 @@
+"""Opening a database: migrations on an empty file, and refusing files we must not touch."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+import pytest
+
+from core.errors import UserError
+from sessions.migrations import MIGRATIONS
+from sessions.store import Store
+
+EXPECTED = {
+    "runs": {"id", "name", "created_at", "config"},
+    "sessions": {"id", "run_id", "status", "version", "lang", "character", "situation", "player",
+                 "interrogator", "judges", "num_turns", "character_snapshot", "situation_snapshot",
+                 "spec", "error", "pid", "host", "created_at", "updated_at", "finished_at"},
+    "messages": {"id", "session_id", "turn", "role", "author", "text", "prompt_tokens",
+                 "completion_tokens", "tokens_estimated", "latency_ms", "attempt", "created_at"},
+    "model_calls": {"id", "session_id", "role", "model", "turn", "attempt", "status", "error",
+                    "prompt_tokens", "completion_tokens", "tokens_estimated", "latency_ms", "created_at"},
+    "turn_scores": {"id", "session_id", "judge", "turn", "is_refusal", "in_character", "entertaining",
+                    "fluency", "overall", "explanations", "status", "error", "created_at"},
+    "human_scores": {"id", "session_id", "turn", "metric", "value", "author", "reason", "created_at"},
+    "_migrations": {"name", "applied_at"},
+}
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_migrating_an_empty_database_gives_the_expected_columns(tmp_path):
+    path = tmp_path / "deep" / "folder" / "pingpong.db"  # parent folders are created
+    store = Store(path)
+    try:
+        for table, columns in EXPECTED.items():
+            assert set(store.db[table].columns_dict) == columns, table
+        assert store.applied_migrations() == [fn.__name__ for fn in MIGRATIONS]
+        assert store.db.execute("pragma journal_mode").fetchone()[0] == "wal"
+        unique = {tuple(i.columns) for i in store.db["messages"].indexes if i.unique}
+        assert ("session_id", "turn", "role") in unique
+        assert not any("key" in c for t in EXPECTED for c in EXPECTED[t] if t != "_migrations")
+    finally:
+        store.close()
+
+
+def test_reopening_applies_nothing_twice(tmp_path):
+    path = tmp_path / "pingpong.db"
+    Store(path).close()
+    store = Store(path)
+    try:
+        assert store.db.execute("select count(*) from _migrations").fetchone()[0] == len(MIGRATIONS)
+    finally:
+        store.close()
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database\n" * 50)
+    before = _digest(path)
+    with pytest.raises(UserError) as err:
+        Store(path)
+    assert str(path) in str(err.value) and "not a database" in str(err.value)
+    assert _digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
+def test_a_database_from_a_newer_version_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "pingpong.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("insert into _migrations (name, applied_at) values ('m999_from_the_future', 'later')")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(UserError) as err:
+        Store(path)
+    assert str(path) in str(err.value) and "m999_from_the_future" in str(err.value)
+    assert _digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pingpong.db"]
+
+
+def test_someone_elses_sqlite_database_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table recipes (name text)")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(UserError, match="not a pingpong"):
+        Store(path)
+    assert _digest(path) == before

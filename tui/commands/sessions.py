@@ -1,0 +1,237 @@
+"""`pingpong sessions list|show|score|resume`: stored sessions from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from core.errors import RunFailed, UserError
+from core.home import Home
+
+
+def _store(home: Home):
+    from sessions.store import Store
+
+    return Store(home.db_path)
+
+
+def _print_json(data) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def _console():
+    """Rich console; when piped, wide enough that tables are not squeezed into 80 columns."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=200)
+
+
+def _fmt_num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def list_sessions(args, home: Home) -> int:
+    """Sessions, newest first; orphans of dead processes are marked interrupted first."""
+    store = _store(home)
+    try:
+        store.mark_orphans_interrupted()
+        rows = store.sessions(status=args.status, run=args.run_name, limit=args.limit, newest_first=True)
+    finally:
+        store.close()
+    if args.format == "json":
+        _print_json([r.to_json() for r in rows])
+        return 0
+    from rich.table import Table
+
+    table = Table(title=f"sessions in {home.db_path}", title_justify="left")
+    for col, kw in (("id", {"justify": "right"}), ("status", {}), ("run", {}), ("character", {}),
+                    ("situation", {}), ("player", {}), ("interrogator", {}), ("judges", {}),
+                    ("turns", {"justify": "right"}), ("people", {"justify": "right"}),
+                    ("final", {"justify": "right"}), ("created", {})):
+        table.add_column(col, **kw)
+    colours = {"finished": "green", "running": "cyan", "interrupted": "yellow", "failed": "red"}
+    for r in rows:
+        table.add_row(
+            str(r.id), f"[{colours.get(r.status, 'white')}]{r.status}[/]", r.run or "", r.character,
+            r.situation, r.player, r.interrogator, ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}",
+            str(r.human_turns or ""), _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " "),
+        )
+    _console().print(table if rows else "no sessions yet")
+    return 0
+
+
+def show_session(args, home: Home) -> int:
+    store = _store(home)
+    try:
+        store.mark_orphans_interrupted()
+        session = store.session(args.id)
+    finally:
+        store.close()
+    if args.format == "json":
+        _print_json(session.to_json())
+        return 0
+    _print_session(session)
+    return 0
+
+
+def _print_session(session) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from sessions.replay import steps_of
+
+    console = _console()
+    spec = session.spec
+    console.print(
+        f"[bold]session {session.id}[/] [dim]({session.status}"
+        f"{', run ' + session.run if session.run else ''})[/]\n"
+        f"character [bold]{escape(session.character.char_name)}[/] ({session.character.name}), "
+        f"situation {session.situation.name}: {escape(session.situation.text)}\n"
+        f"player {spec.player}, interrogator {spec.interrogator}, judges {', '.join(spec.judges) or '-'}, "
+        f"turns {session.turns_done}/{session.num_turns}, final {_fmt_num(session.final)}"
+    )
+    if session.error:
+        console.print(f"[red]error:[/] {escape(session.error)}")
+    for step in steps_of(session):
+        console.rule(f"turn {step.turn}")
+        for msg in (step.user, step.assistant):
+            if msg is not None:
+                colour = "cyan" if msg.role == "user" else "magenta"
+                console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]: {escape(msg.text)}")
+        if step.judges:
+            table = Table(box=None, pad_edge=False)
+            for col in ("judge", "refusal", "in_character", "entertaining", "fluency", "overall"):
+                table.add_column(col)
+            for judge, s in step.judges.items():
+                if s.status == "failed":
+                    table.add_row(judge, f"[red]failed: {escape(s.error or '')}[/]", "", "", "", "")
+                    continue
+                table.add_row(judge, "-" if s.is_refusal is None else ("yes" if s.is_refusal else "no"),
+                              *(str(getattr(s, m) or "-") for m in ("in_character", "entertaining", "fluency")),
+                              _fmt_num(s.overall, 1))
+            console.print(table)
+        for p in step.people:
+            s = p.score
+            value = ("yes" if s.value else "no") if s.metric == "is_refusal" else f"{s.value:g}"
+            mark = "[bold green]current[/]" if p.current else "[dim]superseded[/]"
+            reason = f" - {escape(s.reason)}" if s.reason else ""
+            console.print(f"  person {escape(s.author)}: {s.metric} = {value} {mark}"
+                          f" [dim]{(s.created_at or '')[:19]}[/]{reason}")
+
+
+def _default_author(home: Home) -> str:
+    """`author` from config.toml when set, else the name the OS knows the user by."""
+    import tomllib
+
+    path = home.config_path
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UserError(f"{path}: not valid TOML ({exc})") from None
+        author = data.get("author")
+        if isinstance(author, str) and author.strip():
+            return author.strip()
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        raise UserError("--author: cannot tell who you are; pass --author NAME") from None
+
+
+def score(args, home: Home) -> int:
+    """Append a person's score for one player turn; earlier scores stay, the newest counts."""
+    if args.refusal is not None and (args.metric or args.value is not None):
+        raise UserError("--refusal: give either --refusal or --metric with --value, not both")
+    if args.refusal is None:
+        if not args.metric:
+            raise UserError("--metric: required (with --value), or give --refusal true|false")
+        if args.value is None:
+            raise UserError(f"--value: required with --metric {args.metric} (1-5)")
+        metric, value = args.metric, args.value
+    else:
+        metric, value = "is_refusal", args.refusal == "true"
+    author = args.author.strip() if args.author and args.author.strip() else _default_author(home)
+    store = _store(home)
+    try:
+        score_id = store.add_human_score(args.id, args.turn, metric, value, author, args.reason)
+    finally:
+        store.close()
+    shown = ("true" if value else "false") if metric == "is_refusal" else str(value)
+    print(f"session {args.id} turn {args.turn}: {metric} = {shown} by {author} (score #{score_id})")
+    return 0
+
+
+def resume(args, home: Home) -> int:
+    """Continue an interrupted (or failed) session from its last completed message."""
+    import asyncio
+
+    from rich.markup import escape
+
+    from core.domain import HUMAN
+    from core.events import MessageCompleted, SessionFailed, SessionFinished, VerdictReady
+
+    store = _store(home)
+    try:
+        store.mark_orphans_interrupted()
+        session = store.session(args.id)
+        if session.status == "finished":
+            raise UserError(f"session {args.id}: already finished")
+        if session.status == "running":
+            raise UserError(f"session {args.id}: running in another process (pid {session.pid})")
+        spec = session.spec
+        if session.turns_done < session.num_turns and HUMAN in (spec.player, spec.interrogator):
+            raise UserError(f"session {args.id}: has a human seat; resume it in the TUI (pingpong)")
+        from core.config import check_ready, load_models, resolve
+
+        models = load_models(home)
+        names = dict.fromkeys([spec.player, spec.interrogator, *spec.judges])
+        specs = {name: resolve(models, name) for name in names if name != HUMAN}
+        for model in specs.values():
+            check_ready(model)
+        from core.llm import ModelPool
+
+        console = _console()
+        outcome: dict[str, str | None] = {"status": None, "error": None}
+
+        async def main() -> None:
+            pool = ModelPool(models)
+            try:
+                from sessions.live import run_session
+
+                async for event in run_session(store, pool, args.id):
+                    if isinstance(event, MessageCompleted):
+                        m = event.message
+                        colour = "cyan" if m.role == "user" else "magenta"
+                        console.print(f"[dim]{m.turn}[/] [{colour}]{escape(m.author)}[/]: {escape(m.text)}")
+                    elif isinstance(event, VerdictReady):
+                        v = event.verdict
+                        parts = []
+                        for s in v.turns:
+                            if s.status == "failed":
+                                parts.append(f"{s.turn}: failed")
+                            elif s.overall is not None:
+                                parts.append(f"{s.turn}: {s.overall:g}")
+                            else:
+                                parts.append(f"{s.turn}: {s.in_character}/{s.entertaining}/{s.fluency}"
+                                             + (" refusal" if s.is_refusal else ""))
+                        console.print(f"[green]judge {escape(v.judge)}[/] " + ", ".join(parts))
+                    elif isinstance(event, SessionFinished):
+                        outcome["status"] = "finished"
+                    elif isinstance(event, SessionFailed):
+                        outcome["status"], outcome["error"] = "failed", event.error
+            finally:
+                await pool.aclose()
+
+        asyncio.run(main())
+    finally:
+        store.close()
+    if outcome["status"] == "finished":
+        console.print(f"session {args.id}: finished")
+        return 0
+    if outcome["status"] == "failed":
+        raise RunFailed(f"session {args.id} failed: {outcome['error']}")
+    raise RunFailed(f"session {args.id}: stopped before the end (interrupted)")
