@@ -1,0 +1,99 @@
+"""Steering a running session from outside: pause, step, resume, change seats, cancel.
+
+The UI calls these plain methods from the event loop's thread; the engine
+checks them between messages (never in the middle of one), so a pause or a
+seat change can never leave half a message behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from core.seats import HumanSeat
+
+Gate = Literal["user", "assistant", "judges"]
+
+
+class SessionControl:
+    """Shared between one engine run and its UI. ``paused=True`` starts held."""
+
+    def __init__(self, *, paused: bool = False) -> None:
+        self.human = HumanSeat()
+        self._paused = paused
+        self._stepping = False
+        self._step_done = False       # the stepped turn's player message has been allowed
+        self._cancelled = False
+        self._pending: dict[str, str] = {}
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    # -- what the UI calls ---------------------------------------------
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def pause(self) -> None:
+        """Hold before the next message (the one being written is finished first)."""
+        self._paused, self._stepping = True, False
+        self._notify()
+
+    def resume(self) -> None:
+        self._paused, self._stepping = False, False
+        self._notify()
+
+    def step(self) -> None:
+        """Run until the current or next turn is complete (its player message), then pause.
+        After the last turn, one step lets the judges run."""
+        self._paused, self._stepping, self._step_done = False, True, False
+        self._notify()
+
+    def set_seat(self, role: str, who: str) -> None:
+        """Seat a model name or "human" in "player" or "interrogator" before the next message."""
+        if role not in ("player", "interrogator"):
+            raise ValueError(f"seat must be 'player' or 'interrogator', not {role!r}")
+        if not who:
+            raise ValueError("a seat needs a model name or 'human'")
+        self._pending[role] = who
+        self._notify()
+
+    def cancel(self) -> None:
+        """Stop now. The engine's run() raises CancelledError; no partial message is emitted."""
+        self._cancelled = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._notify()
+
+    # -- what the engine calls -----------------------------------------
+
+    def _notify(self) -> None:
+        self._changed.set()
+
+    def _attach(self, task: asyncio.Task) -> None:
+        self._task = task
+
+    def _take_seat_changes(self) -> dict[str, str]:
+        changes, self._pending = self._pending, {}
+        return changes
+
+    def _allows(self, gate: Gate) -> bool:
+        """Whether the message behind ``gate`` may start now (updates step bookkeeping)."""
+        if self._paused:
+            return False
+        if self._stepping:
+            if gate in ("user", "judges") and self._step_done:
+                self._paused, self._stepping = True, False
+                return False
+            if gate in ("assistant", "judges"):
+                self._step_done = True
+        return True
+
+    async def _wait_change(self) -> None:
+        """Sleep until the UI changes something (callers re-check their condition)."""
+        await self._changed.wait()
+        self._changed.clear()

@@ -1,0 +1,400 @@
+"""Reading what judges and interrogators wrote: lenient about form, strict about content.
+
+Models wrap JSON in code fences, add a sentence before or after it, leave
+trailing commas or write numbers as strings. All of that is accepted. What is
+never accepted is a score that is not there: a turn without valid scores is
+reported missing (the engine re-asks once, then records it as failed).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.domain import METRICS, TurnScore
+
+
+class ParseError(ValueError):
+    """The model's answer could not be used; the message says why, for the re-ask."""
+
+
+# --------------------------------------------------------------------------- JSON extraction
+
+_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
+_OPENERS = {"{": "}", "[": "]"}
+
+
+def _balanced_spans(text: str) -> Iterator[str]:
+    """Every top-level {...} / [...] span, found with a scanner that knows about strings."""
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] not in _OPENERS:
+            i += 1
+            continue
+        stack, j, quote = [], i, None
+        while j < n:
+            ch = text[j]
+            if quote:
+                if ch == "\\":
+                    j += 2
+                    continue
+                if ch == quote:
+                    quote = None
+            elif ch in "\"'" and (ch == '"' or _single_quote_opens(text, j)):
+                quote = ch
+            elif ch in _OPENERS:
+                stack.append(_OPENERS[ch])
+            elif ch in "}]":
+                if not stack or stack.pop() != ch:
+                    break
+                if not stack:
+                    yield text[i:j + 1]
+                    break
+            j += 1
+        i += 1
+
+
+def _single_quote_opens(text: str, j: int) -> bool:
+    """A ' starts a string only where a JSON value or key could start (not in "don't")."""
+    k = j - 1
+    while k >= 0 and text[k] in " \t\r\n":
+        k -= 1
+    return k < 0 or text[k] in "{[,:"
+
+
+def _strip_trailing_commas(s: str) -> str:
+    """Remove commas directly before } or ], outside strings."""
+    out, quote, i = [], None, 0
+    while i < len(s):
+        ch = s[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and i + 1 < len(s):
+                out.append(s[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch == '"':
+            quote = ch
+            out.append(ch)
+        elif ch == ",":
+            k = i + 1
+            while k < len(s) and s[k] in " \t\r\n":
+                k += 1
+            if k >= len(s) or s[k] not in "}]":
+                out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _loads(candidate: str) -> Any:
+    """json, then json without trailing commas, then a Python literal (single quotes, True)."""
+    try:
+        return json.loads(candidate)
+    except ValueError:
+        pass
+    fixed = _strip_trailing_commas(candidate)
+    try:
+        return json.loads(fixed)
+    except ValueError:
+        pass
+    try:
+        value = ast.literal_eval(
+            re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False",
+                   re.sub(r"\bnull\b", "None", fixed))))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise ParseError("not valid JSON") from None
+    if isinstance(value, (dict, list)):
+        return value
+    raise ParseError("not valid JSON")
+
+
+def json_candidates(text: str) -> Iterator[Any]:
+    """Every JSON object/array found in ``text``: fenced blocks first, then the whole text,
+    then each balanced span. Duplicates are harmless; callers take the first that fits."""
+    seen: set[str] = set()
+    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for source in sources:
+        source = source.strip()
+        for candidate in [source, *_balanced_spans(source)]:
+            if candidate in seen or not candidate or candidate[0] not in "{[":
+                continue
+            seen.add(candidate)
+            try:
+                yield _loads(candidate)
+            except ParseError:
+                continue
+
+
+_REFUSAL = re.compile(
+    r"\b(i\s*(?:can(?:'|’)?not|can(?:'|’)t|won(?:'|’)t|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable)"
+    r"|must\s+decline|cannot\s+assist)|not\s+able\s+to\s+(?:help|assist|comply)|against\s+(?:my|the)\s+"
+    r"(?:guidelines|policy|policies)|я\s+не\s+могу|не\s+могу\s+помочь)", re.IGNORECASE)
+
+
+def looks_like_refusal(text: str) -> bool:
+    """Text that declines the task ("I can't help with that") rather than answering it."""
+    return bool(_REFUSAL.search(text))
+
+
+def _no_json_problem(text: str, what: str) -> str:
+    snippet = " ".join(text.split())[:120]
+    if not snippet:
+        return f"the answer was empty; {what} was expected"
+    if looks_like_refusal(text):
+        return f"the model declined instead of answering with {what}: {snippet!r}"
+    return f"the answer holds no usable JSON (expected {what}): {snippet!r}"
+
+
+# --------------------------------------------------------------------------- scalars
+
+_TRUE = {"true", "yes", "y", "1", "да"}
+_FALSE = {"false", "no", "n", "0", "нет"}
+
+
+def as_bool(value: Any) -> bool:
+    """true/false, "yes"/"no", 0/1 (also as strings)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ValueError(f"not a boolean: {value!r}")
+
+
+def as_int(value: Any, lo: int, hi: int) -> int:
+    """A whole number in [lo, hi]; "4", 4.0 and "4/5" are accepted, 3.5 is not."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a score: {value!r}")
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+)?\s*", value)
+        if not m:
+            raise ValueError(f"not a score: {value!r}")
+        value = float(m.group(1))
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"not a whole number: {value!r}")
+        value = int(value)
+    if not isinstance(value, int):
+        raise ValueError(f"not a score: {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{value} is outside {lo}-{hi}")
+    return value
+
+
+def _as_turn(value: Any) -> int:
+    if isinstance(value, str):
+        m = re.search(r"\d+", value)
+        if not m:
+            raise ValueError(f"not a turn number: {value!r}")
+        value = int(m.group(0))
+    return as_int(value, 1, 10_000)
+
+
+# --------------------------------------------------------------------------- judge (version 2)
+
+
+@dataclass
+class JudgeParse:
+    """Scores found per turn, turns still missing, and why they are missing."""
+
+    scores: dict[int, TurnScore] = field(default_factory=dict)
+    missing: list[int] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    ignored: list[int] = field(default_factory=list)   # entries for turns that do not exist
+
+    @property
+    def problem(self) -> str:
+        """One line for the re-ask and for failed TurnScores."""
+        if self.problems:
+            return "; ".join(self.problems)
+        if self.missing:
+            return "no scores for turn(s) " + ", ".join(map(str, self.missing))
+        return ""
+
+
+def _entries(value: Any) -> list[dict] | None:
+    """The list of per-turn dicts inside whatever shape the judge chose."""
+    if isinstance(value, list):
+        dicts = [v for v in value if isinstance(v, dict)]
+        return dicts if dicts else None
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("scores"), list):
+        return [v for v in value["scores"] if isinstance(v, dict)]
+    if "turn" in value or any(k.startswith(METRICS) or k.startswith("is_refusal") for k in value):
+        return [value]
+    lists = [v for v in value.values() if isinstance(v, list) and any(isinstance(x, dict) for x in v)]
+    if lists:
+        return [x for x in lists[0] if isinstance(x, dict)]
+    if value and all(re.fullmatch(r"\D*\d+", str(k)) and isinstance(v, dict) for k, v in value.items()):
+        return [{"turn": k, **v} for k, v in value.items()]
+    nested = [v for v in value.values() if isinstance(v, dict)]
+    for inner in nested:
+        found = _entries(inner)
+        if found:
+            return found
+    return None
+
+
+def _get(entry: dict, *keys: str) -> Any:
+    for k in keys:
+        if k in entry:
+            return entry[k]
+    raise KeyError(keys[0])
+
+
+def turn_score(entry: dict, turn: int) -> TurnScore:
+    """Validate one judge entry; ValueError/KeyError name the bad field."""
+    explanations: dict[str, str] = {}
+    try:
+        refusal = as_bool(_get(entry, "is_refusal", "refusal"))
+    except KeyError:
+        raise ValueError("is_refusal is missing") from None
+    except ValueError as exc:
+        raise ValueError(f"is_refusal: {exc}") from None
+    values: dict[str, int] = {}
+    for metric in METRICS:
+        try:
+            values[metric] = as_int(_get(entry, f"{metric}_score", metric), 1, 5)
+        except KeyError:
+            raise ValueError(f"{metric}_score is missing") from None
+        except ValueError as exc:
+            raise ValueError(f"{metric}_score: {exc}") from None
+    for name in ("is_refusal", *METRICS):
+        text = entry.get(f"{name}_explanation")
+        if text is not None:
+            explanations[name] = str(text)
+    return TurnScore(turn=turn, is_refusal=refusal, explanations=explanations, **values)
+
+
+def parse_judge(text: str, turns: Sequence[int]) -> JudgeParse:
+    """Scores for ``turns`` from a judge's answer. Never raises: problems are reported."""
+    wanted = list(turns)
+    result = JudgeParse()
+    entries = None
+    for value in json_candidates(text):
+        entries = _entries(value)
+        if entries:
+            break
+    if not entries:
+        result.problems.append(_no_json_problem(text, 'a JSON object {"scores": [...]}'))
+        result.missing = wanted
+        return result
+    no_turn = [e for e in entries if "turn" not in e]
+    if no_turn and len(entries) == len(wanted) and len(no_turn) == len(entries):
+        entries = [{**e, "turn": t} for e, t in zip(entries, wanted)]
+    for entry in entries:
+        try:
+            turn = _as_turn(entry["turn"])
+        except (KeyError, ValueError):
+            result.problems.append("an entry has no valid 'turn' number")
+            continue
+        if turn not in wanted:
+            result.ignored.append(turn)
+            continue
+        if turn in result.scores:
+            continue
+        try:
+            result.scores[turn] = turn_score(entry, turn)
+        except ValueError as exc:
+            result.problems.append(f"turn {turn}: {exc}")
+    result.missing = [t for t in wanted if t not in result.scores]
+    if not result.missing:
+        result.problems.clear()
+    elif not result.problems:
+        result.problems.append("no scores for turn(s) " + ", ".join(map(str, result.missing)))
+    return result
+
+
+def failed_scores(turns: Sequence[int], error: str) -> list[TurnScore]:
+    """Visible failures: no numbers, the reason in ``error``."""
+    return [TurnScore(turn=t, status="failed", error=error) for t in turns]
+
+
+# --------------------------------------------------------------------------- interrogator
+
+
+def _utterance(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key in ("next_utterance", "utterance", "next_message", "message"):
+            v = value.get(key)
+            if isinstance(v, str) and v.strip():
+                return v.strip()
+    return None
+
+
+def parse_interrogator(text: str) -> str:
+    """The next user line from {"next_utterance": "..."}; ParseError when there is none
+    (plain text without JSON is not accepted: the model is asked again)."""
+    for value in json_candidates(text):
+        found = _utterance(value)
+        if found is not None:
+            return found
+        if isinstance(value, list):
+            for item in value:
+                found = _utterance(item)
+                if found is not None:
+                    return found
+    raise ParseError(_no_json_problem(text, 'a JSON object {"next_utterance": "..."}'))
+
+
+# --------------------------------------------------------------------------- interrogator-judge (v1)
+
+
+@dataclass
+class V1Parse:
+    utterance: str | None = None
+    score: float | None = None
+    explanation: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def problem(self) -> str:
+        return "; ".join(self.problems)
+
+
+def parse_interrogator_judge(text: str, *, need_score: bool, need_utterance: bool) -> V1Parse:
+    """{"score_explanation", "score" (1-10), "next_utterance"}; what is required depends on
+    the call (no score on the first call, no utterance after the last reply)."""
+    result = V1Parse()
+    value = None
+    for candidate in json_candidates(text):
+        if isinstance(candidate, dict):
+            value = candidate
+            break
+    if value is None:
+        result.problems.append(_no_json_problem(text, "a JSON object"))
+        return result
+    result.utterance = _utterance(value)
+    if need_utterance and result.utterance is None:
+        result.problems.append("next_utterance is missing or empty")
+    if need_score:
+        if "score" not in value:
+            result.problems.append("score is missing")
+        else:
+            try:
+                raw = value["score"]
+                if isinstance(raw, str):
+                    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*10)?\s*", raw)
+                    if not m:
+                        raise ValueError(f"not a number: {raw!r}")
+                    raw = float(m.group(1))
+                if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+                    raise ValueError(f"not a number: {raw!r}")
+                if not 1 <= raw <= 10:
+                    raise ValueError(f"{raw} is outside 1-10")
+                result.score = float(raw)
+            except ValueError as exc:
+                result.problems.append(f"score: {exc}")
+        expl = value.get("score_explanation")
+        result.explanation = str(expl) if expl is not None else None
+    return result

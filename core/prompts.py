@@ -1,0 +1,165 @@
+"""Turn cards, situations and transcripts into OpenAI message lists.
+
+The wording lives in Jinja2 templates (core/templates/*.j2) so a user can
+replace any of them with a file of the same name in their own folder. Card and
+message text only ever enters a template as a variable, and the environment is
+sandboxed with StrictUndefined: a persona containing ``{{ 7*7 }}`` reaches the
+model verbatim, and a template typo fails loudly instead of rendering blanks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
+from jinja2.exceptions import TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from core.domain import Character, Message, Situation
+from core.errors import UserError
+
+PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
+
+LANGUAGE_NAMES = {
+    "en": "English", "ru": "Russian", "de": "German", "fr": "French", "es": "Spanish",
+    "it": "Italian", "pt": "Portuguese", "uk": "Ukrainian", "pl": "Polish", "nl": "Dutch",
+    "tr": "Turkish", "ja": "Japanese", "zh": "Chinese", "ko": "Korean", "ar": "Arabic",
+}
+
+Messages = list[dict[str, str]]
+
+
+def language_name(code: str) -> str:
+    """'ru' -> 'Russian'; unknown codes are passed through so the model still gets a hint."""
+    return LANGUAGE_NAMES.get(code, code)
+
+
+class PromptRenderer:
+    """Builds the message lists for the four prompting tasks.
+
+    ``user_dir`` (e.g. Home.templates_dir) is searched first, so a file there
+    named like one of ours replaces it; a missing folder is simply skipped.
+    """
+
+    def __init__(self, user_dir: Path | None = None):
+        loaders = []
+        if user_dir is not None and Path(user_dir).is_dir():
+            loaders.append(FileSystemLoader(str(user_dir)))
+        loaders.append(FileSystemLoader(str(PACKAGE_TEMPLATES)))
+        self.user_dir = Path(user_dir) if user_dir is not None else None
+        self.env = SandboxedEnvironment(
+            loader=ChoiceLoader(loaders),
+            undefined=StrictUndefined,
+            autoescape=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=False,
+        )
+
+    # -- low level -------------------------------------------------------
+
+    def render(self, name: str, **variables) -> str:
+        """Render one template; template mistakes become a UserError naming the file."""
+        try:
+            return self.env.get_template(name).render(**variables).strip()
+        except TemplateError as exc:
+            raise UserError(f"template {name}: {exc}") from exc
+
+    @staticmethod
+    def _card(character: Character) -> dict:
+        return character.model_dump(mode="json")
+
+    @staticmethod
+    def _lines(transcript: Sequence[Message]) -> list[dict]:
+        return [{"turn": m.turn, "role": m.role, "text": m.text} for m in transcript]
+
+    # -- player ----------------------------------------------------------
+
+    def player(self, character: Character, transcript: Sequence[Message]) -> Messages:
+        """System persona, example dialogue as real prior turns, greeting, then the chat."""
+        system = self.render(
+            "player_system.j2", character=self._card(character),
+            language=language_name(character.lang),
+        )
+        messages: Messages = [{"role": "system", "content": system}]
+        for ex in character.example_dialogue:
+            messages.append({"role": "user", "content": ex.user})
+            messages.append({"role": "assistant", "content": ex.char})
+        if character.greeting:
+            messages.append({"role": "assistant", "content": character.greeting})
+        for m in transcript:
+            messages.append({"role": m.role, "content": m.text})
+        return messages
+
+    # -- interrogator ----------------------------------------------------
+
+    def interrogator(self, character: Character, situation: Situation,
+                     transcript: Sequence[Message], *, turn: int, num_turns: int,
+                     lang: str | None = None) -> Messages:
+        """The user's side: summary + situation only (never the full card)."""
+        variables = dict(
+            character={"char_name": character.char_name, "summary": character.summary,
+                       "greeting": character.greeting},
+            situation=situation.model_dump(mode="json"),
+            transcript=self._lines(transcript),
+            turn=turn, num_turns=num_turns,
+            language=language_name(lang or situation.lang),
+        )
+        return [
+            {"role": "system", "content": self.render("interrogator_system.j2", **variables)},
+            {"role": "user", "content": self.render("interrogator_user.j2", **variables)},
+        ]
+
+    def interrogator_reask(self, messages: Messages, bad_answer: str, problem: str,
+                           *, lang: str) -> Messages:
+        """The first attempt plus the bad answer and a short correction."""
+        note = self.render("interrogator_reask.j2", problem=problem, language=language_name(lang))
+        return [*messages, {"role": "assistant", "content": bad_answer},
+                {"role": "user", "content": note}]
+
+    # -- judge (version 2) -----------------------------------------------
+
+    def judge(self, character: Character, transcript: Sequence[Message], *,
+              turns: Sequence[int], lang: str | None = None) -> Messages:
+        """Whole card + whole conversation with numbered player turns; per-turn JSON asked."""
+        variables = dict(
+            character=self._card(character), transcript=self._lines(transcript),
+            turns=list(turns), language=language_name(lang or character.lang),
+        )
+        return [
+            {"role": "system", "content": self.render("judge_system.j2", **variables)},
+            {"role": "user", "content": self.render("judge_user.j2", **variables)},
+        ]
+
+    def judge_reask(self, messages: Messages, bad_answer: str, problem: str,
+                    *, turns: Sequence[int]) -> Messages:
+        """Ask again, naming only the turns still missing."""
+        note = self.render("judge_reask.j2", problem=problem, turns=list(turns))
+        return [*messages, {"role": "assistant", "content": bad_answer},
+                {"role": "user", "content": note}]
+
+    # -- interrogator-judge (version 1) ----------------------------------
+
+    def interrogator_judge(self, character: Character, situation: Situation,
+                           transcript: Sequence[Message], *, turn: int | None,
+                           score_turn: int | None, num_turns: int,
+                           lang: str | None = None) -> Messages:
+        """Full card; score player turn ``score_turn`` (None on the first call) and write
+        the line for ``turn`` (None after the last reply)."""
+        variables = dict(
+            character=self._card(character), situation=situation.model_dump(mode="json"),
+            transcript=self._lines(transcript), turn=turn, score_turn=score_turn,
+            num_turns=num_turns, language=language_name(lang or situation.lang),
+        )
+        return [
+            {"role": "system", "content": self.render("interrogator_judge_system.j2", **variables)},
+            {"role": "user", "content": self.render("interrogator_judge_user.j2", **variables)},
+        ]
+
+    def interrogator_judge_reask(self, messages: Messages, bad_answer: str, problem: str,
+                                 *, turn: int | None, score_turn: int | None) -> Messages:
+        note = self.render("interrogator_judge_reask.j2", problem=problem, turn=turn,
+                           score_turn=score_turn)
+        return [*messages, {"role": "assistant", "content": bad_answer},
+                {"role": "user", "content": note}]

@@ -1,0 +1,45 @@
+"""The human seat: text typed by a person, handed to the engine when it asks.
+
+The UI never awaits the engine; it calls ``submit`` whenever the person presses
+enter. The engine awaits ``take`` only while a human sits in the seat whose
+turn it is, and can stop waiting when the seat changes to a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from core.domain import Role
+
+
+class HumanSeat:
+    """One per session, shared by both seats (only one of them waits at a time)."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self.waiting: bool = False
+        """True while the engine waits for text."""
+        self.role: Role | None = None
+        """Which message the engine waits for ("user" or "assistant"), None when not waiting."""
+        self.turn: int | None = None
+
+    async def submit(self, text: str) -> None:
+        """Hand over the person's text (kept until the engine asks, if it is not waiting yet)."""
+        self.submit_nowait(text)
+
+    def submit_nowait(self, text: str) -> None:
+        """Same as ``submit`` for callers outside a coroutine (same event loop thread)."""
+        self._queue.put_nowait(text)
+
+    @property
+    def pending(self) -> int:
+        """Texts submitted but not yet taken."""
+        return self._queue.qsize()
+
+    async def take(self, role: Role, turn: int) -> str:
+        """Engine side: wait for the next submitted text."""
+        self.waiting, self.role, self.turn = True, role, turn
+        try:
+            return await self._queue.get()
+        finally:
+            self.waiting, self.role, self.turn = False, None, None
