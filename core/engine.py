@@ -30,6 +30,7 @@ from core.judging import (
     ParseError, failed_scores, parse_interrogator, parse_interrogator_judge, parse_judge,
 )
 from core.llm import ChatRequest, Completion, ModelCallError, ModelPool, role_of
+from core.macros import with_names
 from core.prompts import PromptRenderer
 
 _END = object()
@@ -68,7 +69,7 @@ class SessionEngine:
                  history: Sequence[Message] = (), verdicts: Sequence[JudgeVerdict] = (),
                  renderer: PromptRenderer | None = None):
         self.spec = spec
-        self.character = character
+        self.character = with_names(character)
         self.situation = situation
         self.pool = pool
         self.control = control or SessionControl()

@@ -1,0 +1,102 @@
+"""A folder-backed collection of YAML items: bundled ones shipped with us, user ones in $PINGPONG_HOME.
+
+Shared by CardLibrary and SituationLibrary. A user file whose `name` equals a
+bundled one overrides it. A broken user file does not hide the rest of the
+library: it is skipped and its one-line error kept in `problems`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from core.errors import UserError
+
+from .files import dump_yaml, write_atomic
+
+T = TypeVar("T")
+
+
+def yaml_files(folder: Path | None) -> list[Path]:
+    if folder is None or not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("."))
+
+
+class YamlCollection(Generic[T]):
+    what = "item"
+
+    def __init__(self, bundled_dir: Path, user_dir: Path | None, load: Callable[[Path], T]):
+        self.bundled_dir = bundled_dir
+        self.user_dir = user_dir
+        self._load = load
+        self._items: dict[str, T] | None = None
+        self._paths: dict[str, Path] = {}
+        self._sources: dict[str, str] = {}
+        self.problems: list[str] = []
+
+    def _scan(self) -> dict[str, T]:
+        if self._items is not None:
+            return self._items
+        items: dict[str, T] = {}
+        for source, folder in (("bundled", self.bundled_dir), ("user", self.user_dir)):
+            for path in yaml_files(folder):
+                try:
+                    item = self._load(path)
+                except UserError as exc:
+                    if source == "bundled":
+                        raise
+                    self.problems.append(str(exc))
+                    continue
+                name = item.name  # type: ignore[attr-defined]
+                if name in items and self._sources[name] == source:
+                    self.problems.append(f"{path}: {self.what} '{name}' is also defined in {self._paths[name]}; ignored")
+                    continue
+                items[name] = item
+                self._paths[name] = path
+                self._sources[name] = source
+        self._items = items
+        return items
+
+    def all(self, lang: str | None = None) -> list[T]:
+        """Every item (user ones replacing bundled ones of the same name), sorted by lang and name."""
+        items = [i for i in self._scan().values() if lang is None or i.lang == lang]  # type: ignore[attr-defined]
+        return sorted(items, key=lambda i: (i.lang, i.name))  # type: ignore[attr-defined]
+
+    def names(self) -> set[str]:
+        return set(self._scan())
+
+    def get(self, name: str) -> T:
+        items = self._scan()
+        if name in items:
+            return items[name]
+        close = difflib.get_close_matches(name, list(items), n=4, cutoff=0.5)
+        hint = f" (did you mean: {', '.join(close)}?)" if close else f" ({len(items)} known; see the list command)"
+        raise UserError(f"unknown {self.what} '{name}'{hint}")
+
+    def source(self, name: str) -> str:
+        """'bundled' or 'user'."""
+        self._scan()
+        return self._sources[name]
+
+    def path(self, name: str) -> Path:
+        self._scan()
+        return self._paths[name]
+
+    def save(self, item: T) -> Path:
+        """Write item as YAML into the user folder (replacing the user file that defines the same name)."""
+        if self.user_dir is None:
+            raise UserError(f"cannot save {self.what}: no home folder")
+        name = item.name  # type: ignore[attr-defined]
+        self._scan()
+        path = self._paths.get(name) if self._sources.get(name) == "user" else None
+        path = path or self.user_dir / f"{name}.yaml"
+        data = item.model_dump(mode="json", exclude_defaults=True)  # type: ignore[attr-defined]
+        write_atomic(path, dump_yaml(data))
+        assert self._items is not None
+        self._items[name] = item
+        self._paths[name] = path
+        self._sources[name] = "user"
+        return path

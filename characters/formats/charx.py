@@ -1,0 +1,39 @@
+"""The card inside a .charx (a zip with card.json at its root, plus assets we leave alone)."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+import zlib
+
+from core.errors import UserError
+
+from ..files import MAX_TEXT_BYTES, decode_text
+
+
+def card_json_from_charx(data: bytes, where: str) -> dict:
+    """Parse card.json; its declared and real uncompressed size are capped (zip bombs)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            try:
+                info = zf.getinfo("card.json")
+            except KeyError:
+                raise UserError(f"{where}: no card.json in this .charx archive") from None
+            if info.file_size > MAX_TEXT_BYTES:
+                raise UserError(f"{where}: card.json too large when uncompressed")
+            with zf.open(info) as f:
+                raw = f.read(MAX_TEXT_BYTES + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error):
+        raise UserError(f"{where}: not a readable .charx (zip) archive") from None
+    except RuntimeError as exc:  # encrypted entries
+        raise UserError(f"{where}: cannot read card.json ({exc})") from None
+    if len(raw) > MAX_TEXT_BYTES:
+        raise UserError(f"{where}: card.json too large when uncompressed")
+    inner = f"{where}: card.json"
+    text = decode_text(raw, inner)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{inner}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    return obj

@@ -1,0 +1,147 @@
+"""`pingpong cards ...` and `pingpong situations ...` as real processes: output, exit status, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+from characters.importers import import_card
+from characters.library import CardLibrary
+from core.home import Home
+
+from .builders import (
+    b64json, run_cli, settings_doc, snapshot, text_chunk, v2_card, v3_card, write_charx, write_json, write_png,
+)
+
+
+@pytest.fixture
+def cards(tmp_path):
+    """One good file of each importable kind."""
+    d = tmp_path / "in"
+    d.mkdir()
+    return {
+        "png": write_png(d / "mirela.png", text_chunk("chara", b64json(v2_card()))),
+        "v3": write_json(d / "tomas.json", v3_card()),
+        "charx": write_charx(d / "kestrel.charx", v3_card("Kestrel AI")),
+        "settings": write_json(d / "settings.json", settings_doc()),
+    }
+
+
+def test_import_then_list_and_show(tmp_path, cards):
+    home = tmp_path / "home"
+    done = run_cli(home, "cards", "import", *map(str, cards.values()))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("imported ") == 7  # 5 characters + 2 situations
+    listed = json.loads(run_cli(home, "cards", "list", "--format", "json").stdout)
+    mine = {c["name"]: c for c in listed if c["source"] == "user"}
+    assert set(mine) == {"captain-mirela-voss", "old-tomas", "kestrel-ai", "ada", "tyotushka-fekla"}
+    assert mine["tyotushka-fekla"]["lang"] == "ru" and mine["ada"]["lang"] == "en"
+    shown = json.loads(run_cli(home, "cards", "show", "old-tomas", "--format", "json").stdout)
+    assert shown["char_name"] == "Old Tomas" and shown["lang"] == "en"
+    assert shown["extensions"]["unknown_tool"] == {"nested": [1, 2, {"x": True}]}
+    assert shown["example_dialogue"][0] == {"user": "Who are you?", "char": "The captain. Who are YOU?"}
+    table = run_cli(home, "cards", "show", "tyotushka-fekla")
+    assert table.returncode == 0 and "Тётушка Фекла" in table.stdout
+    assert "kestrel-ai" in run_cli(home, "cards", "list", "--lang", "en").stdout
+    sits = json.loads(run_cli(home, "situations", "list", "--format", "json").stdout)
+    user_sits = [s for s in sits if s["source"] == "user"]
+    assert {(s["lang"], s["num_turns"]) for s in user_sits} == {("en", 3), ("ru", 2)}
+    assert all({"name", "lang", "num_turns", "tags"} <= s.keys() for s in sits)
+    one = json.loads(run_cli(home, "situations", "show", user_sits[0]["name"], "--format", "json").stdout)
+    assert one["name"] == user_sits[0]["name"] and "num_turns" in one and "tags" in one
+    assert run_cli(home, "situations", "list").returncode == 0
+
+
+def test_reimport_replaces_instead_of_copying(tmp_path, cards):
+    home = tmp_path / "home"
+    assert run_cli(home, "cards", "import", str(cards["settings"])).returncode == 0
+    before = snapshot(home)
+    again = run_cli(home, "cards", "import", str(cards["settings"]))
+    assert again.returncode == 0 and "already in your library" in again.stdout
+    assert snapshot(home) == before
+
+
+def _write(path, data):
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def _big(d):
+    path = d / "big.json"
+    with path.open("wb") as f:
+        f.truncate(20 * 1024 * 1024)
+    return path
+
+
+BAD = {
+    "broken yaml": lambda d: _write(d / "broken.yaml", "name: x\npersona: [oops\n"),
+    "png without card": lambda d: write_png(d / "plain.png"),
+    "wrong field types": lambda d: write_json(d / "types.json", v2_card(personality=["a", "b"])),
+    "20 MB file": _big,
+    "binary named json": lambda d: _write(d / "bin.json", bytes(range(256)) * 64),
+    "missing file": lambda d: d / "nope.json",
+}
+
+
+@pytest.mark.parametrize("command", ["import", "validate"])
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_one_line_exit_2_library_untouched(tmp_path, cards, case, command):
+    home = tmp_path / "home"
+    CardLibrary(Home(home)).save(import_card(cards["v3"])[0])
+    before = snapshot(home)
+    assert before
+    bad = BAD[case](tmp_path)
+    done = run_cli(home, "cards", command, str(bad))
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("pingpong: error: ") and bad.name in lines[0]
+    assert "Traceback" not in done.stderr + done.stdout
+    assert snapshot(home) == before
+
+
+def test_import_is_all_or_nothing(tmp_path, cards):
+    home = tmp_path / "home"
+    done = run_cli(home, "cards", "import", str(cards["png"]), str(write_png(tmp_path / "plain.png")))
+    assert done.returncode == 2 and done.stdout == ""
+    assert snapshot(home) == {}
+
+
+def test_validate_reports_each_file(tmp_path, cards):
+    home = tmp_path / "home"
+    plain = write_png(tmp_path / "plain.png")
+    done = run_cli(home, "cards", "validate", str(cards["png"]), str(plain), str(cards["settings"]))
+    assert done.returncode == 2
+    assert done.stdout.splitlines() == [
+        f"ok: {cards['png']}: captain-mirela-voss",
+        f"ok: {cards['settings']}: ada, tyotushka-fekla (+ 2 situations)",
+    ]
+    assert done.stderr.splitlines() == [f"pingpong: error: {plain}: no character card in this PNG (no 'ccv3' or 'chara' text chunk)"]
+    assert snapshot(home) == {}
+
+
+def test_unknown_names_exit_2(tmp_path):
+    for args in (("cards", "show", "no-such-card"), ("situations", "show", "no-such-situation")):
+        done = run_cli(tmp_path / "home", *args)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "unknown" in done.stderr
+
+
+def test_charx_zip_bomb_is_refused(tmp_path):
+    bomb = tmp_path / "bomb.charx"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("card.json", b" " * (64 * 1024 * 1024))
+    assert bomb.stat().st_size < 1024 * 1024
+    done = run_cli(tmp_path / "home", "cards", "import", str(bomb))
+    assert done.returncode == 2 and "too large when uncompressed" in done.stderr
+
+
+def test_tables_do_not_interpret_card_text_as_markup(tmp_path):
+    home = tmp_path / "home"
+    card = v2_card("[bold]Evil[/]", tags=["[/red]", "x"], first_mes="[link=file:///etc]hi[/link]")
+    assert run_cli(home, "cards", "import", str(write_json(tmp_path / "evil.json", card))).returncode == 0
+    listed = run_cli(home, "cards", "list", columns=250)
+    assert listed.returncode == 0 and "[bold]Evil[/]" in listed.stdout and "[/red]" in listed.stdout
+    shown = run_cli(home, "cards", "show", "bold-evil")
+    assert shown.returncode == 0 and "[link=file:///etc]hi[/link]" in shown.stdout

@@ -1,0 +1,165 @@
+"""`pingpong cards list|show|validate|import`: the character library from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def _print_json(data) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _warn(problems: list[str]) -> None:
+    for problem in problems:
+        print(f"pingpong: warning: {problem}", file=sys.stderr)
+
+
+def card_row(card, source: str) -> dict:
+    """The `cards list --format json` object of one card."""
+    return {
+        "name": card.name,
+        "lang": card.lang,
+        "char_name": card.char_name,
+        "summary": card.summary,
+        "tags": card.tags,
+        "source_kind": card.source_kind,
+        "role_type": card.role_type,
+        "prompt_style": card.prompt_style,
+        "source": source,
+    }
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def list_cards(args, home) -> int:
+    from characters.library import CardLibrary
+
+    lib = CardLibrary(home)
+    cards = lib.all(lang=args.lang)
+    _warn(lib.problems)
+    if args.format == "json":
+        _print_json([card_row(c, lib.source(c.name)) for c in cards])
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"{len(cards)} characters", title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("lang", no_wrap=True)
+    table.add_column("character")
+    table.add_column("kind")
+    table.add_column("tags")
+    table.add_column("source", no_wrap=True)
+    for c in cards:
+        table.add_row(c.name, c.lang, Text(c.char_name), Text(c.source_kind or ""), Text(_clip(", ".join(c.tags), 40)),
+                      lib.source(c.name))
+    Console().print(table)
+    return 0
+
+
+def show_card(args, home) -> int:
+    from characters.library import CardLibrary
+
+    lib = CardLibrary(home)
+    card = lib.get(args.name)
+    if args.format == "json":
+        _print_json({**card.model_dump(mode="json"), "source": lib.source(card.name)})
+        return 0
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    meta = Table.grid(padding=(0, 2))
+    meta.add_column(style="bold")
+    meta.add_column()
+    for key, value in (
+        ("name", card.name), ("character", card.char_name), ("lang", card.lang), ("tags", ", ".join(card.tags)),
+        ("kind", card.source_kind), ("role", card.role_type), ("style", card.prompt_style),
+        ("source", f"{lib.source(card.name)} ({lib.path(card.name)})"), ("imported from", card.origin),
+    ):
+        if value:
+            meta.add_row(key, Text(str(value)))
+    console.print(meta)
+    console.print(Panel(Text(card.summary), title="summary (the interrogator sees this)", title_align="left"))
+    console.print(Panel(Text(card.persona), title="persona", title_align="left"))
+    if card.greeting:
+        console.print(Panel(Text(card.greeting), title="greeting", title_align="left"))
+    if card.example_dialogue:
+        lines = Text()
+        for turn in card.example_dialogue:
+            lines.append("user: ", style="bold cyan").append(turn.user + "\n")
+            lines.append(f"{card.char_name}: ", style="bold magenta").append(turn.char + "\n")
+        console.print(Panel(lines, title="example dialogue", title_align="left"))
+    if card.example_text:
+        console.print(Panel(Text(card.example_text), title="example dialogue (text)", title_align="left"))
+    if card.extensions:
+        console.print(Text(f"extensions: {', '.join(card.extensions)}", style="dim"))
+    return 0
+
+
+def _summary(path: str, imported) -> str:
+    names = ", ".join(c.name for c in imported.characters) or "no characters"
+    extra = f" (+ {len(imported.situations)} situations)" if imported.situations else ""
+    return f"{path}: {names}{extra}"
+
+
+def validate_cards(args, home) -> int:
+    """Check each file (any importable format) without touching the library."""
+    from characters.importers import import_file
+    from core.errors import UserError
+
+    failed = 0
+    for path in args.paths:
+        try:
+            imported = import_file(path)
+        except UserError as exc:
+            failed += 1
+            print(f"pingpong: error: {exc}", file=sys.stderr)
+            continue
+        print(f"ok: {_summary(path, imported)}")
+    return 2 if failed else 0
+
+
+def _same_situation(lib, situation) -> str | None:
+    """Name of a library situation with the same content (so re-importing adds no copies)."""
+    key = situation.model_dump(exclude={"name"})
+    for other in lib.all(lang=situation.lang):
+        if other.model_dump(exclude={"name"}) == key:
+            return other.name
+    return None
+
+
+def import_cards(args, home) -> int:
+    """Convert every file first; only when all of them are good are they saved (all or nothing)."""
+    from characters.importers import import_file
+    from characters.library import CardLibrary
+    from situations.library import SituationLibrary
+
+    cards, situations = CardLibrary(home), SituationLibrary(home)
+    batch = []
+    for path in args.paths:
+        origin = str(Path(path).resolve())
+        # re-importing the same file replaces its cards instead of adding "-2" copies
+        taken_cards = {c.name for c in cards.all() if c.origin != origin} | {c.name for i in batch for c in i.characters}
+        taken_situations = situations.names() | {s.name for i in batch for s in i.situations}
+        batch.append(import_file(path, args.lang, taken_cards=taken_cards, taken_situations=taken_situations))
+    for path, imported in zip(args.paths, batch):
+        for card in imported.characters:
+            saved = cards.save(card)
+            print(f"imported {path}: {card.name} ({card.char_name}, {card.lang}) -> {saved}")
+        for situation in imported.situations:
+            same = _same_situation(situations, situation)
+            if same:
+                print(f"skipped {path}: situation {situation.name}: already in your library as {same}")
+                continue
+            saved = situations.save(situation)
+            print(f"imported {path}: situation {situation.name} ({situation.lang}, {situation.num_turns} turns) -> {saved}")
+    return 0

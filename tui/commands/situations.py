@@ -1,0 +1,80 @@
+"""`pingpong situations list|show`: the situation library from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def situation_row(s, source: str) -> dict:
+    """The `situations list --format json` object of one situation."""
+    return {
+        "name": s.name,
+        "lang": s.lang,
+        "num_turns": s.num_turns,
+        "tags": s.tags,
+        "topic": s.topic,
+        "intent": s.intent.value if s.intent else None,
+        "text": s.text,
+        "source": source,
+    }
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def list_situations(args, home) -> int:
+    from situations.library import SituationLibrary
+
+    lib = SituationLibrary(home)
+    items = lib.all(lang=args.lang)
+    for problem in lib.problems:
+        print(f"pingpong: warning: {problem}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps([situation_row(s, lib.source(s.name)) for s in items], ensure_ascii=False, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"{len(items)} situations", title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("lang", no_wrap=True)
+    table.add_column("turns", no_wrap=True, justify="right")
+    table.add_column("tags")
+    table.add_column("text")
+    for s in items:
+        table.add_row(s.name, s.lang, str(s.num_turns), Text(", ".join(s.tags)), Text(_clip(s.text, 70)))
+    Console().print(table)
+    return 0
+
+
+def show_situation(args, home) -> int:
+    from situations.library import SituationLibrary
+
+    lib = SituationLibrary(home)
+    s = lib.get(args.name)
+    if args.format == "json":
+        print(json.dumps({**s.model_dump(mode="json"), "source": lib.source(s.name)}, ensure_ascii=False, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    meta = Table.grid(padding=(0, 2))
+    meta.add_column(style="bold")
+    meta.add_column()
+    for key, value in (
+        ("name", s.name), ("lang", s.lang), ("turns", s.num_turns), ("tags", ", ".join(s.tags)),
+        ("topic", s.topic), ("intent", s.intent.value if s.intent else None),
+        ("source", f"{lib.source(s.name)} ({lib.path(s.name)})"),
+    ):
+        if value:
+            meta.add_row(key, Text(str(value)))
+    console.print(meta)
+    console.print(Panel(Text(s.text), title="situation (the interrogator sees this)", title_align="left"))
+    return 0
