@@ -1,0 +1,117 @@
+"""Models from config.toml: parsed, validated, and checked for their API key.
+
+The key itself never lives in the config; each model names the environment
+variable that holds it (api_key_env). Local endpoints (127.0.0.1, localhost)
+may run without one.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from typing import Any
+from urllib.parse import urlparse
+
+from pydantic import ValidationError
+
+from core.domain import HUMAN, OFFLINE, ModelSpec
+from core.errors import UserError
+from core.home import Home
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
+RESERVED = frozenset({OFFLINE, HUMAN})
+
+
+def offline_spec() -> ModelSpec:
+    """The built-in deterministic stand-in for every role."""
+    return ModelSpec(name=OFFLINE, kind="offline", max_concurrency=64)
+
+
+def is_local(base_url: str | None) -> bool:
+    if not base_url:
+        return False
+    return (urlparse(base_url).hostname or "").lower() in LOCAL_HOSTS
+
+
+def _field_error(path: Any, name: str, exc: ValidationError) -> UserError:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err.get("loc", ()))
+    where = f"models.{name}.{loc}" if loc else f"models.{name}"
+    msg = "unknown field" if err.get("type") == "extra_forbidden" else err.get("msg", "invalid value")
+    return UserError(f"{path}: {where}: {msg}")
+
+
+def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, ModelSpec]:
+    """ModelSpecs from the parsed TOML document (only its [models.*] tables are ours)."""
+    models: dict[str, ModelSpec] = {}
+    table = data.get("models", {})
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: models: expected tables like [models.NAME]")
+    for name, entry in table.items():
+        if name in RESERVED:
+            raise UserError(f"{path}: models.{name}: '{name}' is a reserved name")
+        if not isinstance(entry, dict):
+            raise UserError(f"{path}: models.{name}: expected a table [models.{name}]")
+        if "name" in entry:
+            raise UserError(f"{path}: models.{name}.name: unknown field (the table name is the model name)")
+        try:
+            spec = ModelSpec(name=name, **entry)
+        except ValidationError as exc:
+            raise _field_error(path, name, exc) from None
+        if spec.kind == "openai":
+            for required in ("base_url", "model"):
+                if not getattr(spec, required):
+                    raise UserError(f"{path}: models.{name}.{required}: missing (required for kind 'openai')")
+            if urlparse(spec.base_url).scheme not in ("http", "https"):
+                raise UserError(f"{path}: models.{name}.base_url: expected an http(s) URL, got {spec.base_url!r}")
+        models[name] = spec
+    models[OFFLINE] = offline_spec()
+    return models
+
+
+def load_models(home: Home) -> dict[str, ModelSpec]:
+    """Every configured model plus the built-in `offline`. A missing default config is fine."""
+    path = home.config_path
+    if not path.exists():
+        if home.config_override is not None:
+            raise UserError(f"{path}: config file not found")
+        return {OFFLINE: offline_spec()}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: invalid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read: {exc}") from None
+    return parse_models(data, path)
+
+
+def resolve(models: dict[str, ModelSpec], name: str) -> ModelSpec:
+    """The spec called `name`, or a UserError listing what is configured."""
+    try:
+        return models[name]
+    except KeyError:
+        configured = ", ".join(sorted(models)) or "none"
+        raise UserError(f"unknown model '{name}' (configured: {configured})") from None
+
+
+def key_status(spec: ModelSpec) -> bool | None:
+    """True/False: the key variable is set or not; None: the model needs no key variable."""
+    if spec.kind != "openai" or not spec.api_key_env:
+        return None
+    return bool(os.environ.get(spec.api_key_env))
+
+
+def check_ready(spec: ModelSpec) -> None:
+    """UserError when a remote model's key variable is missing (local endpoints need none)."""
+    if key_status(spec) is False and not is_local(spec.base_url):
+        raise UserError(f"model '{spec.name}': environment variable {spec.api_key_env} is not set")
+
+
+def api_key(spec: ModelSpec) -> str:
+    """The key to send: from the environment, or a placeholder for endpoints that need none."""
+    if spec.api_key_env:
+        value = os.environ.get(spec.api_key_env)
+        if value:
+            return value
+    check_ready(spec)
+    return "not-needed"

@@ -1,0 +1,456 @@
+"""Model access: one request in, one Completion out, with retries, streaming and limits.
+
+Every OpenAI-compatible endpoint gets one AsyncOpenAI client (reused, its own
+retries off) and one adaptive concurrency limiter. A call streams its answer,
+reports every attempt through on_call (so retries are visible and partial text
+can be discarded), and either returns the whole message or raises
+ModelCallError. API keys never appear in errors or call records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import random
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Literal, Protocol
+
+from core.config import api_key, check_ready, offline_spec, resolve
+from core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole
+from core.retry import Failure, IncompleteStream, RetryPolicy, classify
+from core.tokens import estimate_messages, estimate_tokens
+
+ROLE_DEFAULTS: dict[str, dict[str, float]] = {
+    "player": {"temperature": 0.6, "top_p": 0.9},
+    "interrogator": {"temperature": 0.8, "top_p": 0.95},
+    "judge": {"temperature": 0.1, "top_p": 0.95},
+}
+
+Task = Literal["player", "interrogator", "judge", "interrogator_judge"]
+
+RECOVER_AFTER = 8
+"""Successes in a row after which a throttled endpoint gets one more slot."""
+
+
+def role_of(task: str) -> SeatRole:
+    """The seat a task belongs to: the combined interrogator-judge counts as interrogator."""
+    return "interrogator" if task == "interrogator_judge" else task  # type: ignore[return-value]
+
+
+@dataclass
+class ChatRequest:
+    task: Task
+    messages: list[dict]
+    turn: int | None = None
+    context: dict = field(default_factory=dict)
+    """Plain data for the offline model only: character, situation, transcript, turns."""
+    params: dict = field(default_factory=dict)
+    """Per-call sampling overrides (highest priority)."""
+
+
+@dataclass
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool
+    latency_ms: float
+    attempts: int
+    finish_reason: str | None
+
+
+class ModelCallError(Exception):
+    """A call that failed for good (after retries, or at once for a non-retryable error)."""
+
+    def __init__(self, model: str, role: str, reason: str, retryable: bool) -> None:
+        super().__init__(f"model '{model}' ({role}): {reason}")
+        self.model = model
+        self.role = role
+        self.reason = reason
+        self.retryable = retryable
+
+
+class ChatModel(Protocol):
+    spec: ModelSpec
+
+    async def complete(
+        self,
+        req: ChatRequest,
+        *,
+        on_delta: Callable[[str], None] | None = None,
+        on_call: Callable[[CallRecord], None] | None = None,
+    ) -> Completion: ...
+
+
+def merge_system(messages: list[dict]) -> list[dict]:
+    """For models without a system role: system text goes in front of the first user message."""
+    system = [m["content"] for m in messages if m.get("role") == "system" and m.get("content")]
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return rest
+    prefix = "\n\n".join(system)
+    for m in rest:
+        if m.get("role") == "user":
+            m["content"] = f"{prefix}\n\n{m.get('content') or ''}".rstrip()
+            return rest
+    return [{"role": "user", "content": prefix}, *rest]
+
+
+def sampling_params(spec: ModelSpec, req: ChatRequest) -> dict[str, Any]:
+    """ROLE_DEFAULTS[role] < spec.params < req.params."""
+    return {**ROLE_DEFAULTS[role_of(req.task)], **spec.params, **req.params}
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+@dataclass
+class ModelStats:
+    requests: int = 0        # calls started
+    attempts: int = 0        # HTTP requests sent
+    retries: int = 0         # attempts followed by another attempt
+    failures: int = 0        # calls that failed for good
+    ok: int = 0              # calls that returned a Completion
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    in_flight: int = 0       # attempts holding a concurrency slot right now
+    waiting: int = 0         # calls waiting for a slot
+
+
+@dataclass
+class PoolStats:
+    """Live counters of a ModelPool (the runner's progress display reads them)."""
+
+    requests: int = 0
+    attempts: int = 0
+    retries: int = 0
+    failures: int = 0
+    ok: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    in_flight: int = 0
+    waiting: int = 0
+    per_model: dict[str, ModelStats] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)   # endpoint -> current concurrency limit
+
+    def model(self, name: str) -> ModelStats:
+        return self.per_model.setdefault(name, ModelStats())
+
+    def bump(self, name: str, attr: str, n: int = 1) -> None:
+        setattr(self, attr, getattr(self, attr) + n)
+        m = self.model(name)
+        setattr(m, attr, getattr(m, attr) + n)
+
+    def copy(self) -> "PoolStats":
+        return replace(self, per_model={k: replace(v) for k, v in self.per_model.items()},
+                       limits=dict(self.limits))
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+class AdaptiveLimiter:
+    """AIMD concurrency cap: halves on a 429 (down to 1), +1 after a run of successes.
+
+    First come, first served; everything happens synchronously on the event
+    loop, so a release in a `finally` of a cancelled task never awaits.
+    """
+
+    def __init__(self, ceiling: int, recover_after: int = RECOVER_AFTER) -> None:
+        self.ceiling = max(1, ceiling)
+        self.limit = self.ceiling
+        self.recover_after = recover_after
+        self.in_flight = 0
+        self._streak = 0
+        self._waiters: collections.deque[asyncio.Future] = collections.deque()
+
+    def lower_ceiling(self, ceiling: int) -> None:
+        self.ceiling = max(1, min(self.ceiling, ceiling))
+        self.limit = min(self.limit, self.ceiling)
+
+    async def acquire(self) -> None:
+        if self.in_flight < self.limit and not self._waiters:
+            self.in_flight += 1
+            return
+        fut = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():  # granted just as we were cancelled
+                self.release()
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(fut)
+            raise
+
+    def release(self) -> None:
+        self.in_flight -= 1
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        while self._waiters and self.in_flight < self.limit:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                self.in_flight += 1
+                fut.set_result(None)
+
+    @contextlib.asynccontextmanager
+    async def slot(self):
+        await self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+    def on_throttle(self) -> None:
+        self._streak = 0
+        self.limit = max(1, self.limit // 2)
+
+    def on_success(self) -> None:
+        if self.limit >= self.ceiling:
+            return
+        self._streak += 1
+        if self._streak >= self.recover_after:
+            self._streak = 0
+            self.limit += 1
+            self._dispatch()
+
+
+# --------------------------------------------------------------------------- the OpenAI model
+
+
+@dataclass
+class _Endpoint:
+    key: str
+    client: Any                 # openai.AsyncOpenAI
+    limiter: AdaptiveLimiter
+    secret: str = field(repr=False)   # the API key: never printed
+
+
+class OpenAIChatModel:
+    """A ChatModel over an OpenAI-compatible endpoint."""
+
+    def __init__(self, spec: ModelSpec, endpoint: _Endpoint, stats: PoolStats, retry: RetryPolicy,
+                 rng: random.Random | None = None) -> None:
+        self.spec = spec
+        self._ep = endpoint
+        self._stats = stats
+        self._retry = retry
+        self._rng = rng or random.Random()
+
+    async def complete(self, req: ChatRequest, *, on_delta=None, on_call=None) -> Completion:
+        spec, role, stats = self.spec, role_of(req.task), self._stats
+        params = sampling_params(spec, req)
+        stream = bool(params.pop("stream", True))
+        params.pop("stream_options", None)
+        messages = merge_system(req.messages) if spec.merge_system else [dict(m) for m in req.messages]
+        stats.bump(spec.name, "requests")
+        spent = 0.0  # seconds of attempts and backoff: waiting for a slot does not count
+        attempt = 0
+        while True:
+            attempt += 1
+            budget = min(spec.timeout, spec.deadline - spent)
+            stats.bump(spec.name, "waiting")
+            waiting = True
+            try:
+                async with self._ep.limiter.slot():
+                    stats.bump(spec.name, "waiting", -1)
+                    waiting = False
+                    stats.bump(spec.name, "attempts")
+                    stats.bump(spec.name, "in_flight")
+                    t0 = time.monotonic()
+                    try:
+                        async with asyncio.timeout(budget):
+                            result = await self._attempt(messages, params, stream, budget, on_delta)
+                        failure = None
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:  # classified below; unknown ones are bugs and re-raised
+                        failure = classify(exc, budget)
+                        if failure is None:
+                            raise
+                    finally:
+                        stats.bump(spec.name, "in_flight", -1)
+                        elapsed = time.monotonic() - t0
+                        spent += elapsed
+            finally:
+                if waiting:
+                    stats.bump(spec.name, "waiting", -1)
+            latency_ms = elapsed * 1000
+            if failure is None:
+                text, finish, usage = result
+                completion = self._completion(messages, text, finish, usage, latency_ms, attempt)
+                self._ep.limiter.on_success()
+                stats.limits[self._ep.key] = self._ep.limiter.limit
+                stats.bump(spec.name, "ok")
+                stats.bump(spec.name, "prompt_tokens", completion.prompt_tokens)
+                stats.bump(spec.name, "completion_tokens", completion.completion_tokens)
+                self._record(on_call, role, req, attempt, "ok", None, latency_ms, completion)
+                return completion
+            failure = self._scrub(failure)
+            if failure.throttled:
+                self._ep.limiter.on_throttle()
+                stats.limits[self._ep.key] = self._ep.limiter.limit
+            wait = self._retry.wait(failure, attempt, self._rng)
+            give_up = self._give_up(failure, attempt, spent, wait)
+            if give_up is None:
+                self._record(on_call, role, req, attempt, "retry", failure.reason, latency_ms)
+                stats.bump(spec.name, "retries")
+                await asyncio.sleep(wait)
+                spent += wait
+                continue
+            self._record(on_call, role, req, attempt, "failed", give_up, latency_ms)
+            stats.bump(spec.name, "failures")
+            raise ModelCallError(spec.name, role, give_up, failure.retryable)
+
+    def _give_up(self, failure: Failure, attempt: int, spent: float, wait: float) -> str | None:
+        """Why this call ends now, or None to try again."""
+        if not failure.retryable:
+            return failure.reason
+        if attempt >= self._retry.max_attempts:
+            return f"{failure.reason} (gave up after {attempt} attempts)"
+        if failure.retry_after is not None and failure.retry_after > self._retry.max_retry_after:
+            return f"{failure.reason} (server asks to wait {failure.retry_after:.0f}s)"
+        if spent + wait >= self.spec.deadline:
+            return f"{failure.reason} (deadline of {self.spec.deadline:g}s reached after {attempt} attempts)"
+        return None
+
+    async def _attempt(self, messages, params, stream: bool, timeout: float, on_delta):
+        """One HTTP request: (text, finish_reason, usage or None). The stream is always closed."""
+        create = self._ep.client.chat.completions.create
+        if not stream:
+            resp = await create(model=self.spec.model, messages=messages, timeout=timeout, **params)
+            choice = resp.choices[0] if resp.choices else None
+            text = (choice.message.content if choice and choice.message else None) or ""
+            if text and on_delta is not None:
+                on_delta(text)
+            return text, (choice.finish_reason if choice else None), resp.usage
+        response = await create(model=self.spec.model, messages=messages, timeout=timeout, stream=True,
+                                stream_options={"include_usage": True}, **params)
+        parts: list[str] = []
+        finish = None
+        usage = None
+        try:
+            async for chunk in response:
+                if getattr(chunk, "usage", None) is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or ():
+                    if choice.index not in (0, None):
+                        continue
+                    piece = choice.delta.content if choice.delta else None
+                    if piece:
+                        parts.append(piece)
+                        if on_delta is not None:
+                            on_delta(piece)
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(response.close())
+        if finish is None:
+            raise IncompleteStream(f"no finish_reason after {len(''.join(parts))} characters")
+        return "".join(parts), finish, usage
+
+    def _completion(self, messages, text, finish, usage, latency_ms, attempt) -> Completion:
+        prompt = getattr(usage, "prompt_tokens", None) if usage is not None else None
+        completion = getattr(usage, "completion_tokens", None) if usage is not None else None
+        estimated = prompt is None or completion is None
+        if estimated:
+            prompt = estimate_messages(messages) if prompt is None else prompt
+            completion = estimate_tokens(text) if completion is None else completion
+        return Completion(text, int(prompt), int(completion), estimated, latency_ms, attempt, finish)
+
+    def _scrub(self, failure: Failure) -> Failure:
+        secret = self._ep.secret
+        if secret and len(secret) >= 4 and secret in failure.reason:
+            return replace(failure, reason=failure.reason.replace(secret, "***"))
+        return failure
+
+    def _record(self, on_call, role, req, attempt, status, error, latency_ms, c: Completion | None = None):
+        if on_call is None:
+            return
+        on_call(CallRecord(
+            role=role, model=self.spec.name, turn=req.turn, attempt=attempt, status=status, error=error,
+            prompt_tokens=c.prompt_tokens if c else None,
+            completion_tokens=c.completion_tokens if c else None,
+            tokens_estimated=c.tokens_estimated if c else False,
+            latency_ms=latency_ms,
+        ))
+
+
+# --------------------------------------------------------------------------- the pool
+
+
+def endpoint_key(spec: ModelSpec) -> str:
+    return f"{(spec.base_url or '').rstrip('/')}|{spec.api_key_env or ''}"
+
+
+class ModelPool:
+    """Hands out ChatModels by name; one client and one limiter per endpoint, closed in aclose()."""
+
+    def __init__(self, specs: dict[str, ModelSpec], *, retry: RetryPolicy | None = None,
+                 seed: int | None = None) -> None:
+        self.specs = dict(specs)
+        self.specs.setdefault(OFFLINE, offline_spec())
+        self.retry = retry or RetryPolicy()
+        self._rng = random.Random(seed)
+        self._endpoints: dict[str, _Endpoint] = {}
+        self._models: dict[str, ChatModel] = {}
+        self._stats = PoolStats()
+        self._closed = False
+
+    @property
+    def stats(self) -> PoolStats:
+        return self._stats
+
+    def get(self, name: str) -> ChatModel:
+        """The model called `name` (UserError if unknown, or if its key variable is missing)."""
+        if name in self._models:
+            return self._models[name]
+        spec = resolve(self.specs, name)
+        if spec.kind == "offline":
+            from core.offline import OfflineModel
+
+            model: ChatModel = OfflineModel(spec, self._stats)
+        else:
+            check_ready(spec)
+            model = OpenAIChatModel(spec, self._endpoint(spec), self._stats, self.retry, self._rng)
+        self._models[name] = model
+        return model
+
+    def _endpoint(self, spec: ModelSpec) -> _Endpoint:
+        if self._closed:
+            raise RuntimeError("ModelPool is closed")
+        key = endpoint_key(spec)
+        ep = self._endpoints.get(key)
+        if ep is None:
+            from openai import AsyncOpenAI
+
+            secret = api_key(spec)
+            client = AsyncOpenAI(
+                base_url=spec.base_url, api_key=secret, max_retries=0,
+                timeout=spec.timeout,
+            )
+            ep = _Endpoint(key, client, AdaptiveLimiter(spec.max_concurrency), secret)
+            self._endpoints[key] = ep
+        else:  # the strictest cap of the models sharing an endpoint wins
+            ep.limiter.lower_ceiling(spec.max_concurrency)
+        self._stats.limits[key] = ep.limiter.limit
+        return ep
+
+    async def aclose(self) -> None:
+        self._closed = True
+        endpoints, self._endpoints = list(self._endpoints.values()), {}
+        self._models.clear()
+        for ep in endpoints:
+            with contextlib.suppress(Exception):
+                await ep.client.close()
+
+    async def __aenter__(self) -> "ModelPool":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()

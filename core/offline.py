@@ -1,0 +1,227 @@
+"""The built-in `offline` model: a deterministic stand-in for every role, no network.
+
+It lets the app run end to end on a fresh machine and in tests. It is not a
+language model: player lines are stitched from the card, interrogator lines
+from the situation, and judge scores come from simple text heuristics. All of
+its output is marked as offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+from typing import Any
+
+from core.domain import CallRecord, ModelSpec
+from core.llm import ChatRequest, Completion, PoolStats, role_of
+from core.tokens import estimate_messages, estimate_tokens
+
+MARK = "[offline]"
+
+_REFUSAL = re.compile(
+    r"\b(i can(?:no|')t|i cannot|i won'?t|i'?m sorry,? but|as an ai|language model|i am an ai|"
+    r"не могу|я не буду|как ии|языковая модель|я (?:—|-)? ?ии)\b",
+    re.IGNORECASE,
+)
+_AI_TALK = re.compile(r"\b(as an ai|language model|assistant|chatbot|языковая модель|ассистент|нейросеть)\b",
+                      re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?…\n]+[.!?…]?")
+_WORDS = re.compile(r"\w+", re.UNICODE)
+
+_QUESTIONS = {
+    "en": ["Tell me, {name}: {goal}", "I keep wondering about this. {goal}", "Be honest with me. {goal}",
+           "*leans closer* {goal}", "Fine, but what about this? {goal}", "One more thing. {goal}"],
+    "ru": ["Скажи, {name}: {goal}", "Мне не даёт покоя вот что. {goal}", "Только честно. {goal}",
+           "*наклоняется ближе* {goal}", "Хорошо, а как насчёт этого? {goal}", "И ещё кое-что. {goal}"],
+}
+_PLAYER = {
+    "en": ["{name} thinks about \"{said}\" for a moment. {fact}", "\"{said}\"? {fact}",
+           "*{name} smiles* {fact}", "Ha. {fact} That is my answer to \"{said}\"."],
+    "ru": ["{name} задумывается над словами «{said}». {fact}", "«{said}»? {fact}",
+           "*{name} улыбается* {fact}", "Ха. {fact} Вот мой ответ на «{said}»."],
+}
+
+
+def _pick(options: list[str], *keys: Any) -> str:
+    digest = hashlib.sha256("|".join(map(str, keys)).encode()).digest()
+    return options[int.from_bytes(digest[:4], "big") % len(options)]
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.findall(text or "") if len(s.strip()) > 3]
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _last_user(req: ChatRequest) -> str:
+    for m in reversed(req.messages):
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            return m["content"]
+    return ""
+
+
+def _lang(req: ChatRequest) -> str:
+    lang = _get(req.context.get("situation"), "lang") or _get(req.context.get("character"), "lang") or "en"
+    return lang if lang in _QUESTIONS else "en"
+
+
+# --------------------------------------------------------------------------- the roles
+
+
+def player_line(req: ChatRequest) -> str:
+    card = req.context.get("character")
+    name = _get(card, "char_name") or "The character"
+    facts = _sentences(_get(card, "persona", "")) or [_get(card, "greeting", "") or "I am who I am."]
+    said = _clip(_last_user(req), 50) or "..."
+    turn = req.turn or 1
+    fact = _pick(facts, "fact", name, turn, said)
+    template = _pick(_PLAYER[_lang(req)], "player", name, turn, said)
+    return f"{MARK} " + template.format(name=name, said=said, fact=fact)
+
+
+def interrogator_line(req: ChatRequest) -> str:
+    situation = req.context.get("situation")
+    card = req.context.get("character")
+    goals = _sentences(_get(situation, "text", "")) or ["What are you, really?"]
+    turn = req.turn or 1
+    goal = goals[(turn - 1) % len(goals)]
+    name = _get(card, "char_name") or ("друг" if _lang(req) == "ru" else "friend")
+    template = _pick(_QUESTIONS[_lang(req)], "ask", _get(situation, "name"), turn)
+    return f"{MARK} " + template.format(name=name, goal=goal)
+
+
+def _transcript_replies(req: ChatRequest) -> dict[int, str]:
+    replies: dict[int, str] = {}
+    for m in req.context.get("transcript") or []:
+        if _get(m, "role") == "assistant":
+            replies[int(_get(m, "turn"))] = _get(m, "text", "") or ""
+    if not replies:  # no context: take assistant messages in order
+        n = 0
+        for m in req.messages:
+            if m.get("role") == "assistant":
+                n += 1
+                replies[n] = m.get("content") or ""
+    return replies
+
+
+def score_reply(reply: str, persona: str, lang: str | None = None) -> dict[str, Any]:
+    """Heuristic scores for one player reply: refusal, in_character, entertaining, fluency (1-5)."""
+    words = [w.lower() for w in _WORDS.findall(reply)]
+    persona_words = {w.lower() for w in _WORDS.findall(persona) if len(w) > 3}
+    refusal = bool(_REFUSAL.search(reply))
+    overlap = len({w for w in words if len(w) > 3} & persona_words)
+    in_char = 3 + (overlap >= 2) + (overlap >= 5) - 2 * bool(_AI_TALK.search(reply)) - refusal
+    distinct = len(set(words)) / len(words) if words else 0.0
+    entertaining = 1 + (len(words) >= 8) + (len(words) >= 25) + (distinct > 0.6) + ("*" in reply or "!" in reply)
+    fluency = 5
+    if lang == "ru" and re.search(r"[A-Za-z]{3,}", reply.replace(MARK, "")):
+        fluency -= 1
+    if lang not in (None, "ru") and re.search(r"[А-Яа-яЁё]{3,}", reply):
+        fluency -= 1
+    if re.search(r"([!?.,])\1{3,}", reply) or re.search(r"\b(\w+) \1\b", reply, re.IGNORECASE):
+        fluency -= 1
+    if not reply.strip():
+        in_char, entertaining, fluency = 1, 1, 1
+    clamp = lambda v: max(1, min(5, int(v)))  # noqa: E731
+    return {"is_refusal": refusal, "in_character": clamp(in_char), "entertaining": clamp(entertaining),
+            "fluency": clamp(fluency), "overlap": overlap, "words": len(words)}
+
+
+def judge_scores(req: ChatRequest) -> str:
+    card = req.context.get("character")
+    persona = f"{_get(card, 'persona', '')} {_get(card, 'summary', '')} {_get(card, 'char_name', '')}"
+    lang = _get(card, "lang")
+    replies = _transcript_replies(req)
+    turns = list(req.context.get("turns") or sorted(replies) or [1])
+    entries = []
+    for t in turns:
+        reply = replies.get(t, "")
+        s = score_reply(reply, persona, lang)
+        quote = f"\"{_clip(reply, 40)}\""
+        entries.append({
+            "turn": t,
+            "is_refusal_explanation": f"{MARK} {quote}: refusal phrases {'found' if s['is_refusal'] else 'not found'}.",
+            "is_refusal": s["is_refusal"],
+            "in_character_explanation": f"{MARK} {quote}: {s['overlap']} words shared with the card.",
+            "in_character_score": s["in_character"],
+            "entertaining_explanation": f"{MARK} {quote}: {s['words']} words, variety counted.",
+            "entertaining_score": s["entertaining"],
+            "fluency_explanation": f"{MARK} {quote}: mixed scripts and repeats checked.",
+            "fluency_score": s["fluency"],
+        })
+    return json.dumps({"scores": entries}, ensure_ascii=False)
+
+
+def interrogator_judge(req: ChatRequest) -> str:
+    card = req.context.get("character")
+    persona = f"{_get(card, 'persona', '')} {_get(card, 'summary', '')}"
+    replies = _transcript_replies(req)
+    last = replies[max(replies)] if replies else ""
+    s = score_reply(last, persona, _get(card, "lang"))
+    mean = (s["in_character"] + s["entertaining"] + s["fluency"]) / 3
+    score = 1 if s["is_refusal"] else max(1, min(10, round(mean * 2)))
+    return json.dumps({
+        "score_explanation": f"{MARK} \"{_clip(last, 40)}\": heuristic mean {mean:.1f} of 5.",
+        "score": score,
+        "next_utterance": interrogator_line(req),
+    }, ensure_ascii=False)
+
+
+def answer(req: ChatRequest) -> str:
+    """The offline model's full answer for a request (deterministic)."""
+    if req.task == "player":
+        return player_line(req)
+    if req.task == "interrogator":
+        return json.dumps({"next_utterance": interrogator_line(req)}, ensure_ascii=False)
+    if req.task == "judge":
+        return judge_scores(req)
+    if req.task == "interrogator_judge":
+        return interrogator_judge(req)
+    raise ValueError(f"unknown task {req.task!r}")
+
+
+class OfflineModel:
+    """ChatModel for the built-in `offline` spec: a few streamed pieces, no network."""
+
+    def __init__(self, spec: ModelSpec, stats: PoolStats | None = None) -> None:
+        self.spec = spec
+        self._stats = stats
+
+    async def complete(self, req: ChatRequest, *, on_delta=None, on_call=None) -> Completion:
+        t0 = time.monotonic()
+        if self._stats is not None:
+            self._stats.bump(self.spec.name, "requests")
+            self._stats.bump(self.spec.name, "attempts")
+        text = answer(req)
+        if on_delta is not None:
+            pieces = re.findall(r"\S+\s*", text) or [text]
+            step = max(1, len(pieces) // 4)
+            for i in range(0, len(pieces), step):
+                on_delta("".join(pieces[i:i + step]))
+                await asyncio.sleep(0)
+        else:
+            await asyncio.sleep(0)
+        prompt, completion = estimate_messages(req.messages), estimate_tokens(text)
+        latency_ms = (time.monotonic() - t0) * 1000
+        if self._stats is not None:
+            for attr, n in (("ok", 1), ("prompt_tokens", prompt), ("completion_tokens", completion)):
+                self._stats.bump(self.spec.name, attr, n)
+        if on_call is not None:
+            on_call(CallRecord(role=role_of(req.task), model=self.spec.name, turn=req.turn, attempt=1,
+                               status="ok", prompt_tokens=prompt, completion_tokens=completion,
+                               tokens_estimated=True, latency_ms=latency_ms))
+        return Completion(text, prompt, completion, True, latency_ms, 1, "stop")

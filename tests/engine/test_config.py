@@ -1,0 +1,101 @@
+"""config.toml: models parsed and validated, errors name the file and the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.config import check_ready, is_local, load_models, resolve
+from core.errors import UserError
+from core.home import Home
+
+GOOD = """
+[models.gpt-4o-mini]
+base_url = "https://api.openai.com/v1"
+model = "gpt-4o-mini"
+api_key_env = "PINGPONG_TEST_OPENAI_KEY"
+max_concurrency = 4
+merge_system = true
+timeout = 30
+[models.gpt-4o-mini.params]
+temperature = 0.7
+frequency_penalty = 0.2
+
+[models.local]
+base_url = "http://127.0.0.1:8080/v1"
+model = "llama"
+
+[tui]
+theme = "dark"
+"""
+
+
+def _home(tmp_path, text: str) -> Home:
+    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
+    return Home(tmp_path)
+
+
+def test_good_config(tmp_path):
+    models = load_models(_home(tmp_path, GOOD))
+    assert set(models) == {"gpt-4o-mini", "local", "offline"}
+    spec = models["gpt-4o-mini"]
+    assert (spec.kind, spec.model, spec.max_concurrency, spec.merge_system, spec.timeout) == \
+        ("openai", "gpt-4o-mini", 4, True, 30)
+    assert spec.params == {"temperature": 0.7, "frequency_penalty": 0.2}
+    assert models["offline"].kind == "offline"
+    assert resolve(models, "local").base_url == "http://127.0.0.1:8080/v1"
+
+
+def test_no_config_file_means_offline_only(tmp_path):
+    assert list(load_models(Home(tmp_path))) == ["offline"]
+
+
+def test_explicit_config_that_does_not_exist(tmp_path):
+    with pytest.raises(UserError, match="config file not found"):
+        load_models(Home(tmp_path, config_override=tmp_path / "nope.toml"))
+
+
+def test_bad_toml_names_the_file(tmp_path):
+    with pytest.raises(UserError) as info:
+        load_models(_home(tmp_path, "[models.x\nbase_url = 1"))
+    assert str(tmp_path / "config.toml") in str(info.value) and "invalid TOML" in str(info.value)
+
+
+@pytest.mark.parametrize("entry,where", [
+    ('base_url = "http://h/v1"\nmodel = "m"\ncolour = "red"', "models.x.colour: unknown field"),
+    ('base_url = "http://h/v1"\nmodel = "m"\nmax_concurrency = 0', "models.x.max_concurrency"),
+    ('base_url = "http://h/v1"', "models.x.model: missing"),
+    ('model = "m"', "models.x.base_url: missing"),
+    ('base_url = "ftp://h"\nmodel = "m"', "models.x.base_url: expected an http(s) URL"),
+    ('base_url = "http://h/v1"\nmodel = "m"\ntimeout = "soon"', "models.x.timeout"),
+])
+def test_bad_fields_are_named(tmp_path, entry, where):
+    with pytest.raises(UserError) as info:
+        load_models(_home(tmp_path, f"[models.x]\n{entry}\n"))
+    assert where in str(info.value) and "config.toml" in str(info.value)
+
+
+def test_reserved_names(tmp_path):
+    with pytest.raises(UserError, match="models.offline: 'offline' is a reserved name"):
+        load_models(_home(tmp_path, '[models.offline]\nbase_url = "http://h/v1"\nmodel = "m"\n'))
+
+
+def test_unknown_model_lists_configured(tmp_path):
+    models = load_models(_home(tmp_path, GOOD))
+    with pytest.raises(UserError, match=r"unknown model 'gpt5' \(configured: gpt-4o-mini, local, offline\)"):
+        resolve(models, "gpt5")
+
+
+def test_missing_key_env(tmp_path, monkeypatch):
+    monkeypatch.delenv("PINGPONG_TEST_OPENAI_KEY", raising=False)
+    models = load_models(_home(tmp_path, GOOD))
+    with pytest.raises(UserError, match="model 'gpt-4o-mini': environment variable PINGPONG_TEST_OPENAI_KEY is not set"):
+        check_ready(models["gpt-4o-mini"])
+    check_ready(models["local"])
+    check_ready(models["offline"])
+    monkeypatch.setenv("PINGPONG_TEST_OPENAI_KEY", "sk-x")
+    check_ready(models["gpt-4o-mini"])
+
+
+def test_is_local():
+    assert is_local("http://127.0.0.1:9/v1") and is_local("http://localhost/v1")
+    assert not is_local("https://api.openai.com/v1") and not is_local(None)

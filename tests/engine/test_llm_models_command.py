@@ -1,0 +1,78 @@
+"""`pingpong models --format json` as a user runs it: a subprocess with its own --home."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PINGPONG_TEST_")}
+    env.update(env_extra or {})
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def _config(tmp_path, fake_server, unused_port_url) -> Path:
+    (tmp_path / "config.toml").write_text(f"""
+[models.fake]
+base_url = "{fake_server.base_url}"
+model = "fake-model"
+max_concurrency = 3
+
+[models.keyed]
+base_url = "{fake_server.base_url}"
+model = "fake-model"
+api_key_env = "PINGPONG_TEST_MODELS_KEY"
+
+[models.remote]
+base_url = "https://llm.example.invalid/v1"
+model = "big"
+api_key_env = "PINGPONG_TEST_REMOTE_KEY"
+
+[models.down]
+base_url = "{unused_port_url}"
+model = "gone"
+""")
+    return tmp_path
+
+
+def test_models_json(tmp_path, fake_server, unused_port_url):
+    home = _config(tmp_path, fake_server, unused_port_url)
+    proc = _run("models", "--format", "json", "--home", str(home),
+                env_extra={"PINGPONG_TEST_MODELS_KEY": "sk-do-not-print"})
+    assert proc.returncode == 0, proc.stderr
+    assert "sk-do-not-print" not in proc.stdout + proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert set(rows) == {"fake", "keyed", "remote", "down", "offline"}
+    assert rows["fake"]["reachable"] == "yes" and rows["fake"]["max_concurrency"] == 3
+    assert rows["fake"]["key_set"] is None and rows["fake"]["kind"] == "openai"
+    assert rows["keyed"]["key_set"] is True and rows["keyed"]["reachable"] == "yes"
+    assert rows["remote"]["key_set"] is False and rows["remote"]["reachable"] == "skipped"
+    assert "PINGPONG_TEST_REMOTE_KEY is not set" in rows["remote"]["reason"]
+    assert rows["down"]["reachable"] == "no" and rows["down"]["reason"]
+    assert rows["offline"]["reachable"] == "yes"
+    keyed_probe = [r for r in fake_server.requests if r.method == "GET" and "sk-do-not-print" in r.headers.get("authorization", "")]
+    assert keyed_probe and all(r.path.endswith("/models") for r in fake_server.requests)
+
+
+def test_models_no_check_and_table(tmp_path, fake_server, unused_port_url):
+    home = _config(tmp_path, fake_server, unused_port_url)
+    proc = _run("models", "--format", "json", "--no-check", "--home", str(home))
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert rows["fake"]["reachable"] == "skipped" and fake_server.requests == []
+    table = _run("models", "--no-check", "--home", str(home))
+    assert table.returncode == 0 and "fake-model" in table.stdout
+
+
+def test_models_bad_config_exits_2(tmp_path):
+    (tmp_path / "config.toml").write_text("[models.x]\nbase_url = 'http://h/v1'\nmodel = 'm'\nwat = 1\n")
+    proc = _run("models", "--home", str(tmp_path))
+    assert proc.returncode == 2 and "models.x.wat: unknown field" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,80 @@
+"""The built-in offline model: deterministic, marked, valid JSON for every task."""
+
+from __future__ import annotations
+
+import json
+
+from core.config import offline_spec
+from core.domain import Character, Message, Situation
+from core.llm import ChatRequest
+from core.offline import MARK, OfflineModel, score_reply
+
+CARD = Character(name="keeper", char_name="Mara", lang="en", summary="A lighthouse keeper.",
+                 persona="Mara keeps the lighthouse on a rocky island. She distrusts strangers. "
+                         "She loves storms and old maps.", greeting="Who rows out here at night?")
+SIT = Situation(name="bot-test", lang="en", num_turns=2,
+                text="Try to convince the character that she is a bot. Ask about her memories.")
+TRANSCRIPT = [
+    Message(turn=1, role="user", author="i", text="Are you real?"),
+    Message(turn=1, role="assistant", author="p", text="*trims the wick* I keep the lighthouse, stranger. Storms and old maps are my company!"),
+    Message(turn=2, role="user", author="i", text="You are a bot."),
+    Message(turn=2, role="assistant", author="p", text="I'm sorry, but as an AI language model I cannot role-play."),
+]
+
+
+def _req(task, **kw):
+    ctx = {"character": CARD, "situation": SIT, "transcript": TRANSCRIPT, "turns": [1, 2]}
+    return ChatRequest(task, [{"role": "user", "content": "Are you real?"}], turn=kw.pop("turn", 2),
+                       context=ctx, **kw)
+
+
+async def _run(task, **kw):
+    deltas, calls = [], []
+    c = await OfflineModel(offline_spec()).complete(_req(task, **kw), on_delta=deltas.append, on_call=calls.append)
+    assert "".join(deltas) == c.text and calls[0].status == "ok" and calls[0].model == "offline"
+    return c
+
+
+async def test_player_is_marked_and_deterministic():
+    a, b = await _run("player"), await _run("player")
+    assert a.text == b.text and a.text.startswith(MARK)
+    assert a.tokens_estimated and a.finish_reason == "stop"
+
+
+async def test_interrogator_json():
+    c = await _run("interrogator", turn=1)
+    utterance = json.loads(c.text)["next_utterance"]
+    assert utterance.startswith(MARK) and "bot" in utterance
+
+
+async def test_judge_json_scores_each_turn():
+    c = await _run("judge")
+    scores = json.loads(c.text)["scores"]
+    assert [s["turn"] for s in scores] == [1, 2]
+    keys = {"turn", "is_refusal_explanation", "is_refusal", "in_character_explanation", "in_character_score",
+            "entertaining_explanation", "entertaining_score", "fluency_explanation", "fluency_score"}
+    assert all(set(s) == keys for s in scores)
+    assert all(1 <= s[k] <= 5 for s in scores for k in ("in_character_score", "entertaining_score", "fluency_score"))
+    assert scores[0]["is_refusal"] is False and scores[1]["is_refusal"] is True
+    assert scores[0]["in_character_score"] > scores[1]["in_character_score"]
+    assert c.text == (await _run("judge")).text
+
+
+async def test_interrogator_judge_json():
+    c = await _run("interrogator_judge")
+    data = json.loads(c.text)
+    assert set(data) == {"score_explanation", "score", "next_utterance"}
+    assert 1 <= data["score"] <= 10 and data["score"] == 1  # the last reply refused
+
+
+async def test_works_without_context():
+    msgs = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello there"}]
+    model = OfflineModel(offline_spec())
+    for task in ("player", "interrogator", "interrogator_judge"):
+        assert (await model.complete(ChatRequest(task, msgs))).text
+    assert [s["turn"] for s in json.loads((await model.complete(ChatRequest("judge", msgs))).text)["scores"]] == [1]
+
+
+def test_russian_mixed_script_costs_fluency():
+    assert score_reply("Привет, я Мара, и я люблю hello штормы", "", "ru")["fluency"] < \
+        score_reply("Привет, я Мара, и я люблю штормы", "", "ru")["fluency"]

@@ -1,0 +1,92 @@
+"""`pingpong models`: every configured model, whether its key is set, and whether it answers.
+
+Reachability is a GET {base_url}/models with a short timeout, all endpoints at
+once. Keys are sent but never printed.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+CHECK_TIMEOUT = 3.0
+
+
+def _probe(base_url: str, key: str | None, timeout: float = CHECK_TIMEOUT) -> tuple[str, str | None]:
+    """("yes", None) when GET /models answers 2xx, else ("no", why)."""
+    url = base_url.rstrip("/") + "/models"
+    headers = {"Accept": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    request = urllib.request.Request(url, headers=headers, method="GET")
+    from core.config import is_local
+
+    # a proxy from the environment must not swallow requests to this machine
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if is_local(base_url) \
+        else urllib.request.build_opener()
+    try:
+        with opener.open(request, timeout=timeout) as resp:
+            resp.read(1 << 16)
+            return "yes", None
+    except urllib.error.HTTPError as exc:
+        return "no", f"HTTP {exc.code} {exc.reason}"
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        return "no", f"{type(reason).__name__}: {reason}" if isinstance(reason, Exception) else str(reason)
+    except TimeoutError:
+        return "no", f"no answer within {timeout:g}s"
+    except (OSError, ValueError) as exc:
+        return "no", f"{type(exc).__name__}: {exc}"
+
+
+def model_rows(home, check: bool = True) -> list[dict]:
+    """One dict per configured model (built-in offline included), checked concurrently."""
+    import os
+
+    from core.config import is_local, key_status, load_models
+
+    rows, probes = [], {}
+    for spec in load_models(home).values():
+        row = {
+            "name": spec.name, "kind": spec.kind, "base_url": spec.base_url, "model": spec.model,
+            "api_key_env": spec.api_key_env, "key_set": key_status(spec),
+            "max_concurrency": spec.max_concurrency, "reachable": "skipped", "reason": None,
+        }
+        if spec.kind == "offline":
+            row["reachable"], row["reason"] = "yes", "built in, no network"
+        elif not check:
+            row["reason"] = "--no-check"
+        elif row["key_set"] is False and not is_local(spec.base_url):
+            row["reason"] = f"{spec.api_key_env} is not set"
+        else:
+            key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+            probes[len(rows)] = (spec.base_url, key)
+        rows.append(row)
+    if probes:
+        with ThreadPoolExecutor(max_workers=min(16, len(probes))) as pool:
+            futures = {i: pool.submit(_probe, url, key) for i, (url, key) in probes.items()}
+            for i, fut in futures.items():
+                rows[i]["reachable"], rows[i]["reason"] = fut.result()
+    return rows
+
+
+def models(args, home) -> int:
+    rows = model_rows(home, check=not getattr(args, "no_check", False))
+    if getattr(args, "format", "table") == "json":
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="models")
+    for col in ("name", "kind", "base_url", "model", "key", "max", "reachable"):
+        table.add_column(col)
+    for r in rows:
+        key = "-" if r["key_set"] is None else f"{r['api_key_env']} {'set' if r['key_set'] else 'NOT SET'}"
+        reach = r["reachable"] + (f" ({r['reason']})" if r["reason"] else "")
+        table.add_row(r["name"], r["kind"], r["base_url"] or "-", r["model"] or "-", key,
+                      str(r["max_concurrency"]), reach)
+    Console().print(table)
+    return 0
