@@ -1,0 +1,105 @@
+"""Import and export of sessions: PingPong results JSON and our JSONL, format found per file.
+
+The two formats live in exchange_pingpong.py and exchange_jsonl.py; this module
+reads a file, decides which it is (or says clearly that it is neither), and hands
+it over. Every file is validated in full and written in its own transaction, so a
+bad file leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TextIO
+
+from core.errors import UserError
+from sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
+from sessions.exchange_pingpong import ImportSummary, export_results, import_results
+
+__all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
+
+
+def _read(path: Path) -> str:
+    if not path.exists():
+        raise UserError(f"{path}: no such file")
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; give the files inside it")
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text (expected PingPong results JSON or pingpong JSONL)") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def detect_format(text: str, name: str) -> tuple[str, object]:
+    """("pingpong", document) or ("jsonl", text); UserError for anything else."""
+    stripped = text.strip()
+    if not stripped:
+        raise UserError(f"{name}: empty file")
+    whole_error = None
+    try:
+        data = json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        whole_error = exc
+        data = None
+    if whole_error is None:
+        if isinstance(data, dict) and "outputs" in data:
+            return "pingpong", data
+        if isinstance(data, dict) and "spec" in data and "messages" in data:
+            return "jsonl", text
+        raise UserError(f"{name}: not PingPong results JSON (no 'outputs') nor pingpong JSONL (no 'spec')")
+    first = stripped.splitlines()[0]
+    try:
+        head = json.loads(first)
+    except json.JSONDecodeError:
+        head = None
+    if isinstance(head, dict) and "spec" in head:
+        return "jsonl", text
+    if stripped[0] in "{[":
+        raise UserError(
+            f"{name}: truncated or invalid JSON ({whole_error.msg} at line {whole_error.lineno}"
+            f" column {whole_error.colno})"
+        )
+    raise UserError(f"{name}: not JSON (expected PingPong results JSON or pingpong JSONL)")
+
+
+def import_file(store, path: Path | str) -> ImportSummary:
+    """Import one file in one transaction; UserError (nothing written) when it is bad."""
+    path = Path(path)
+    name = str(path)
+    kind, payload = detect_format(_read(path), name)
+    if kind == "pingpong":
+        return import_results(store, payload, name)
+    return import_jsonl(store, parse_jsonl(payload, name), name)  # type: ignore[arg-type]
+
+
+def import_paths(store, paths: list[Path | str]) -> tuple[list[ImportSummary], list[str]]:
+    """Import every file on its own; returns (summaries of the good ones, error lines of the bad)."""
+    done, errors = [], []
+    for path in paths:
+        try:
+            done.append(import_file(store, path))
+        except UserError as exc:
+            errors.append(str(exc))
+    return done, errors
+
+
+def export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
+    """Export everything; returns a one-line summary for the terminal."""
+    if fmt == "jsonl":
+        if out is None or str(out) == "-":
+            n = export_jsonl(store, stdout)
+            return f"{n} sessions written"
+        target = Path(out)
+        if target.is_dir():
+            raise UserError(f"{target}: is a folder; --format jsonl writes one file")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            n = export_jsonl(store, fh)
+        return f"{target}: {n} sessions written"
+    if fmt == "pingpong":
+        folder = Path(out) if out else Path("pingpong-results")
+        paths = export_results(store, folder)
+        return f"{folder}: {len(paths)} results files written (one per player, interrogator and judge)"
+    raise UserError(f"--format: '{fmt}' is not one of pingpong, jsonl")

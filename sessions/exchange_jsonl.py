@@ -1,0 +1,236 @@
+"""Our own JSONL: one session per line with everything stored, for lossless moves between databases.
+
+Database ids are left out (they would change on import); rows come out in id order,
+keys sorted, so export -> import into an empty database -> export is byte-identical.
+Process ownership (pid, host) is not carried over: it means nothing on another machine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from core.domain import CallRecord, Character, Message, SessionSpec, Situation, TurnScore
+from core.errors import UserError
+from sessions.exchange_pingpong import ImportSummary
+from sessions.records import HUMAN_METRICS, STATUSES
+
+SESSION_COLUMNS = (
+    "status", "version", "lang", "character", "situation", "player", "interrogator", "judges", "num_turns",
+    "character_snapshot", "situation_snapshot", "spec", "error", "created_at", "updated_at", "finished_at",
+)
+JSON_COLUMNS = {"judges", "character_snapshot", "situation_snapshot", "spec", "explanations", "config"}
+CHILD_TABLES = {  # key in the document -> (table, columns)
+    "messages": ("messages", ("turn", "role", "author", "text", "prompt_tokens", "completion_tokens",
+                              "tokens_estimated", "latency_ms", "attempt", "created_at")),
+    "calls": ("model_calls", ("role", "model", "turn", "attempt", "status", "error", "prompt_tokens",
+                              "completion_tokens", "tokens_estimated", "latency_ms", "created_at")),
+    "turn_scores": ("turn_scores", ("judge", "turn", "is_refusal", "in_character", "entertaining", "fluency",
+                                    "overall", "explanations", "status", "error", "created_at")),
+    "human_scores": ("human_scores", ("turn", "metric", "value", "author", "reason", "created_at")),
+}
+DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES}
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _stored_json(value: Any) -> str:
+    """JSON text as the Store writes it."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _decode(column: str, value: Any) -> Any:
+    if column in JSON_COLUMNS and isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+# ------------------------------------------------------------------ export
+
+
+def session_documents(store) -> Iterator[dict]:
+    """Every stored session as one plain dict, in id order."""
+    conn = store.db.conn
+    runs = {rid: {"name": name, "created_at": created, "config": _decode("config", config)}
+            for rid, name, created, config in conn.execute("SELECT id, name, created_at, config FROM runs")}
+    children: dict[str, dict[int, list[dict]]] = {}
+    for key, (table, cols) in CHILD_TABLES.items():
+        by_session: dict[int, list[dict]] = {}
+        for row in conn.execute(f"SELECT session_id, {', '.join(cols)} FROM {table} ORDER BY id"):
+            by_session.setdefault(row[0], []).append({c: _decode(c, v) for c, v in zip(cols, row[1:])})
+        children[key] = by_session
+    for row in conn.execute(f"SELECT id, run_id, {', '.join(SESSION_COLUMNS)} FROM sessions ORDER BY id"):
+        sid, run_id = row[0], row[1]
+        doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[2:])}
+        doc["run"] = runs.get(run_id)
+        for key in CHILD_TABLES:
+            doc[key] = children[key].get(sid, [])
+        yield doc
+
+
+def export_jsonl(store, out: TextIO) -> int:
+    """Write one line per session; returns how many."""
+    n = 0
+    for doc in session_documents(store):
+        out.write(_dump(doc) + "\n")
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------ validation
+
+
+def _fail(where: str, problem: str) -> UserError:
+    return UserError(f"{where}: {problem}")
+
+
+def _check_model(model, data: Any, where: str) -> None:
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise _fail(where, f"{loc}: {err['msg']}") from None
+
+
+def validate_document(doc: Any, where: str) -> None:
+    """Check one session line fully (shapes, snapshots, scores) before anything is written."""
+    if not isinstance(doc, dict):
+        raise _fail(where, "expected a JSON object (one session per line)")
+    unknown = sorted(set(doc) - DOC_KEYS)
+    if unknown:
+        raise _fail(where, f"unknown field '{unknown[0]}'")
+    for key in ("spec", "character_snapshot", "situation_snapshot", "status", "player", "created_at"):
+        if doc.get(key) is None:
+            raise _fail(where, f"'{key}' is missing")
+    if doc["status"] not in STATUSES:
+        raise _fail(where, f"status '{doc['status']}' is not one of {', '.join(STATUSES)}")
+    _check_model(SessionSpec, doc["spec"], f"{where}: spec")
+    _check_model(Character, doc["character_snapshot"], f"{where}: character_snapshot")
+    _check_model(Situation, doc["situation_snapshot"], f"{where}: situation_snapshot")
+    run = doc.get("run")
+    if run is not None and (not isinstance(run, dict) or not isinstance(run.get("name"), str)):
+        raise _fail(where, "run: expected null or an object with a 'name'")
+    for key, (_, cols) in CHILD_TABLES.items():
+        rows = doc.get(key, [])
+        if not isinstance(rows, list):
+            raise _fail(where, f"{key}: expected a list")
+        for i, row in enumerate(rows):
+            here = f"{where}: {key}[{i}]"
+            if not isinstance(row, dict):
+                raise _fail(here, "expected an object")
+            extra = sorted(set(row) - set(cols))
+            if extra:
+                raise _fail(here, f"unknown field '{extra[0]}'")
+            _check_row(key, row, here)
+
+
+def _check_row(key: str, row: dict, where: str) -> None:
+    if key == "messages":
+        data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
+        data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
+        _check_model(Message, data, where)
+    elif key == "calls":
+        data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
+        data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
+        _check_model(CallRecord, data, where)
+    elif key == "turn_scores":
+        if not isinstance(row.get("judge"), str) or not row["judge"]:
+            raise _fail(where, "judge: missing")
+        data = {k: v for k, v in row.items() if k not in ("judge", "created_at") and v is not None}
+        if "is_refusal" in data:
+            if data["is_refusal"] not in (0, 1):
+                raise _fail(where, f"is_refusal is {data['is_refusal']!r}, expected 0 or 1")
+            data["is_refusal"] = bool(data["is_refusal"])
+        _check_model(TurnScore, data, where)
+    elif key == "human_scores":
+        metric, value = row.get("metric"), row.get("value")
+        if metric not in HUMAN_METRICS:
+            raise _fail(where, f"metric {metric!r} is not one of {', '.join(HUMAN_METRICS)}")
+        allowed = (0, 1) if metric == "is_refusal" else (1, 2, 3, 4, 5)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in allowed:
+            raise _fail(where, f"{metric} value {value!r} is out of range")
+        if not isinstance(row.get("turn"), int) or not isinstance(row.get("author"), str) or not row["author"]:
+            raise _fail(where, "turn and author are required")
+
+
+def parse_jsonl(text: str, name: str) -> list[dict]:
+    """Parse and validate every line; UserError naming file and line."""
+    docs = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{name}: line {n}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
+        validate_document(doc, f"{name}: line {n}")
+        docs.append(doc)
+    if not docs:
+        raise UserError(f"{name}: no sessions in the file")
+    return docs
+
+
+# ------------------------------------------------------------------ import
+
+
+def _encode(column: str, value: Any) -> Any:
+    if column in JSON_COLUMNS and value is not None and not isinstance(value, str):
+        return _stored_json(value)
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _run_id(conn, run: dict | None) -> int | None:
+    if run is None:
+        return None
+    row = conn.execute("SELECT id FROM runs WHERE name = ?", [run["name"]]).fetchone()
+    if row:
+        return row[0]
+    return conn.execute(
+        "INSERT INTO runs (name, created_at, config) VALUES (?, ?, ?)",
+        [run["name"], run.get("created_at"), _encode("config", run.get("config") or {})],
+    ).lastrowid
+
+
+def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
+    """Store validated session documents in one transaction. A session already stored (same
+    creation time, player, interrogator, character and situation) is skipped."""
+    summary = ImportSummary(path=name, format="jsonl", conversations=len(docs))
+    judges: set[str] = set()
+    with store.transaction() as db:
+        conn = db.conn
+        for doc in docs:
+            dup = conn.execute(
+                "SELECT 1 FROM sessions WHERE created_at = ? AND player = ? AND interrogator IS ?"
+                " AND character = ? AND situation = ?",
+                [doc["created_at"], doc["player"], doc.get("interrogator"), doc.get("character"), doc.get("situation")],
+            ).fetchone()
+            if dup:
+                summary.skipped += 1
+                continue
+            values = [_encode(c, doc.get(c)) for c in SESSION_COLUMNS]
+            sid = conn.execute(
+                f"INSERT INTO sessions (run_id, {', '.join(SESSION_COLUMNS)}) VALUES (?, {', '.join('?' * len(SESSION_COLUMNS))})",
+                [_run_id(conn, doc.get("run")), *values],
+            ).lastrowid
+            for key, (table, cols) in CHILD_TABLES.items():
+                rows = doc.get(key) or []
+                if rows:
+                    conn.executemany(
+                        f"INSERT INTO {table} (session_id, {', '.join(cols)}) VALUES (?, {', '.join('?' * len(cols))})",
+                        [[sid, *(_encode(c, r.get(c)) for c in cols)] for r in rows],
+                    )
+            judges.update(r["judge"] for r in doc.get("turn_scores") or [])
+            summary.new_sessions += 1
+    summary.judges = sorted(judges)
+    return summary

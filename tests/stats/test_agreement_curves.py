@@ -1,0 +1,139 @@
+"""Agreement figures equal scipy's / krippendorff's on the same pairs; turn curves and DMT-Score by hand."""
+
+from __future__ import annotations
+
+import json
+
+import krippendorff
+import numpy as np
+import pytest
+from scipy.stats import kendalltau, spearmanr
+
+from sessions.agreement import agreement_report, krippendorff_alpha, pairwise_tau
+from sessions.curves import dmt_curve, dmt_scores, score_by_turn
+from tests.stats.conftest import add_session
+
+J1 = [[(5, 4, 3, 0), (2, 2, 2, 0), (4, 5, 4, 1)], [(3, 3, 3, 0), (1, 2, 1, 0), (5, 5, 5, 0)]]
+J2 = [[(4, 4, 4, 0), (3, 2, 2, 0), (4, 4, 5, 0)], [(2, 3, 4, 0), (2, 1, 2, 0), (5, 4, 4, 0)]]
+ANN = [[5, 1, 4], [3, 2, 4]]  # ann's in_character per turn of the two sessions
+BOB = [[4, 2, 5], [3, 1, 5]]
+
+
+def populate(store):
+    ids = [add_session(store, "P", {"J1": J1[i], "J2": J2[i]}) for i in range(2)]
+    for i, sid in enumerate(ids):
+        for t in range(3):
+            store.add_human_score(sid, t + 1, "in_character", 1, "ann")  # replaced below (newest counts)
+            store.add_human_score(sid, t + 1, "in_character", ANN[i][t], "ann")
+            store.add_human_score(sid, t + 1, "in_character", BOB[i][t], "bob")
+        store.add_human_score(sid, 3, "is_refusal", 1 if i == 0 else 0, "ann")
+    return ids
+
+
+def test_turn_level_spearman_equals_scipy(store):
+    populate(store)
+    report = agreement_report(store, level="turn")
+    rows = {(r.judge, r.metric): r for r in report.spearman}
+    human = [(a + b) / 2 for i in range(2) for a, b in zip(ANN[i], BOB[i])]  # mean of the two people
+    j1 = [J1[i][t][0] for i in range(2) for t in range(3)]
+    j2 = [J2[i][t][0] for i in range(2) for t in range(3)]
+    ens = [(a + b) / 2 for a, b in zip(j1, j2)]
+    for name, judge in (("J1", j1), ("J2", j2), ("ensemble", ens)):
+        expected = spearmanr(human, judge)
+        row = rows[(name, "in_character")]
+        assert row.n == 6
+        assert row.spearman == pytest.approx(expected.statistic)
+        assert row.p_value == pytest.approx(expected.pvalue)
+    assert set(rows[("J1", "in_character")].to_json()) == {"judge", "metric", "n", "spearman", "p_value"}
+    assert ("J1", "final") not in rows  # people gave no entertaining/fluency: no final pairs
+
+
+def test_conversation_level_and_refusals(store):
+    populate(store)
+    report = agreement_report(store, level="conversation")
+    row = next(r for r in report.spearman if r.judge == "J1" and r.metric == "in_character")
+    assert row.n == 2 and row.spearman is not None
+    j1 = {t.judge: t for t in report.refusals}
+    # turn 3 of session 1: ann says refusal, J1 too (both); session 2 turn 3: neither
+    assert (j1["J1"].both, j1["J1"].neither, j1["J1"].human_only, j1["J1"].judge_only) == (1, 1, 0, 0)
+    assert (j1["J2"].both, j1["J2"].human_only) == (0, 1)
+
+
+def test_people_agreement_equals_krippendorff_and_scipy(store):
+    populate(store)
+    (raters,) = agreement_report(store).raters
+    matrix = np.array([sum(ANN, []), sum(BOB, [])], dtype=float)
+    assert raters.metric == "in_character" and raters.raters == 2 and raters.units == 6
+    assert raters.alpha == pytest.approx(krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal"))
+    assert raters.mean_spearman == pytest.approx(spearmanr(matrix[0], matrix[1]).statistic)
+    with_gap = np.array([[1, 2, np.nan, 4], [1, 3, 3, np.nan], [2, 2, 3, 4]])
+    assert krippendorff_alpha(with_gap) == pytest.approx(krippendorff.alpha(with_gap, level_of_measurement="ordinal"))
+    assert krippendorff_alpha(np.array([[3, 3], [3, 3]])) is None
+
+
+def test_kendall_between_judge_rankings(store):
+    # three players; J1 ranks them A > B > C, J2 ranks A > C > B
+    for player, s1, s2 in (("A", 5, 5), ("B", 4, 2), ("C", 3, 3)):
+        add_session(store, player, {"J1": [(s1, s1, s1, 0)], "J2": [(s2, s2, s2, 0)]})
+    (judges,) = agreement_report(store).rankings
+    assert judges.varied == "judge" and judges.names == ["J1", "J2"]
+    expected = kendalltau([5, 4, 3], [5, 2, 3]).statistic
+    assert judges.mean_tau == pytest.approx(expected) and judges.min_tau == pytest.approx(expected)
+    pairs, mean, low = pairwise_tau({"x": {"A": 1, "B": 2, "C": 3}, "y": {"A": 1, "B": 2, "C": 3},
+                                     "z": {"A": 3, "B": 2, "C": 1}})
+    assert [p["tau"] for p in pairs] == pytest.approx([1.0, -1.0, -1.0])
+    assert mean == pytest.approx(-1 / 3) and low == pytest.approx(-1.0)
+
+
+def test_agreement_cli_json(tmp_path, capsys):
+    from sessions.store import Store
+    from tui.cli import main
+
+    home = tmp_path / "home"
+    with Store(home / "pingpong.db") as s:
+        populate(s)
+    assert main(["--home", str(home), "agreement", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"judge", "metric", "n", "spearman", "p_value"} == set(data[0])
+    assert main(["--home", str(home), "agreement", "--level", "conversation"]) == 0
+    assert "Krippendorff" in capsys.readouterr().out
+
+
+def test_agreement_on_an_empty_database(store):
+    report = agreement_report(store)
+    assert report.spearman == [] and report.raters == [] and report.rankings == []
+
+
+def test_score_by_turn(store):
+    # J2's scoring of the first session flags a refusal and is left out
+    add_session(store, "P", {"J1": [(5, 5, 5, 0), (3, 3, 3, 0)], "J2": [(1, 1, 1, 0), (1, 1, 1, 1)]})
+    add_session(store, "P", {"J1": [(4, 4, 4, 0), (2, 2, 2, 0)]})
+    curves = score_by_turn(store, metric="in_character")
+    # turn 1: (5 + 4)/2 = 4.5; turn 2: (3 + 2)/2 = 2.5
+    assert curves == {"P": [(1, 4.5), (2, 2.5)]}
+    assert score_by_turn(store)["P"] == [(1, pytest.approx(4.5)), (2, pytest.approx(2.5))]
+
+
+def test_dmt_curve_by_hand():
+    # three conversations, good/bad per turn
+    good = [[True, True, False], [True, False, True], [False, True, True]]
+    curve, final = dmt_curve(good)
+    # all-type: tau1: 2/3; tau2: only conv 1 -> 1/3; tau3: none -> 0; final (2/3 + 1/3 + 0)/3 = 1/3
+    assert curve == pytest.approx([2 / 3, 1 / 3, 0.0]) and final == pytest.approx(1 / 3)
+    curve, final = dmt_curve(good, any_type=True)
+    # any-type: tau1: 2/3; tau2: all three -> 1; tau3: 1; final (2/3 + 1 + 1)/3 = 8/9
+    assert curve == pytest.approx([2 / 3, 1.0, 1.0]) and final == pytest.approx(8 / 9)
+    # shorter conversations only count for the prefixes they reach
+    assert dmt_curve([[True], [True, False]])[0] == pytest.approx([1.0, 0.0])
+    assert dmt_curve([]) == ([], None)
+
+
+def test_dmt_scores_from_the_store(store):
+    add_session(store, "P", {"J1": [(5, 4, 3, 0), (4, 2, 5, 0)], "J2": [(3, 4, 3, 0), (4, 4, 5, 0)]})
+    add_session(store, "P", {"J1": [(2, 5, 5, 0), (5, 5, 5, 0)]})
+    scores = dmt_scores(store, threshold=4)["P"]
+    # in_character means per turn: conv1 (4, 4) good, good; conv2 (2, 5) bad, good
+    # tau1: 1/2, tau2: 1/2 -> 0.5
+    assert scores["in_character"]["by_turn"] == pytest.approx([0.5, 0.5])
+    # entertaining: conv1 (4, 3) good, bad; conv2 (5, 5): tau1 1, tau2 1/2 -> 0.75
+    assert scores["entertaining"]["score"] == pytest.approx(0.75)

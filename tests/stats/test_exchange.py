@@ -1,0 +1,180 @@
+"""Import and export through the real CLI: PingPong results JSON and our JSONL."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from sessions.leaderboard import compute_leaderboard
+from sessions.store import Store
+from tui.cli import main
+
+JUDGES = ("judge-one", "judge-two")
+
+
+def synthetic_results(judge: str, n: int = 64, seed: int = 0) -> dict:
+    """n conversations of one player; the same conversations for every judge, judge-specific scores."""
+    rng = random.Random(seed)
+    score_rng = random.Random(f"{judge}-{seed}")
+    outputs = []
+    for i in range(n):
+        turns = 1 + i % 4
+        messages = []
+        for t in range(turns):
+            messages.append({"role": "user", "content": f"Question {t} in conversation {i}: {rng.random():.6f}?"})
+            messages.append({"role": "assistant", "content": f"Answer {t} of {i} " + "ж" * rng.randint(1, 40)})
+        outputs.append({
+            "messages": messages,
+            "character": {"char_name": f"Character {i % 8}", "system_prompt": f"You are character {i % 8}.",
+                          "example_prompt": "User: hi\nChar: hello", "initial_message": "Hello there.",
+                          "summary": f"Character number {i % 8}", "tags": ["test"]},
+            "situation": {"text": f"Situation {i // 8}: ask about the weather.", "tags": ["weather"],
+                          "num_turns": turns},
+            "scores": {
+                "in_character": [score_rng.randint(1, 5) for _ in range(turns)],
+                "entertaining": [score_rng.randint(1, 5) for _ in range(turns)],
+                "fluency": [score_rng.randint(1, 5) for _ in range(turns)],
+                "is_refusal": [int(score_rng.random() < 0.05) for _ in range(turns)],
+            },
+        })
+    return {"version": 2, "player": {"model_name": "player-x", "params": {}},
+            "interrogator": {"model_name": "asker-y", "params": {}},
+            "judge": {"model_name": judge, "params": {}}, "refusal_ratio": 0.0, "outputs": outputs}
+
+
+def write(path, data):
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def cli(tmp_path, *args):
+    return main(["--home", str(tmp_path / "home"), *args])
+
+
+def count(tmp_path, table="sessions"):
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        return s.db.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+
+def test_two_judges_merge_and_export_gives_them_back(tmp_path, capsys):
+    docs = {j: synthetic_results(j) for j in JUDGES}
+    files = [write(tmp_path / f"{j}.json", d) for j, d in docs.items()]
+    assert cli(tmp_path, "import", *map(str, files)) == 0
+    out = capsys.readouterr().out
+    assert "64 new sessions" in out and "64 judge verdicts added" in out
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        sessions = s.sessions()
+        assert len(sessions) == 64
+        assert all(sorted(x.judges) == sorted(JUDGES) for x in sessions)
+        assert all(x.status == "finished" for x in sessions)
+        assert {x.player for x in sessions} == {"player-x"}
+        assert s.session(sessions[0].id).character.lang == "en"
+    # importing the same file again adds nothing
+    assert cli(tmp_path, "import", str(files[0])) == 0
+    assert "64 already stored" in capsys.readouterr().out and count(tmp_path) == 64
+
+    out_dir = tmp_path / "export"
+    assert cli(tmp_path, "export", "--format", "pingpong", "--out", str(out_dir)) == 0
+    exported = {json.loads(p.read_text())["judge"]["model_name"]: json.loads(p.read_text())
+                for p in out_dir.glob("*.json")}
+    assert set(exported) == set(JUDGES)
+    for judge, original in docs.items():
+        back = exported[judge]
+        assert back["player"]["model_name"] == "player-x"
+        assert back["interrogator"]["model_name"] == "asker-y"
+        key = lambda o: json.dumps(o["messages"])  # noqa: E731
+        assert sorted(original["outputs"], key=key) == sorted(back["outputs"], key=key)
+
+
+def test_jsonl_round_trip_is_byte_identical(tmp_path, capsys):
+    files = [write(tmp_path / f"{j}.json", synthetic_results(j, n=12)) for j in JUDGES]
+    assert cli(tmp_path, "import", *map(str, files)) == 0
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        sid = s.sessions()[3].id
+        s.add_human_score(sid, 1, "fluency", 2, "ann", "wrong case ending")
+        s.add_human_score(sid, 1, "is_refusal", 0, "bob")
+        from core.domain import CallRecord
+        s.add_call(sid, CallRecord(role="player", model="player-x", turn=1, status="retry", error="429",
+                                   latency_ms=12.5))
+        s.db.conn.execute("INSERT INTO runs (name, created_at, config) VALUES ('r1', '2025-01-01', '{\"a\": 1}')")
+        s.db.conn.execute("UPDATE sessions SET run_id = 1 WHERE id = ?", [sid])
+    first = tmp_path / "one.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(first)) == 0
+    other = tmp_path / "other"
+    assert main(["--home", str(other), "import", str(first)]) == 0
+    second = tmp_path / "two.jsonl"
+    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(second)]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    lines = first.read_text().splitlines()
+    assert len(lines) == 12
+    doc = json.loads(lines[3])
+    assert doc["run"]["name"] == "r1" and doc["human_scores"][0]["author"] == "ann"
+    assert doc["calls"][0]["error"] == "429" and "id" not in doc
+    # importing it again is a no-op
+    assert main(["--home", str(other), "import", str(first)]) == 0
+    assert "12 already stored" in capsys.readouterr().out
+
+
+def _bad_inputs(tmp_path):
+    good = synthetic_results("judge-one", n=4)
+    text = json.dumps(good)
+    short = json.loads(text)
+    short["outputs"][3]["scores"]["fluency"] = short["outputs"][3]["scores"]["fluency"][:-1]
+    high = json.loads(text)
+    high["outputs"][2]["scores"]["entertaining"][0] = 7
+    return {
+        "truncated": (text[: len(text) // 2], "truncated or invalid JSON"),
+        "other": (json.dumps({"name": "a card", "data": {"description": "x"}}), "not PingPong results JSON"),
+        "high": (json.dumps(high), "outputs[2].scores.entertaining[0] is 7, expected a score from 1 to 5"),
+        "short": (json.dumps(short), "outputs[3].scores.fluency has 3 entries for 4 player turns"),
+        "jsonl-truncated": ('{"spec": {"character": "a"}, "messages": []}\n{"spec', "line 1"),
+        "text": ("hello world", "not JSON"),
+    }
+
+
+@pytest.mark.parametrize("case", ["truncated", "other", "high", "short", "jsonl-truncated", "text"])
+def test_bad_files_exit_2_and_import_nothing(tmp_path, capsys, case):
+    text, message = _bad_inputs(tmp_path)[case]
+    bad = tmp_path / "results.json"
+    bad.write_text(text, encoding="utf-8")
+    assert cli(tmp_path, "import", str(bad)) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err
+    assert err.startswith("pingpong: error: ") and str(bad) in err and message in err
+    assert count(tmp_path) == 0 and count(tmp_path, "messages") == 0
+
+
+def test_bad_file_beside_good_file(tmp_path, capsys):
+    good = write(tmp_path / "good.json", synthetic_results("judge-one", n=5))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    assert cli(tmp_path, "import", str(good), str(bad)) == 2
+    captured = capsys.readouterr()
+    assert "5 new sessions" in captured.out and "bad.json" in captured.err
+    assert count(tmp_path) == 5
+
+
+def test_merged_leaderboard_changes_after_a_human_score(tmp_path, capsys):
+    files = [write(tmp_path / f"{j}.json", synthetic_results(j, n=8)) for j in JUDGES]
+    assert cli(tmp_path, "import", *map(str, files)) == 0
+    capsys.readouterr()
+    assert cli(tmp_path, "leaderboard", "--format", "json") == 0
+    before = json.loads(capsys.readouterr().out)
+    assert before[0]["player"] == "player-x" and before[0]["conversations"] == 8
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        rows = compute_leaderboard(s)
+        sid = next(x.id for x in s.sessions() if x.final is not None)
+        for metric in ("in_character", "entertaining", "fluency"):
+            s.add_human_score(sid, 1, metric, 1, "ann")
+    assert cli(tmp_path, "leaderboard", "--format", "json", "--scores", "merged") == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after[0]["final"] < before[0]["final"] == pytest.approx(rows[0].final)
+    assert cli(tmp_path, "leaderboard", "--format", "json", "--scores", "judges") == 0
+    assert json.loads(capsys.readouterr().out)[0]["final"] == pytest.approx(before[0]["final"])
+    for fmt in ("table", "markdown", "csv"):
+        assert cli(tmp_path, "leaderboard", "--format", fmt, "--weights", "2,1,1") == 0
+        assert "player-x" in capsys.readouterr().out
+    assert cli(tmp_path, "leaderboard", "--weights", "1,x,1") == 2
+    assert "--weights" in capsys.readouterr().err

@@ -1,0 +1,172 @@
+"""Leaderboard figures against answers worked out by hand (METHOD.md "Aggregation")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.errors import UserError
+from sessions.leaderboard import (
+    bootstrap_means, compute_leaderboard, half_width, length_factor, parse_weights, tie_ranks,
+)
+from tests.stats.conftest import add_session
+
+
+def worked_example(store):
+    """2 players x 3 conversations x 2 judges (J1, J2), 2 turns each, with refusals."""
+    # Player A, 100-character messages.
+    # a1: J1 turns (5,4,3),(3,4,5) -> means 4,4,4 -> final 4; J2 all 4 -> 4.   conv: 4,4,4 final 4
+    add_session(store, "A", {"J1": [(5, 4, 3, 0), (3, 4, 5, 0)], "J2": [(4, 4, 4, 0), (4, 4, 4, 0)]})
+    # a2: J1 all 5 -> 5; J2 flags a refusal on turn 2 -> left out.            conv: 5,5,5 final 5, refusal
+    add_session(store, "A", {"J1": [(5, 5, 5, 0), (5, 5, 5, 0)], "J2": [(3, 3, 3, 0), (3, 3, 3, 1)]})
+    # a3: J1 (2,3,4),(4,3,2) -> 3,3,3 final 3; J2 (2,1,3),(2,3,3) -> 2,2,3 final 7/3
+    #     conv: ic (3+2)/2=2.5, en (3+2)/2=2.5, fl (3+3)/2=3, final (3+7/3)/2=8/3
+    add_session(store, "A", {"J1": [(2, 3, 4, 0), (4, 3, 2, 0)], "J2": [(2, 1, 3, 0), (2, 3, 3, 0)]})
+    # Player B, 300-character messages.
+    # b1: both judges all 4.                                                  conv: 4,4,4 final 4
+    add_session(store, "B", {"J1": [(4, 4, 4, 0), (4, 4, 4, 0)], "J2": [(4, 4, 4, 0), (4, 4, 4, 0)]}, text_len=300)
+    # b2: both judges flag a refusal -> no scores at all, a refusal conversation
+    add_session(store, "B", {"J1": [(1, 1, 1, 1), (1, 1, 1, 0)], "J2": [(1, 1, 1, 0), (1, 1, 1, 1)]}, text_len=300)
+    # b3: J1 3,4,5 (final 4); J2 5,4,3 (final 4).                              conv: 4,4,4 final 4
+    add_session(store, "B", {"J1": [(3, 4, 5, 0), (3, 4, 5, 0)], "J2": [(5, 4, 3, 0), (5, 4, 3, 0)]}, text_len=300)
+
+
+def test_worked_example_means_refusals_lengths_and_ranks(store):
+    worked_example(store)
+    rows = {r.player: r for r in compute_leaderboard(store, scores="judges")}
+    a, b = rows["A"], rows["B"]
+    assert a.conversations == 3 and b.conversations == 3
+    assert a.refusal_ratio == pytest.approx(1 / 3) and b.refusal_ratio == pytest.approx(1 / 3)
+    # A: ic (4 + 5 + 2.5)/3, en (4 + 5 + 2.5)/3, fl (4 + 5 + 3)/3, final (4 + 5 + 8/3)/3
+    assert a.in_character == pytest.approx((4 + 5 + 2.5) / 3)
+    assert a.entertaining == pytest.approx((4 + 5 + 2.5) / 3)
+    assert a.fluency == pytest.approx((4 + 5 + 3) / 3)
+    assert a.final == pytest.approx((4 + 5 + 8 / 3) / 3)
+    # B: the refusal conversation b2 has no scores: mean over b1 and b3 only
+    assert (b.in_character, b.entertaining, b.fluency, b.final) == pytest.approx((4, 4, 4, 4))
+    # lengths: A 100, B 300, median 200. A: x = 200/100 = 2 -> 1 + 1*0.07 = 1.07 -> clamp 1.0
+    # B: x = 200/300 -> 1 + (2/3 - 1)*0.07 = 0.97666...
+    assert a.avg_length == 100 and b.avg_length == 300
+    assert a.length_norm == pytest.approx(a.final * 1.0)
+    assert b.length_norm == pytest.approx(4 * (1 + (200 / 300 - 1) * 0.07))
+    # B 3.9067 opens rank 1; A 3.8889 is within 0.06 of it -> shares rank 1
+    assert b.length_norm - a.length_norm < 0.06
+    assert (b.rank, a.rank) == (1, 1)
+    assert [r.player for r in compute_leaderboard(store, scores="judges")] == ["B", "A"]
+
+
+def test_weights_are_normalised(store):
+    worked_example(store)
+    rows = {r.player: r for r in compute_leaderboard(store, scores="judges", weights=parse_weights("2,1,1"))}
+    # weights 2,1,1 -> 0.5, 0.25, 0.25. a1: 4; a2: 5; a3: J1 3, J2 0.5*2 + 0.25*2 + 0.25*3 = 2.25 -> 2.625
+    assert rows["A"].final == pytest.approx((4 + 5 + (3 + 2.25) / 2) / 3)
+    # b3: J1 0.5*3 + 0.25*4 + 0.25*5 = 3.75; J2 0.5*5 + 0.25*4 + 0.25*3 = 4.25 -> 4; b1 4
+    assert rows["B"].final == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("text", ["1,2", "a,b,c", "-1,1,1", "0,0,0", "1,,1"])
+def test_bad_weights(text):
+    with pytest.raises(UserError):
+        parse_weights(text)
+
+
+def test_judge_weights(store):
+    worked_example(store)
+    rows = {r.player: r for r in compute_leaderboard(store, scores="judges", judge_weights={"J1": 3, "J2": 1})}
+    # a3: (3*3 + 1*7/3)/4 = (9 + 7/3)/4
+    assert rows["A"].final == pytest.approx((4 + 5 + (9 + 7 / 3) / 4) / 3)
+
+
+def test_tie_rule():
+    # sorted: 4.50 opens rank 1; 4.46 is 0.04 below it -> 1; 4.43 is 0.07 below 4.50 -> opens rank 2;
+    # 4.40 is 0.03 below 4.43 (the score that opened rank 2) -> 2
+    assert tie_ranks([4.50, 4.46, 4.43, 4.40]) == [1, 1, 2, 2]
+    # exactly 0.06 counts as within; order of the input does not matter; None gets no rank
+    assert tie_ranks([4.39, 4.50, None, 4.44]) == [2, 1, None, 1]
+    assert tie_ranks([3.0, 2.9, 2.8, 2.7]) == [1, 2, 3, 4]
+    assert tie_ranks([]) == []
+
+
+def test_length_factor():
+    assert length_factor(100, 200) == 1.0  # shorter than the median: no reward
+    assert length_factor(300, 200) == pytest.approx(1 + (200 / 300 - 1) * 0.07)
+    assert length_factor(10_000, 200) == pytest.approx(0.9314)  # x = 0.02 -> 1 + (0.02 - 1) * 0.07
+    assert length_factor(1e12, 200) == pytest.approx(0.93)  # never below the 0.93 floor
+    assert length_factor(None, 200) == 1.0 and length_factor(0, 200) == 1.0
+
+
+def _simple_bootstrap(values, n_boot, seed):
+    rng = np.random.default_rng(seed)
+    means = []
+    for _ in range(n_boot):
+        sample = [values[i] for i in rng.integers(0, len(values), len(values))]
+        means.append(sum(sample) / len(sample))
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return (hi - lo) / 2
+
+
+@pytest.mark.parametrize("kind", ["levels", "continuous"])
+def test_bootstrap_matches_a_plain_loop(kind):
+    rng = np.random.default_rng(7)
+    values = rng.integers(1, 6, 200) / 1.0 if kind == "levels" else rng.normal(3.5, 0.7, 200)
+    fast = half_width(bootstrap_means(values, np.random.default_rng(1), 4000))
+    slow = _simple_bootstrap(list(values), 4000, 2)
+    normal = 1.96 * values.std(ddof=1) / np.sqrt(len(values))
+    assert abs(fast - slow) < 0.1 * slow
+    assert abs(fast - normal) < 0.1 * normal
+
+
+def test_intervals_are_seeded_and_contain_the_mean(store):
+    worked_example(store)
+    for i in range(6):
+        add_session(store, "C", {"J1": [(1 + i % 5, 3, 4, 0)]})
+    one = compute_leaderboard(store, seed=3)
+    two = compute_leaderboard(store, seed=3)
+    assert [r.to_json() for r in one] == [r.to_json() for r in two]
+    c = next(r for r in one if r.player == "C")
+    assert 0 < c.final_ci < 2
+    assert c.length_norm_ci == pytest.approx(c.final_ci * c.length_norm / c.final)
+
+
+def test_empty_database(store):
+    assert compute_leaderboard(store) == []
+
+
+def test_only_refusals_and_single_conversation(store):
+    add_session(store, "R", {"J1": [(3, 3, 3, 1)]})
+    add_session(store, "R", {"J1": [(3, 3, 3, 0), (3, 3, 3, 1)]})
+    add_session(store, "S", {"J1": [(5, 4, 3, 0)]})
+    rows = {r.player: r.to_json() for r in compute_leaderboard(store)}
+    r, s = rows["R"], rows["S"]
+    assert r["refusal_ratio"] == 1.0 and r["conversations"] == 2
+    assert r["final"] is None and r["final_ci"] is None and r["rank"] is None and r["length_norm"] is None
+    assert s["final"] == pytest.approx(4.0) and s["final_ci"] == 0.0 and s["rank"] == 1
+    assert s["refusal_ratio"] == 0.0
+
+
+def test_unfinished_and_failed_turns_are_left_out(store):
+    from core.domain import JudgeVerdict, TurnScore
+
+    add_session(store, "A", {"J1": [(4, 4, 4, 0)]}, status="interrupted")
+    sid = add_session(store, "A", {"J1": [(2, 2, 2, 0)]})
+    store.add_verdict(sid, JudgeVerdict(judge="J2", turns=[TurnScore(turn=1, status="failed", error="bad json")]))
+    (row,) = compute_leaderboard(store)
+    assert row.conversations == 1 and row.final == pytest.approx(2.0)
+
+
+def test_human_and_merged_scores(store):
+    worked_example(store)
+    before = {r.player: r for r in compute_leaderboard(store, scores="merged")}
+    assert compute_leaderboard(store, scores="human") == []
+    first_b = 4  # b1 is the 4th session
+    store.add_human_score(first_b, 1, "in_character", 1, "ann", "not the character at all")
+    store.add_human_score(first_b, 1, "in_character", 2, "ann", "second thought")  # newest counts
+    merged = {r.player: r for r in compute_leaderboard(store, scores="merged")}
+    judges = {r.player: r for r in compute_leaderboard(store, scores="judges")}
+    assert judges["B"].in_character == pytest.approx(before["B"].in_character)
+    # b1: both judges' turn-1 in_character (4) replaced by the person's 2: mean over turns (2+4)/2 = 3
+    # B in_character = (3 + 4)/2 over b1 and b3; final of b1 = (3 + 4 + 4)/3
+    assert merged["B"].in_character == pytest.approx((3 + 4) / 2)
+    assert merged["B"].final == pytest.approx(((3 + 4 + 4) / 3 + 4) / 2)
+    human = compute_leaderboard(store, scores="human")
+    assert [(r.player, r.conversations, r.in_character, r.final) for r in human] == [("B", 1, 2.0, None)]

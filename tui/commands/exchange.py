@@ -1,0 +1,36 @@
+"""`pingpong export` and `pingpong import`: move sessions in and out of the database."""
+
+from __future__ import annotations
+
+import sys
+
+
+def export(args, home) -> int:
+    from sessions.exchange import export as do_export
+    from sessions.store import Store
+
+    with Store(home.db_path) as store:
+        line = do_export(store, args.format, args.out, sys.stdout)
+    if args.format == "jsonl" and not args.out:
+        print(line, file=sys.stderr)  # stdout carries the JSONL itself
+    else:
+        print(line)
+    return 0
+
+
+def import_(args, home) -> int:
+    """Each file in its own transaction: a bad file is reported (exit 2) and leaves nothing."""
+    from core.errors import UserError
+    from sessions.exchange import import_paths
+    from sessions.store import Store
+
+    home.ensure()
+    with Store(home.db_path) as store:
+        done, errors = import_paths(store, args.paths)
+    for summary in done:
+        print(summary.line())
+    if errors:
+        for line in errors[:-1]:
+            print(f"pingpong: error: {line}", file=sys.stderr)
+        raise UserError(errors[-1])
+    return 0
