@@ -1,0 +1,142 @@
+"""How much the batch runner adds on top of the model calls it cannot avoid.
+
+Starts tests/fakeserver.py in a child process answering every request after a
+fixed latency (100 ms by default), then runs the real runner in this process
+against a temp database: 64 conversations (8 characters x 8 situations) of 6
+turns with 2 judges, all at once. Prints:
+- wall time, and its ratio to the critical path ((2 x turns + 1) x latency:
+  one conversation's chain of dependent calls; goal <= 1.5);
+- the sum of all request times and the ratio wall / sum (the parallelism won);
+- the number of requests and this process's CPU time per request (the server
+  runs in the child, so all CPU counted here is the runner's: engine, openai
+  client, SQLite writes, event handling; goal < 2 ms).
+
+    /work/venv/bin/python benchmarks/runner_bench.py [--latency 0.1] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def serve(latency: float) -> None:
+    """Child process: the fake server until stdin closes."""
+    from tests.fakeserver import FakeServer
+
+    with FakeServer(latency=latency) as srv:
+        print(srv.base_url, flush=True)
+        sys.stdin.read()
+
+
+def write_home(root: Path, base_url: str, n: int, turns: int,
+               stream: bool = True) -> tuple[list[str], list[str]]:
+    import yaml
+
+    (root / "characters").mkdir(parents=True)
+    (root / "situations").mkdir(parents=True)
+    chars = [f"bench-char-{i}" for i in range(n)]
+    sits = [f"bench-sit-{i}" for i in range(n)]
+    for name in chars:
+        card = {"name": name, "char_name": name.title(), "lang": "en", "summary": f"{name}, for timing.",
+                "persona": f"You are {name}. You answer briefly.", "greeting": "Hello."}
+        (root / "characters" / f"{name}.yaml").write_text(yaml.safe_dump(card))
+    for name in sits:
+        sit = {"name": name, "lang": "en", "num_turns": turns, "text": f"The user asks about {name}."}
+        (root / "situations" / f"{name}.yaml").write_text(yaml.safe_dump(sit))
+    models = "".join(
+        f'[models.{m}]\nbase_url = "{base_url}"\nmodel = "{m}"\napi_key_env = "BENCH_KEY"\n'
+        f"max_concurrency = 512\n" + ("" if stream else f"[models.{m}.params]\nstream = false\n") + "\n"
+        for m in ("player", "asker", "judge-a", "judge-b"))
+    (root / "config.toml").write_text(models)
+    return chars, sits
+
+
+async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int):
+    from core.home import Home
+    from core.llm import ModelPool
+    from core.prompts import PromptRenderer
+    from sessions.runner import BatchRunner, prepare_run
+    from sessions.store import Store
+
+    home = Home(root)
+    setup, specs = prepare_run(home, players=["player"], interrogator="asker",
+                               judges=["judge-a", "judge-b"], characters=chars, situations=sits)
+    store = Store(home.db_path)
+    pool = ModelPool(specs)
+    runner = BatchRunner(store, pool, setup, concurrency=concurrency,
+                         renderer=PromptRenderer(home.templates_dir))
+    runner.prepare()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    progress = await runner.run()
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    await pool.aclose()
+    calls = store.db.execute("SELECT count(*), sum(latency_ms) FROM model_calls").fetchone()
+    store.close()
+    return progress, wall, cpu, calls
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--grid", type=int, default=8, help="characters = situations = N (default 8)")
+    ap.add_argument("--turns", type=int, default=6)
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--no-stream", action="store_true",
+                    help="ask for whole answers (params stream = false) instead of streamed ones")
+    ap.add_argument("--profile", action="store_true", help="cProfile the run, print the top functions")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    opts = ap.parse_args()
+    if opts.serve:
+        serve(opts.latency)
+        return
+    os.environ["BENCH_KEY"] = "not-a-key"
+    server = subprocess.Popen([sys.executable, __file__, "--serve", "--latency", str(opts.latency)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            chars, sits = write_home(root, base_url, opts.grid, opts.turns, stream=not opts.no_stream)
+            if opts.profile:
+                import cProfile
+                import pstats
+
+                prof = cProfile.Profile()
+                prof.enable()
+            progress, wall, cpu, (requests, latency_sum_ms) = asyncio.run(
+                bench(root, chars, sits, opts.concurrency))
+            if opts.profile:
+                prof.disable()
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+    import resource
+
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu = child.ru_utime + child.ru_stime
+    critical = (2 * opts.turns + 1) * opts.latency
+    total = latency_sum_ms / 1000
+    print(f"conversations        {progress.done} finished, {progress.failed} failed "
+          f"({opts.grid}x{opts.grid}, {opts.turns} turns, 2 judges, concurrency {opts.concurrency})")
+    print(f"requests             {requests} (latency {opts.latency * 1000:.0f} ms each)")
+    print(f"wall time            {wall:.2f} s")
+    print(f"critical path        {critical:.2f} s   wall / critical path = {wall / critical:.2f}  (goal <= 1.5)")
+    print(f"sum of request times {total:.1f} s   wall / sum = {wall / total:.3f}")
+    print(f"runner CPU           {cpu:.2f} s = {cpu / requests * 1000:.2f} ms per request  (goal < 2 ms)")
+    print(f"fake server CPU      {server_cpu:.2f} s (child process, not counted above)")
+    if opts.profile:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""What a batch run will do: players x characters x situations, filtered and thinned.
+
+Pure functions, no I/O: the plan is decided (and every name checked) before a
+single request is sent, and the same arguments always give the same plan, so a
+second run with the same command finds exactly the pairs of the first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.domain import Character, Situation
+from core.errors import UserError
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One conversation the run owes: this player, this card, this situation."""
+
+    player: str
+    character: Character
+    situation: Situation
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.player, self.character.name, self.situation.name)
+
+
+def pick(items: Sequence, names: Sequence[str] | None, kind: str, lang: str) -> list:
+    """Keep the items named (in library order); UserError for a name not found in `lang`.
+
+    Library order, not argument order, so `--characters b,a` and `a,b` plan the same run.
+    """
+    if not names:
+        return list(items)
+    known = {item.name: item for item in items}
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=3)
+            hint = f" (did you mean: {', '.join(close)}?)" if close else ""
+            raise UserError(f"unknown {kind} '{name}' for lang {lang}{hint}")
+    wanted = set(names)
+    return [item for item in items if item.name in wanted]
+
+
+def diagonal_order(n: int, m: int) -> list[tuple[int, int]]:
+    """All n x m index pairs, walking wrapped diagonals: pair k is (k mod n, (k + k // L) mod m).
+
+    L = lcm(n, m). Within a block of L pairs both indices step by one, so any
+    prefix of the order uses every character and every situation evenly (counts
+    differ by at most one), and the g = gcd(n, m) blocks shift the diagonal so
+    that the whole order visits each pair exactly once.
+    """
+    if not n or not m:
+        return []
+    lcm = n * m // math.gcd(n, m)
+    return [(k % n, (k + k // lcm) % m) for k in range(n * m)]
+
+
+def thin_pairs(characters: Sequence[Character], situations: Sequence[Situation],
+               every: int) -> list[tuple[Character, Situation]]:
+    """The first ceil(n / every) pairs of the diagonal order (all of them for every=1).
+
+    Balanced: each character and each situation keeps its share of the kept pairs
+    (8 x 8 with every=8 is one diagonal: each card once, each situation once).
+    Nested: the pairs of --every 4 include those of --every 8, so making a run
+    denser later reuses every conversation it already finished.
+    """
+    if every < 1:
+        raise UserError(f"--every: must be 1 or more, got {every}")
+    order = diagonal_order(len(characters), len(situations))
+    kept = order[: math.ceil(len(order) / every)]
+    return [(characters[ci], situations[si]) for ci, si in kept]
+
+
+def build_plan(players: Sequence[str], characters: Sequence[Character],
+               situations: Sequence[Situation], every: int = 1) -> list[PlanItem]:
+    """Every player gets the same pairs; players interleave so their bars move together."""
+    if len(set(players)) != len(players):
+        dup = next(p for p in players if players.count(p) > 1)
+        raise UserError(f"--player: '{dup}' given twice")
+    pairs = thin_pairs(characters, situations, every)
+    return [PlanItem(player, card, sit) for card, sit in pairs for player in players]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9._+-]+", "-", text.lower()).strip("-") or "x"
+
+
+def default_run_name(players: Sequence[str], interrogator: str, judges: Sequence[str],
+                     lang: str, version: int = 2) -> str:
+    """A stable, readable name from the models, e.g. 'a+b-vs-offline-judged-by-j1+j2-en'.
+
+    The players are part of the name: adding a player starts a new run, while the
+    same command always lands in the same run and resumes it.
+    """
+    name = (f"{'+'.join(_slug(p) for p in players)}-vs-{_slug(interrogator)}"
+            f"-judged-by-{'+'.join(_slug(j) for j in judges)}-{lang}")
+    return name + ("-v1" if version == 1 else "")

@@ -1,0 +1,63 @@
+"""Checks a batch run makes before its first request: models, keys, endpoints.
+
+A mistyped model name or a forgotten API key should cost one line and exit 2,
+not sixty-four failed conversations. Local checks come first; the network
+check (one GET {base_url}/models per distinct endpoint) comes last, so bad
+local input never touches any server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Mapping
+
+from core.domain import ModelSpec
+from core.errors import UserError
+
+REACH_TIMEOUT = 3.0
+
+
+def resolve_models(models: Mapping[str, ModelSpec], names: Iterable[str]) -> dict[str, ModelSpec]:
+    """The specs of the named models, each with its key present (UserError otherwise)."""
+    from core import config
+
+    chosen: dict[str, ModelSpec] = {}
+    for name in names:
+        if name not in chosen:
+            chosen[name] = config.resolve(dict(models), name)
+    for spec in chosen.values():
+        config.check_ready(spec)
+    return chosen
+
+
+def _probe(url: str, timeout: float) -> str | None:
+    """None when something answers HTTP at `url` (any status), else the reason it did not."""
+    request = urllib.request.Request(url, method="GET", headers={"User-Agent": "pingpong"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None  # 401, 404...: a server is there; the real calls will say more
+    except urllib.error.URLError as exc:
+        return str(exc.reason)
+    except (OSError, ValueError) as exc:
+        return str(exc) or type(exc).__name__
+
+
+async def check_reachable(specs: Iterable[ModelSpec], timeout: float = REACH_TIMEOUT) -> None:
+    """UserError naming the first model whose base URL does not answer; offline is skipped."""
+    endpoints: dict[str, str] = {}
+    for spec in specs:
+        if spec.kind == "offline" or not spec.base_url:
+            continue
+        endpoints.setdefault(spec.base_url.rstrip("/"), spec.name)
+    if not endpoints:
+        return
+    urls = list(endpoints)
+    reasons = await asyncio.gather(
+        *(asyncio.to_thread(_probe, f"{url}/models", timeout) for url in urls))
+    for url, reason in zip(urls, reasons):
+        if reason is not None:
+            raise UserError(f"model '{endpoints[url]}': base URL {url} unreachable ({reason})")

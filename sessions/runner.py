@@ -1,0 +1,354 @@
+"""The batch runner: many conversations at once, resumable, counted as they go.
+
+It is one more consumer of the engine's events (through sessions.live), like
+the TUI: live.run_session records every message, call and verdict as it
+happens, and the runner only decides what to run and keeps counters for the
+progress display. Because everything is in the database the moment it
+happens, a killed run loses at most the messages being generated, and the
+same command started again finds where it stopped.
+
+What happens to each planned (player, character, situation) of the run:
+- a finished session exists -> skipped;
+- an interrupted one exists (a Ctrl-C, or a 'running' row whose process died,
+  which mark_orphans_interrupted turns into 'interrupted') -> resumed after its
+  last stored message;
+- a 'running' one whose process is alive (another `pingpong run` on the same
+  run) -> left alone and reported, never run twice at once;
+- only failed ones, or none -> a fresh session. A failed row is kept as the
+  record of what went wrong (its error, its calls) and is never counted: the
+  leaderboard counts finished sessions only, and at most one session per pair
+  ever finishes because a pair with a finished session is always skipped.
+  Fresh rather than resumed, because a failure that survived the retries may
+  come from the conversation itself (an input a model rejects), which resuming
+  would replay forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.domain import SessionSpec
+from core.events import CallFinished, Event, SessionFailed, SessionFinished
+from sessions.plan import PlanItem
+
+FINISHED, FAILED, INTERRUPTED, RUNNING = "finished", "failed", "interrupted", "running"
+
+
+@dataclass
+class PlayerCounts:
+    """Where one player stands in the run; the display reads these, nothing else."""
+
+    total: int = 0
+    done: int = 0          # finished sessions, including those finished by an earlier run
+    skipped: int = 0       # of `done`, how many were already finished when this run began
+    in_flight: int = 0
+    failed: int = 0
+    elsewhere: int = 0     # run right now by another process
+    requests: int = 0
+    retries: int = 0
+    tokens: int = 0        # every call of this player's conversations (player, interrogator, judges)
+    player_latency_ms: float = 0.0
+    player_replies: int = 0
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        return self.player_latency_ms / self.player_replies if self.player_replies else None
+
+
+@dataclass
+class RunProgress:
+    """Counters of the whole run, updated from engine events as they arrive."""
+
+    players: dict[str, PlayerCounts]
+    started: float = field(default_factory=time.monotonic)
+    finished_here: int = 0     # conversations this process brought to an end (finished or failed)
+    requests: int = 0
+    retries: int = 0
+    failed_requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: list[str] = field(default_factory=list)   # a few SessionFailed messages, for the summary
+    interrupted: bool = False
+    interrupted_sessions: int = 0     # sessions in flight when the run was cancelled
+
+    @property
+    def total(self) -> int:
+        return sum(c.total for c in self.players.values())
+
+    @property
+    def done(self) -> int:
+        return sum(c.done for c in self.players.values())
+
+    @property
+    def failed(self) -> int:
+        return sum(c.failed for c in self.players.values())
+
+    @property
+    def in_flight(self) -> int:
+        return sum(c.in_flight for c in self.players.values())
+
+    @property
+    def elsewhere(self) -> int:
+        return sum(c.elsewhere for c in self.players.values())
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the pace of this process so far; None before the first conversation ends."""
+        left = self.total - self.done - self.failed - self.elsewhere
+        if left <= 0:
+            return 0.0
+        if not self.finished_here:
+            return None
+        return left * self.elapsed / self.finished_here
+
+    def on_event(self, counts: PlayerCounts, event: Event) -> None:
+        if type(event) is not CallFinished:
+            return
+        call = event.call
+        self.requests += 1
+        counts.requests += 1
+        if call.status == "retry":
+            self.retries += 1
+            counts.retries += 1
+        elif call.status == "failed":
+            self.failed_requests += 1
+        used = (call.prompt_tokens or 0) + (call.completion_tokens or 0)
+        self.prompt_tokens += call.prompt_tokens or 0
+        self.completion_tokens += call.completion_tokens or 0
+        counts.tokens += used
+        if call.role == "player" and call.status == "ok" and call.latency_ms is not None:
+            counts.player_latency_ms += call.latency_ms
+            counts.player_replies += 1
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """Everything decided before the first request: the run's name, seats and plan."""
+
+    name: str
+    interrogator: str
+    judges: tuple[str, ...]
+    items: tuple[PlanItem, ...]
+    lang: str
+    version: int = 2
+    config: dict = field(default_factory=dict)
+
+    @property
+    def players(self) -> list[str]:
+        return list(dict.fromkeys(item.player for item in self.items))
+
+    def spec(self, item: PlanItem) -> SessionSpec:
+        return SessionSpec(character=item.character.name, situation=item.situation.name,
+                           player=item.player, interrogator=self.interrogator,
+                           judges=list(self.judges), version=self.version, lang=self.lang)
+
+
+def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
+    """The run's sessions by (player, character, situation), oldest first."""
+    rows = store.db.execute(
+        "SELECT id, player, character, situation, status, pid FROM sessions"
+        " WHERE run_id = ? ORDER BY id", [run_id]).fetchall()
+    found: dict[tuple[str, str, str], list[dict]] = {}
+    for sid, player, character, situation, status, pid in rows:
+        found.setdefault((player, character, situation), []).append(
+            {"id": sid, "status": status, "pid": pid})
+    return found
+
+
+def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
+    """What to do with one pair, given its sessions: ('skip'|'resume'|'elsewhere'|'new', id)."""
+    from sessions.store import pid_alive
+
+    if any(r["status"] == FINISHED for r in rows):
+        return "skip", None
+    for r in reversed(rows):
+        if r["status"] == INTERRUPTED:
+            return "resume", r["id"]
+    for r in reversed(rows):
+        if r["status"] == RUNNING:
+            return ("elsewhere", r["id"]) if pid_alive(r["pid"]) else ("resume", r["id"])
+    return "new", None
+
+
+class BatchRunner:
+    """Runs a RunSetup against a Store and a ModelPool; `progress` is live while it runs."""
+
+    def __init__(self, store, pool, setup: RunSetup, *, concurrency: int = 8, renderer=None):
+        """renderer: one core.prompts.PromptRenderer shared by every conversation (pass one
+        built with the home's templates folder; it also saves compiling templates per session)."""
+        if concurrency < 1:
+            from core.errors import UserError
+
+            raise UserError(f"--concurrency: must be 1 or more, got {concurrency}")
+        self.store = store
+        self.pool = pool
+        self.setup = setup
+        self.concurrency = concurrency
+        self.renderer = renderer
+        self.progress = RunProgress({p: PlayerCounts() for p in setup.players})
+        self.run_id: int | None = None
+        self._todo: list[tuple[PlanItem, int | None]] | None = None
+
+    def _open_run(self) -> int:
+        run_id = self.store.run_id(self.setup.name, self.setup.config)
+        # The run row says what the latest command planned, so a watcher can show totals.
+        with self.store.transaction() as db:
+            db.execute("UPDATE runs SET config = ? WHERE id = ?",
+                       [json.dumps(self.setup.config, sort_keys=True), run_id])
+        return run_id
+
+    def prepare(self) -> int:
+        """Mark orphans, open the run, sort the plan into done / elsewhere / to run; returns to-run count.
+
+        Called by run() when not called before; calling it first lets a display
+        show the totals before anything starts.
+        """
+        self.store.mark_orphans_interrupted()
+        self.run_id = self._open_run()
+        found = existing_sessions(self.store, self.run_id)
+        self._todo = []
+        for counts in self.progress.players.values():
+            counts.total = counts.done = counts.skipped = counts.elsewhere = 0
+        for item in self.setup.items:
+            counts = self.progress.players[item.player]
+            counts.total += 1
+            action, sid = decide(found.get(item.key, ()))
+            if action == "skip":
+                counts.done += 1
+                counts.skipped += 1
+            elif action == "elsewhere":
+                counts.elsewhere += 1
+            else:
+                self._todo.append((item, sid))
+        return len(self._todo)
+
+    async def run(self) -> RunProgress:
+        """Run what is left of the plan. Cancelling it interrupts the sessions in flight."""
+        if self._todo is None:
+            self.prepare()
+        todo, self._todo = self._todo, None
+        self.progress.started = time.monotonic()
+        gate = asyncio.Semaphore(self.concurrency)
+        tasks = [asyncio.create_task(self._conversation(gate, item, sid)) for item, sid in todo]
+        try:
+            await asyncio.gather(*tasks)
+        except asyncio.CancelledError:
+            self.progress.interrupted = True
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return self.progress
+
+    def _status(self, sid: int | None) -> str | None:
+        if sid is None:
+            return None
+        row = self.store.db.execute("SELECT status FROM sessions WHERE id = ?", [sid]).fetchone()
+        return row[0] if row else None
+
+    async def _conversation(self, gate: asyncio.Semaphore, item: PlanItem, sid: int | None) -> None:
+        from contextlib import aclosing
+
+        from core.errors import UserError
+        from sessions import live
+
+        counts = self.progress.players[item.player]
+        async with gate:
+            counts.in_flight += 1
+            outcome, error = None, None
+            try:
+                if sid is None:
+                    sid = live.start_session(self.store, self.setup.spec(item), item.character,
+                                             item.situation, run_id=self.run_id)
+                on_event = self.progress.on_event
+                kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
+                async with aclosing(live.run_session(self.store, self.pool, sid, **kwargs)) as events:
+                    async for event in events:
+                        on_event(counts, event)
+                        if type(event) is SessionFinished:
+                            outcome = FINISHED
+                        elif type(event) is SessionFailed:
+                            outcome, error = FAILED, event.error
+            except asyncio.CancelledError:
+                counts.in_flight -= 1
+                if sid is not None:
+                    self.progress.interrupted_sessions += 1
+                raise
+            except UserError as exc:
+                status = self._status(sid)
+                if status != FAILED:  # claim refused: another process took the session meanwhile
+                    counts.in_flight -= 1
+                    counts.elsewhere += 1
+                    return
+                outcome, error = FAILED, str(exc)  # e.g. a broken user template
+            except Exception as exc:  # one broken conversation must not sink the batch
+                outcome, error = FAILED, f"{type(exc).__name__}: {exc}"
+                if sid is not None:  # live.run_session marks it too; start_session may not have
+                    self.store.set_status(sid, FAILED, error)
+            if outcome is None and sid is not None:  # the engine stopped without an end event
+                outcome = self._status(sid)
+            counts.in_flight -= 1
+            self.progress.finished_here += 1
+            if outcome == FINISHED:
+                counts.done += 1
+            else:
+                counts.failed += 1
+                if len(self.progress.errors) < 5:
+                    self.progress.errors.append(
+                        f"{item.player} / {item.character.name} / {item.situation.name}: "
+                        f"{error or outcome}")
+
+
+def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequence[str],
+                lang: str = "en", characters: Sequence[str] | None = None,
+                situations: Sequence[str] | None = None, every: int = 1,
+                run_name: str | None = None, version: int = 2, models: dict | None = None,
+                ) -> tuple[RunSetup, dict]:
+    """Check every name and key and build the plan; no network. UserError on bad input.
+
+    Returns the setup and the specs of the models it uses (for ModelPool and the
+    reachability check, which the caller runs next: sessions.plan_checks.check_reachable).
+    """
+    from characters.library import CardLibrary
+    from core import config
+    from core.domain import HUMAN
+    from core.errors import UserError
+    from sessions.plan import build_plan, default_run_name, pick
+    from sessions.plan_checks import resolve_models
+    from situations.library import SituationLibrary
+
+    if models is None:
+        models = config.load_models(home)
+    judges = list(dict.fromkeys(judges))
+    if HUMAN in (*players, interrogator, *judges):
+        raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
+    specs = resolve_models(models, [*players, interrogator, *judges])
+    cards = pick(CardLibrary(home).all(lang=lang), characters, "character", lang)
+    sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
+    if not cards:
+        raise UserError(f"no character cards for lang {lang}")
+    if not sits:
+        raise UserError(f"no situations for lang {lang}")
+    items = build_plan(players, cards, sits, every)
+    name = run_name or default_run_name(players, interrogator, judges, lang, version)
+    setup = RunSetup(
+        name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
+        lang=lang, version=version,
+        config={"players": list(players), "interrogator": interrogator, "judges": judges,
+                "lang": lang, "version": version, "every": every,
+                "characters": [c.name for c in cards], "situations": [s.name for s in sits],
+                "planned": len(items)})
+    return setup, specs

@@ -1,0 +1,91 @@
+"""`pingpong run` end to end against the fake server: complete, skip, faults, failures."""
+
+from __future__ import annotations
+
+from tests.fakeserver import Faults, bad_request, default_responder
+from tests.runner.conftest import (
+    CHARACTERS, SITUATIONS, assert_complete_once, model_entry, pingpong, rows, run_args,
+    standard_models, write_config,
+)
+
+
+def test_small_run_completes_every_pair(home, fake):
+    result = pingpong(home, *run_args("--concurrency", "4"))
+    assert result.code == 0, result.err
+    assert_complete_once(home)
+    # 8 conversations x (2 turns x 2 seats + 2 judges)
+    assert len(fake.chat_requests) == 8 * 6
+    runs = rows(home, "SELECT name, config FROM runs")
+    assert runs[0][0] == "alpha+beta-vs-asker-judged-by-judge-one+judge-two-en"
+    assert rows(home, "SELECT count(*) FROM sessions WHERE run_id IS NULL") == [(0,)]
+    assert "8/8 done" in result.out
+    assert "run summary" in result.out
+
+
+def test_second_run_skips_everything(home, fake):
+    assert pingpong(home, *run_args()).code == 0
+    sent = len(fake.chat_requests)
+    again = pingpong(home, *run_args())
+    assert again.code == 0, again.err
+    assert len(fake.chat_requests) == sent
+    assert rows(home, "SELECT count(*) FROM sessions") == [(8,)]
+
+
+def test_named_run_and_every_keeps_a_balanced_subset(home, fake):
+    result = pingpong(home, *run_args("--every", "2", "--run", "half"))
+    assert result.code == 0, result.err
+    pairs = rows(home, "SELECT DISTINCT character, situation FROM sessions s JOIN runs r"
+                       " ON r.id = s.run_id WHERE r.name = 'half'")
+    assert len(pairs) == 2
+    assert {c for c, _ in pairs} == set(CHARACTERS)
+    assert {s for _, s in pairs} == set(SITUATIONS)
+
+
+def test_flaky_endpoint_still_completes_every_conversation(home, fake):
+    fake.faults = Faults(p429=0.10, p500=0.05, pcut=0.05, retry_after=0.01, seed=11)
+    result = pingpong(home, *run_args("--concurrency", "8"))
+    assert result.code == 0, result.err
+    assert_complete_once(home)
+    retried = rows(home, "SELECT count(*) FROM model_calls WHERE status = 'retry'")[0][0]
+    assert retried > 0
+    assert fake.cuts > 0
+
+
+def test_failing_player_gives_exit_1_and_a_retry_starts_fresh(tmp_path, monkeypatch, fake):
+    from tests.runner.conftest import KEY_ENV, write_library
+
+    monkeypatch.setenv(KEY_ENV, "k")
+    root = tmp_path / "home"
+    models = standard_models(fake.base_url)
+    models["broken"] = model_entry(fake.base_url, "broken-model")
+    write_config(root, models)
+    write_library(root)
+    fake.responder = lambda body: (bad_request("no such thing") if body.get("model") == "broken-model"
+                                   else default_responder(body))
+    args = run_args(players=("alpha", "broken"))
+    result = pingpong(root, *args)
+    assert result.code == 1
+    assert "4 of 8 conversations failed" in result.err
+    assert "Traceback" not in result.err
+    assert rows(root, "SELECT player, status, count(*) FROM sessions GROUP BY 1, 2 ORDER BY 1") == [
+        ("alpha", "finished", 4), ("broken", "failed", 4)]
+    # Again: alpha is skipped, broken gets fresh sessions (failed ones stay, never counted).
+    again = pingpong(root, *args)
+    assert again.code == 1
+    assert rows(root, "SELECT player, status, count(*) FROM sessions GROUP BY 1, 2 ORDER BY 1") == [
+        ("alpha", "finished", 4), ("broken", "failed", 8)]
+
+
+def test_offline_models_need_no_config(tmp_path):
+    from characters.library import CardLibrary
+    from core.home import Home
+    from situations.library import SituationLibrary
+
+    root = tmp_path / "home"
+    result = pingpong(root, "run", "--player", "offline", "--interrogator", "offline",
+                      "--judge", "offline", "--every", "8")
+    assert result.code == 0, result.err
+    home = Home(root)
+    pairs = len(CardLibrary(home).all("en")) * len(SituationLibrary(home).all("en"))
+    assert rows(root, "SELECT status, count(*) FROM sessions GROUP BY status") == [
+        ("finished", -(-pairs // 8))]

@@ -1,0 +1,74 @@
+"""`pingpong run`: the batch benchmark from the command line, with progress and a summary.
+
+Order matters: every local check (models, keys, cards, situations, database)
+first, then one GET per endpoint, and only then the first model request.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def run(args, home) -> int:
+    import asyncio
+
+    from rich.console import Console
+
+    from core.errors import RunFailed
+    from sessions.runner import BatchRunner, prepare_run
+
+    setup, specs = prepare_run(
+        home, players=args.player, interrogator=args.interrogator, judges=args.judge,
+        lang=args.lang, characters=args.characters, situations=args.situations,
+        every=args.every, run_name=args.run_name, version=args.version)
+    from sessions.store import Store
+
+    home.ensure()
+    store = Store(home.db_path)
+    try:
+        from core.prompts import PromptRenderer
+
+        runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
+                             renderer=PromptRenderer(home.templates_dir))
+        console = Console()
+        interrupted = asyncio.run(_main(runner, specs, console))
+    finally:
+        store.close()
+    from tui.progress import summary
+
+    progress = runner.progress
+    console.print(summary(progress))
+    for error in progress.errors:
+        print(f"failed: {error}", file=sys.stderr)
+    if interrupted:
+        print(f"pingpong: interrupted; {progress.interrupted_sessions} conversation(s) in flight "
+              f"were saved as interrupted; run the same command again to resume run "
+              f"'{setup.name}'", file=sys.stderr)
+        return 130
+    if progress.failed:
+        raise RunFailed(f"{progress.failed} of {progress.total} conversations failed in run "
+                        f"'{setup.name}'; run the same command again to retry them")
+    return 0
+
+
+async def _main(runner, specs, console) -> bool:
+    """Check endpoints, run with progress; True when Ctrl-C stopped the run."""
+    import asyncio
+
+    from core.llm import ModelPool
+    from sessions.plan_checks import check_reachable
+    from tui.progress import show_progress
+
+    await check_reachable(specs.values())
+    runner.pool = ModelPool(specs)
+    try:
+        runner.prepare()
+        async with show_progress(runner.progress, runner.setup.name, console):
+            try:
+                await runner.run()
+            except asyncio.CancelledError:
+                asyncio.current_task().uncancel()
+                return True
+        return False
+    finally:
+        await runner.pool.aclose()
