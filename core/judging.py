@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -123,7 +124,7 @@ def json_candidates(text: str) -> Iterator[Any]:
     sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for source in sources:
         source = source.strip()
-        for candidate in [source, *_balanced_spans(source)]:
+        for candidate in itertools.chain((source,), _balanced_spans(source)):  # lazily: the first usually fits
             if candidate in seen or not candidate or candidate[0] not in "{[":
                 continue
             seen.add(candidate)

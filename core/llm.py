@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import random
 import time
 from dataclasses import dataclass, field, replace
@@ -59,6 +60,27 @@ class Completion:
     latency_ms: float
     attempts: int
     finish_reason: str | None
+
+
+CHAT_PATH = "/chat/completions"
+
+
+@functools.cache
+def _raw_stream_class() -> type:
+    """openai's AsyncStream yielding plain dicts; built once (subscripting it is not free)."""
+    from openai import AsyncStream
+
+    return AsyncStream[object]
+
+
+def _first_choice(data: Any) -> dict:
+    choices = data.get("choices") if isinstance(data, dict) else None
+    return choices[0] if choices and isinstance(choices[0], dict) else {}
+
+
+def _usage(data: Any) -> dict | None:
+    usage = data.get("usage") if isinstance(data, dict) else None
+    return usage if isinstance(usage, dict) else None
 
 
 class ModelCallError(Exception):
@@ -222,12 +244,39 @@ class AdaptiveLimiter:
 # --------------------------------------------------------------------------- the OpenAI model
 
 
+SHARD_SIZE = 16
+"""Requests one HTTP client carries at once before the endpoint opens another.
+
+httpcore scans its whole connection pool (a poll() per idle connection) for
+every request, so at high concurrency several small pools cost far less CPU
+than one large one.
+"""
+
+
 @dataclass
 class _Endpoint:
+    """One endpoint (base_url + key variable): its clients, its limiter, its key."""
+
     key: str
-    client: Any                 # openai.AsyncOpenAI
+    make_client: Callable[[], Any] = field(repr=False)   # -> openai.AsyncOpenAI
     limiter: AdaptiveLimiter
     secret: str = field(repr=False)   # the API key: never printed
+    clients: list[Any] = field(default_factory=list)
+    busy: list[int] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def lease(self):
+        """The least busy client, opening a new one when all carry SHARD_SIZE requests."""
+        i = min(range(len(self.busy)), key=self.busy.__getitem__, default=None)
+        if i is None or self.busy[i] >= SHARD_SIZE:
+            self.clients.append(self.make_client())
+            self.busy.append(0)
+            i = len(self.clients) - 1
+        self.busy[i] += 1
+        try:
+            yield self.clients[i]
+        finally:
+            self.busy[i] -= 1
 
 
 class OpenAIChatModel:
@@ -244,7 +293,7 @@ class OpenAIChatModel:
     async def complete(self, req: ChatRequest, *, on_delta=None, on_call=None) -> Completion:
         spec, role, stats = self.spec, role_of(req.task), self._stats
         params = sampling_params(spec, req)
-        stream = bool(params.pop("stream", True))
+        stream = bool(params.pop("stream", req.task == "player"))  # only the player is watched as it types
         params.pop("stream_options", None)
         messages = merge_system(req.messages) if spec.merge_system else [dict(m) for m in req.messages]
         stats.bump(spec.name, "requests")
@@ -319,34 +368,44 @@ class OpenAIChatModel:
         return None
 
     async def _attempt(self, messages, params, stream: bool, timeout: float, on_delta):
-        """One HTTP request: (text, finish_reason, usage or None). The stream is always closed."""
-        create = self._ep.client.chat.completions.create
+        """One HTTP request: (text, finish_reason, usage dict or None). The stream is always closed.
+
+        The body goes out through the client's plain `post` and comes back as plain
+        dicts (cast_to=object): the typed `create` path validates and rebuilds every
+        message and every chunk, which costs more CPU than the rest of a batch run.
+        """
+        with self._ep.lease() as client:
+            return await self._request(client, messages, params, stream, timeout, on_delta)
+
+    async def _request(self, client, messages, params, stream: bool, timeout: float, on_delta):
+        body = {"model": self.spec.model, "messages": messages, **params}
+        options = {"timeout": timeout}
         if not stream:
-            resp = await create(model=self.spec.model, messages=messages, timeout=timeout, **params)
-            choice = resp.choices[0] if resp.choices else None
-            text = (choice.message.content if choice and choice.message else None) or ""
+            data = await client.post(CHAT_PATH, cast_to=object, body=body, options=options)
+            choice = _first_choice(data)
+            text = (choice.get("message") or {}).get("content") or ""
             if text and on_delta is not None:
                 on_delta(text)
-            return text, (choice.finish_reason if choice else None), resp.usage
-        response = await create(model=self.spec.model, messages=messages, timeout=timeout, stream=True,
-                                stream_options={"include_usage": True}, **params)
+            return text, choice.get("finish_reason"), _usage(data)
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+        response = await client.post(CHAT_PATH, cast_to=object, body=body, options=options,
+                                     stream=True, stream_cls=_raw_stream_class())
         parts: list[str] = []
         finish = None
         usage = None
         try:
             async for chunk in response:
-                if getattr(chunk, "usage", None) is not None:
-                    usage = chunk.usage
-                for choice in chunk.choices or ():
-                    if choice.index not in (0, None):
+                usage = _usage(chunk) or usage
+                for choice in chunk.get("choices") or ():
+                    if choice.get("index") not in (0, None):
                         continue
-                    piece = choice.delta.content if choice.delta else None
+                    piece = (choice.get("delta") or {}).get("content")
                     if piece:
                         parts.append(piece)
                         if on_delta is not None:
                             on_delta(piece)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
+                    finish = choice.get("finish_reason") or finish
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.shield(response.close())
@@ -355,8 +414,8 @@ class OpenAIChatModel:
         return "".join(parts), finish, usage
 
     def _completion(self, messages, text, finish, usage, latency_ms, attempt) -> Completion:
-        prompt = getattr(usage, "prompt_tokens", None) if usage is not None else None
-        completion = getattr(usage, "completion_tokens", None) if usage is not None else None
+        prompt = usage.get("prompt_tokens") if usage else None
+        completion = usage.get("completion_tokens") if usage else None
         estimated = prompt is None or completion is None
         if estimated:
             prompt = estimate_messages(messages) if prompt is None else prompt
@@ -427,14 +486,18 @@ class ModelPool:
         key = endpoint_key(spec)
         ep = self._endpoints.get(key)
         if ep is None:
-            from openai import AsyncOpenAI
+            import ssl
+
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
             secret = api_key(spec)
-            client = AsyncOpenAI(
-                base_url=spec.base_url, api_key=secret, max_retries=0,
-                timeout=spec.timeout,
-            )
-            ep = _Endpoint(key, client, AdaptiveLimiter(spec.max_concurrency), secret)
+            tls = ssl.create_default_context()  # loaded once, shared by the endpoint's clients
+
+            def make_client() -> Any:
+                return AsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
+                                   http_client=DefaultAsyncHttpxClient(verify=tls))
+
+            ep = _Endpoint(key, make_client, AdaptiveLimiter(spec.max_concurrency), secret)
             self._endpoints[key] = ep
         else:  # the strictest cap of the models sharing an endpoint wins
             ep.limiter.lower_ceiling(spec.max_concurrency)
@@ -445,9 +508,9 @@ class ModelPool:
         self._closed = True
         endpoints, self._endpoints = list(self._endpoints.values()), {}
         self._models.clear()
-        for ep in endpoints:
+        for client in (c for ep in endpoints for c in ep.clients):
             with contextlib.suppress(Exception):
-                await ep.client.close()
+                await client.close()
 
     async def __aenter__(self) -> "ModelPool":
         return self

@@ -352,3 +352,12 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs
+
+
+def loop_factory():
+    """uvloop's event loop where it is installed: a big run is bound by event-loop CPU."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop

@@ -117,4 +117,7 @@ async def test_local_endpoint_without_key_and_key_never_leaks(fake_server, monke
 
 async def test_one_client_per_endpoint(fake_server, fake_pool):
     a, b = fake_pool.get("player"), fake_pool.get("judge-a")
-    assert a._ep.client is b._ep.client and fake_pool.get("player") is a
+    assert a._ep is b._ep and fake_pool.get("player") is a
+    await a.complete(ChatRequest("player", MSGS))
+    await b.complete(ChatRequest("judge", MSGS))
+    assert len(a._ep.clients) == 1

@@ -94,9 +94,9 @@ async def test_aclose_closes_clients(fake_server):
     pool = ModelPool({"a": fake_spec(fake_server, "a")}, retry=FAST_RETRY)
     model = pool.get("a")
     await model.complete(ChatRequest("player", MSGS))
-    client = model._ep.client
+    clients = list(model._ep.clients)
     await pool.aclose()
-    assert client.is_closed()
+    assert clients and all(c.is_closed() for c in clients)
     with pytest.raises(RuntimeError):
         pool.get("a")
 

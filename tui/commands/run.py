@@ -15,7 +15,7 @@ def run(args, home) -> int:
     from rich.console import Console
 
     from core.errors import RunFailed
-    from sessions.runner import BatchRunner, prepare_run
+    from sessions.runner import BatchRunner, loop_factory, prepare_run
 
     setup, specs = prepare_run(
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
@@ -31,7 +31,8 @@ def run(args, home) -> int:
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
                              renderer=PromptRenderer(home.templates_dir))
         console = Console()
-        interrupted = asyncio.run(_main(runner, specs, console))
+        with asyncio.Runner(loop_factory=loop_factory()) as loop:
+            interrupted = loop.run(_main(runner, specs, console))
     finally:
         store.close()
     from tui.progress import summary
