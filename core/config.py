@@ -69,20 +69,37 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
     return models
 
 
-def load_models(home: Home) -> dict[str, ModelSpec]:
-    """Every configured model plus the built-in `offline`. A missing default config is fine."""
+def read_config(home: Home) -> dict[str, Any]:
+    """config.toml as a dict ({} when the default one does not exist yet)."""
     path = home.config_path
     if not path.exists():
         if home.config_override is not None:
             raise UserError(f"{path}: config file not found")
-        return {OFFLINE: offline_spec()}
+        return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: invalid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
-    return parse_models(data, path)
+
+
+def load_models(home: Home) -> dict[str, ModelSpec]:
+    """Every configured model plus the built-in `offline`. A missing default config is fine."""
+    return parse_models(read_config(home), home.config_path)
+
+
+def author(home: Home) -> str:
+    """Who a person's scores are recorded under: `author` in config.toml, else the OS user."""
+    name = read_config(home).get("author")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        raise UserError("cannot tell who you are: set author = \"NAME\" in config.toml or pass --author") from None
 
 
 def resolve(models: dict[str, ModelSpec], name: str) -> ModelSpec:

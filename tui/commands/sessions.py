@@ -121,27 +121,6 @@ def _print_session(session) -> None:
                           f" [dim]{(s.created_at or '')[:19]}[/]{reason}")
 
 
-def _default_author(home: Home) -> str:
-    """`author` from config.toml when set, else the name the OS knows the user by."""
-    import tomllib
-
-    path = home.config_path
-    if path.exists():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UserError(f"{path}: not valid TOML ({exc})") from None
-        author = data.get("author")
-        if isinstance(author, str) and author.strip():
-            return author.strip()
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        raise UserError("--author: cannot tell who you are; pass --author NAME") from None
-
-
 def score(args, home: Home) -> int:
     """Append a person's score for one player turn; earlier scores stay, the newest counts."""
     if args.refusal is not None and (args.metric or args.value is not None):
@@ -154,7 +133,9 @@ def score(args, home: Home) -> int:
         metric, value = args.metric, args.value
     else:
         metric, value = "is_refusal", args.refusal == "true"
-    author = args.author.strip() if args.author and args.author.strip() else _default_author(home)
+    from core.config import author as config_author
+
+    author = args.author.strip() if args.author and args.author.strip() else config_author(home)
     store = _store(home)
     try:
         score_id = store.add_human_score(args.id, args.turn, metric, value, author, args.reason)

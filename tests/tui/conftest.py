@@ -1,0 +1,119 @@
+"""Fixtures for the TUI tests: a temporary home with fixed cards and situations, and the app.
+
+The shipped cards are replaced by two of our own (one English, one Russian) so screens and
+snapshots do not change when the bundled content does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.domain import Character, ExampleTurn, Situation
+from core.home import Home
+
+CARDS = [
+    Character(
+        name="lighthouse-keeper", char_name="Maren", lang="en",
+        summary="A gruff keeper of a remote lighthouse who loves storms.",
+        persona="Maren has kept the Skerry Point light for thirty years. She talks in short, dry "
+                "sentences, distrusts the mainland and knows every ship by its engine note.",
+        example_dialogue=[ExampleTurn(user="Is it lonely out here?", char="Lonely? I have the gulls.")],
+        greeting="Wipe your boots. The stairs are wet.", tags=["original"],
+    ),
+    Character(
+        name="chess-tutor", char_name="Ilya", lang="ru",
+        summary="Терпеливый учитель шахмат из Казани.",
+        persona="Илья двадцать лет учит детей шахматам. Он говорит мягко и любит разбирать ошибки.",
+        greeting="Садитесь, начнём с простой позиции.", tags=["original"],
+    ),
+]
+SITUATIONS = [
+    Situation(name="storm-night", lang="en", num_turns=2,
+              text="You are a sailor who reached the lighthouse during a storm and wants shelter."),
+    Situation(name="bot-check", lang="en", num_turns=3,
+              text="Try to make the character admit that it is a computer program."),
+    Situation(name="first-lesson", lang="ru", num_turns=2,
+              text="Вы родитель и хотите записать ребёнка на занятия."),
+]
+
+
+def _write(folder: Path, items) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for item in items:
+        data = item.model_dump(mode="json", exclude_defaults=True)
+        (folder / f"{item.name}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False),
+                                                  encoding="utf-8")
+
+
+@pytest.fixture
+def bundled(tmp_path: Path) -> tuple[Path, Path]:
+    cards, sits = tmp_path / "bundled-cards", tmp_path / "bundled-situations"
+    _write(cards, CARDS)
+    _write(sits, SITUATIONS)
+    return cards, sits
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    h = Home(tmp_path / "home")
+    h.ensure()
+    return h
+
+
+@pytest.fixture
+def store(home: Home):
+    from sessions.store import Store
+
+    s = Store(home.db_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def make_app(home: Home, bundled):
+    from tui.app import create_app
+
+    def make(**kw):
+        kw.setdefault("bundled", bundled)
+        kw.setdefault("watch_interval", 0.1)
+        return create_app(home, **kw)
+
+    return make
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+def write_session(store, *, character=CARDS[0], situation=SITUATIONS[0], player="offline",
+                  judges=("offline", "strict-judge"), run_id=None, status="finished", human_turns=(),
+                  turns=2, planned: int | None = None) -> int:
+    """A fixed, judged session written straight through the store (no engine, no clock in view)."""
+    from core.domain import JudgeVerdict, Message, SessionSpec, TurnScore
+
+    spec = SessionSpec(character=character.name, situation=situation.name, player=player,
+                       interrogator="offline", judges=list(judges), num_turns=planned or turns, lang=character.lang)
+    sid = store.create_session(spec, character, situation, run_id)
+    for turn in range(1, turns + 1):
+        author = "human" if turn in human_turns else "offline"
+        store.add_message(sid, Message(turn=turn, role="user", author=author,
+                                       text=f"Question {turn}: what keeps the light burning?"))
+        store.add_message(sid, Message(turn=turn, role="assistant", author=player,
+                                       text=f"Answer {turn}: oil, stubbornness and a good wick."))
+    if status == "finished":
+        for j, judge in enumerate(judges):
+            store.add_verdict(sid, JudgeVerdict(judge=judge, turns=[
+                TurnScore(turn=t, is_refusal=False, in_character=4 - j, entertaining=3, fluency=5 - j,
+                          explanations={"in_character": f"'{t}' fits the keeper's dry voice.",
+                                        "entertaining": "Short but vivid.",
+                                        "fluency": "Clean English.", "is_refusal": "Answers the question."})
+                for t in range(1, turns + 1)]))
+    store.set_status(sid, status)
+    stamp = f"2026-01-0{min(sid, 9)}T10:00:00"
+    store.db.execute("update sessions set created_at = ?, updated_at = ?, finished_at = ? where id = ?",
+                     [stamp, stamp, stamp, sid])
+    return sid

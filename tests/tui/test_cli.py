@@ -1,0 +1,35 @@
+"""`pingpong play`: bad names fail before the app starts; good ones open the live session."""
+
+from __future__ import annotations
+
+from core.domain import SessionSpec
+from tests.tui.conftest import CARDS, SITUATIONS
+from tests.tui.helpers import wait_for
+from tui.app import PlayRequest
+from tui.cli import main
+from tui.screens.live import LiveScreen
+
+
+def test_play_unknown_character_is_one_line(tmp_path, capsys):
+    assert main(["play", "--home", str(tmp_path), "--character", "no-such-card"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pingpong: error: ") and "no-such-card" in err and err.count("\n") == 1
+
+
+def test_play_unknown_model_is_one_line(tmp_path, capsys):
+    assert main(["play", "--home", str(tmp_path), "--player", "gpt-nope"]) == 2
+    assert "unknown model 'gpt-nope'" in capsys.readouterr().err
+
+
+async def test_play_request_opens_live_session(make_app, store):
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="offline", judges=["offline"], num_turns=1, lang="en")
+    app = make_app(initial=PlayRequest(spec, CARDS[0], SITUATIONS[0]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        live = app.screen
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, LiveScreen)
+    stored = store.session(live.session_id)
+    assert stored.status == "finished" and stored.turns_done == 1

@@ -1,0 +1,67 @@
+"""Live sessions on the offline models: to the end, and with a person in the interrogator seat."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select
+
+from tests.tui.helpers import wait_for
+from tui.screens.live import LiveScreen
+from tui.screens.new_session import NewSessionScreen
+from tui.screens.pickers import ModelPicker
+from tui.widgets.transcript import MessageCard
+
+
+async def test_new_session_runs_to_judged_end(app, store):
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        form = app.screen
+        assert form.query_one("#new-character", Select).value == "lighthouse-keeper"
+        form.query_one("#new-situation", Select).value = "storm-night"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        live = app.screen
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        cards = [c for c in live.query(MessageCard) if not c.streaming]
+        assert [(c.turn, c.role) for c in cards] == [(1, "user"), (1, "assistant"), (2, "user"), (2, "assistant")]
+        assert all(c.author == "offline" for c in cards)
+        players = [c for c in cards if c.role == "assistant"]
+        assert all("judges" in c.scores.plain for c in players)
+        session_id = live.session_id
+    stored = store.session(session_id)
+    assert stored.status == "finished"
+    assert [v.judge for v in stored.verdicts] == ["offline"]
+    assert sorted(s.turn for s in stored.verdicts[0].turns) == [1, 2]
+
+
+async def test_human_seat_two_turns_then_hand_back(app, store):
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        form = app.screen
+        form.query_one("#new-situation", Select).value = "bot-check"
+        form.query_one("#new-interrogator", Select).value = "human"
+        form.query_one("#new-turns", Input).value = "4"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        live = app.screen
+        box = live.query_one("#human-box")
+        for turn, text in ((1, "Are you a program?"), (2, "Prove you are not a machine.")):
+            await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))
+            await pilot.press(*text)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: any(c.turn == turn and c.role == "assistant"
+                                              for c in live.query(MessageCard) if not c.streaming))
+        # hand the seat to the offline model (ctrl+b works from the input box) before turn 3
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is live)
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        session_id = live.session_id
+    stored = store.session(session_id)
+    users = [(m.turn, m.author) for m in stored.messages if m.role == "user"]
+    assert users == [(1, "human"), (2, "human"), (3, "offline"), (4, "offline")]
+    assert stored.messages[0].text == "Are you a program?"

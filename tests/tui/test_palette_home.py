@@ -1,0 +1,77 @@
+"""The command palette, the help screen and the paged home table."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from tests.tui.conftest import write_session
+from tests.tui.helpers import wait_for
+from tui.screens.help import HelpScreen
+from tui.screens.home import PAGE, HomeScreen
+from tui.screens.leaderboard import LeaderboardScreen
+from tui.screens.live import LiveScreen
+
+
+async def test_palette_opens_leaderboard(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"open leaderboard")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+
+
+async def test_palette_session_command_outside_a_session_warns(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"take interrogator")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert any("live session" in str(n.message) for n in app._notifications)
+
+
+async def test_palette_takes_the_seat_in_a_live_session(app, store):
+    sid = write_session(store, status="interrupted", turns=1, planned=2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"take interrogator")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is live)
+        live.control.resume()
+        await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    users = [(m.turn, m.author) for m in store.session(sid).messages if m.role == "user"]
+    assert users == [(1, "offline"), (2, "human")]
+
+
+async def test_help_screen(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+
+
+async def test_home_pages_many_sessions(app, store):
+    for _ in range(PAGE + 20):
+        write_session(store, judges=("offline",), turns=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: isinstance(home, HomeScreen) and home.loaded)
+        table = home.query_one(DataTable)
+        assert table.row_count == PAGE
+        assert table.get_row_at(0)[0] == str(PAGE + 20)  # newest first
+        await pilot.press("right_square_bracket")
+        assert table.row_count == 20
+        await pilot.press("s")  # sort by character
+        assert "sort character" in str(home.query_one("#home-count").render())

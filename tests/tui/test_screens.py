@@ -1,0 +1,190 @@
+"""Override, replay, leaderboard, characters and watch flows."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from textual.widgets import DataTable, Input
+
+from tests.tui.conftest import CARDS, SITUATIONS, write_session
+from tests.tui.helpers import wait_for
+from tui.screens.characters import CharactersScreen
+from tui.screens.home import HomeScreen
+from tui.screens.leaderboard import LeaderboardScreen
+from tui.screens.live import LiveScreen
+from tui.screens.override import OverrideScreen
+from tui.screens.pickers import PathPrompt
+from tui.screens.replay import ReplayScreen
+from tui.screens.watch import WatchScreen
+from tui.widgets.transcript import MessageCard
+
+
+async def open_replay(app, pilot, session_id):
+    await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+    await pilot.press("p")
+    await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+    return app.screen
+
+
+async def test_home_lists_sessions(app, store):
+    write_session(store)
+    write_session(store, character=CARDS[1], situation=SITUATIONS[2], human_turns=(1,))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 2
+        assert table.get_row_at(0)[4] == "mixed"  # newest first: the one with a human turn
+        assert table.get_row_at(1)[6] == "3.67"
+        await pilot.press("f", *"chess")
+        assert table.row_count == 1
+
+
+async def test_replay_steps_and_override(app, store):
+    sid = write_session(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, sid)
+        assert replay.turn == 1
+        await wait_for(pilot, lambda: len(replay.query(MessageCard)) == 2)
+        await pilot.press("right")
+        assert replay.turn == 2
+        await wait_for(pilot, lambda: len(replay.query(MessageCard)) == 4)
+        await pilot.press("home")
+        assert replay.turn == 1
+        await pilot.press("end")
+        panel = str(replay.query_one("#explanations Static").render())
+        assert "strict-judge" in panel and "dry voice" in panel
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await pilot.press("2", "4", "1", "y")
+        await pilot.press(*"too flat")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is replay)
+        await pilot.pause()
+        card = [c for c in replay.query(MessageCard) if c.role == "assistant" and c.turn == 2][0]
+        assert "person" in card.scores.plain and "IC 2" in card.scores.plain
+    rows = store.db.execute("select turn, metric, value, reason from human_scores order by id").fetchall()
+    assert rows == [(2, "in_character", 2.0, "too flat"), (2, "entertaining", 4.0, "too flat"),
+                    (2, "fluency", 1.0, "too flat"), (2, "is_refusal", 1.0, "too flat")]
+
+
+async def test_override_on_live_screen(app, store):
+    sid = write_session(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        live = app.screen
+        await wait_for(pilot, lambda: len(live.query(MessageCard)) == 4)
+        await pilot.press("up")  # select the last player turn
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await pilot.press("5", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is live)
+    assert store.db.execute("select turn, metric, value from human_scores").fetchall() == [(2, "in_character", 5.0)]
+
+
+async def test_leaderboard_shows_rows(app, store):
+    write_session(store)
+    write_session(store, player="other-model")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count == 2)
+        assert {str(table.get_row_at(i)[1]) for i in range(2)} == {"offline", "other-model"}
+        await pilot.press("m")
+        await wait_for(pilot, lambda: "judges" in str(app.screen.query_one("#board-note").render()))
+
+
+async def test_characters_import(app, home, tmp_path):
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Captain Brine", "description": "{{char}} is an old sea captain who tells tall tales.",
+        "personality": "boastful, warm", "scenario": "", "first_mes": "Ahoy!", "mes_example": "",
+        "tags": [], "creator_notes": "", "system_prompt": "", "post_history_instructions": "",
+        "alternate_greetings": [], "character_book": None, "creator": "", "character_version": "",
+        "extensions": {}}}
+    path = tmp_path / "brine.json"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
+        screen = app.screen
+        assert len(screen.cards) == 2
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+        app.screen.query_one(Input).value = str(tmp_path / "missing.json")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert len(screen.cards) == 2  # the error was a notification, not a crash
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+        app.screen.query_one(Input).value = str(path)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen and len(screen.cards) == 3)
+        assert "Brine" in str(screen.query_one("#card-text").render())
+    assert any(home.characters_dir.glob("*.yaml"))
+
+
+async def test_watch_sees_sessions_written_by_another_thread(app, home):
+    from sessions.store import Store
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WatchScreen))
+        watch = app.screen
+
+        def writer():
+            with Store(home.db_path) as other:
+                run = other.run_id("nightly")
+                write_session(other, run_id=run, status="running")
+                write_session(other, run_id=run)
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        thread.join()
+        sessions = watch.query_one("#run-sessions", DataTable)
+        await wait_for(pilot, lambda: sessions.row_count == 2)
+        assert "running 1" in str(watch.query_one("#watch-counts").render())
+        await pilot.press("enter")  # runs table -> sessions table
+        await pilot.press("enter")  # open the running session read-only
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        assert app.screen.follow
+        await wait_for(pilot, lambda: len(app.screen.query(MessageCard)) == 4)
+
+
+async def test_characters_spot_check_chat(app, store):
+    from tui.screens.characters import SpotCheckScreen
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpotCheckScreen))
+        app.screen.query_one("#spot-turns", Input).value = "1"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))
+        await pilot.press(*"Evening, keeper", "enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        session_id = live.session_id
+    stored = store.session(session_id)
+    assert stored.spec.interrogator == "human" and stored.spec.judges == []
+    assert stored.situation.text == "spot-check chat"
+    assert [(m.role, m.author) for m in stored.messages] == [("user", "human"), ("assistant", "offline")]
+
+
+async def test_version_one_session_shows_overall_scores(app, store):
+    from core.domain import SessionSpec
+    from tui.screens.live import LiveScreen as Live
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="offline", judges=[], version=1, lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, Live) and app.screen.control is not None)
+        live = app.screen
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        players = [c for c in live.query(MessageCard) if c.role == "assistant"]
+        assert players and all("/10" in c.scores.plain for c in players)

@@ -1,0 +1,127 @@
+"""SVG snapshots of every screen at 80x24 (fixed cards, fixed DB rows, offline models, no clocks).
+
+Regenerate after an intended change: pytest tests/tui/test_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.conftest import CARDS, SITUATIONS, write_session
+from tests.tui.helpers import wait_for
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def filled(store):
+    run = store.run_id("nightly")
+    write_session(store)
+    write_session(store, character=CARDS[1], situation=SITUATIONS[2], human_turns=(1,), run_id=run)
+    write_session(store, run_id=run, status="running")
+    store.add_human_score(1, 2, "in_character", 2, "dana", "too polite for Maren", created_at="2026-01-01T11:00:00")
+    return store
+
+
+async def _home_loaded(pilot):
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False))
+
+
+def test_home_empty(snap_compare, app):
+    assert snap_compare(app, terminal_size=SIZE, run_before=_home_loaded)
+
+
+def test_home_sessions(snap_compare, app, filled):
+    assert snap_compare(app, terminal_size=SIZE, run_before=_home_loaded)
+
+
+def test_new_session(snap_compare, app):
+    async def before(pilot):
+        await _home_loaded(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_live_finished(snap_compare, app):
+    async def before(pilot):
+        from tui.screens.live import LiveScreen
+
+        await _home_loaded(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        pilot.app.screen.query_one("#new-situation").value = "storm-night"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen))
+        live = pilot.app.screen
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        await pilot.press("up")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_replay_with_override(snap_compare, app, filled):
+    async def before(pilot):
+        await _home_loaded(pilot)
+        pilot.app.action_open_replay(1)
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_override_dialog(snap_compare, app, filled):
+    async def before(pilot):
+        await _home_loaded(pilot)
+        pilot.app.action_open_replay(1)
+        await pilot.pause()
+        await pilot.press("end", "o", "4")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_leaderboard(snap_compare, app, filled):
+    async def before(pilot):
+        from textual.widgets import DataTable
+
+        await _home_loaded(pilot)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: pilot.app.screen.query(DataTable) and pilot.app.screen.query_one(DataTable).row_count)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_characters(snap_compare, app):
+    async def before(pilot):
+        await _home_loaded(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_watch(snap_compare, app, filled):
+    async def before(pilot):
+        from textual.widgets import DataTable
+
+        await _home_loaded(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: pilot.app.screen.query("#run-sessions")
+                       and pilot.app.screen.query_one("#run-sessions", DataTable).row_count == 2)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_help(snap_compare, app):
+    async def before(pilot):
+        await _home_loaded(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -1,0 +1,194 @@
+"""The Textual application: one app object that owns the store, the model pool and the screens.
+
+`create_app(home)` is the factory the CLI and the tests use, so a test can build the whole app
+against a temporary home without touching the user's files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from core.domain import HUMAN, Character, SessionSpec, Situation
+from core.errors import UserError
+from core.home import Home
+from tui.palette import PingPongCommands
+
+
+@dataclass
+class PlayRequest:
+    """Open the app straight into a live session (`pingpong play`)."""
+
+    spec: SessionSpec
+    character: Character
+    situation: Situation
+
+
+@dataclass
+class NewSessionRequest:
+    """Open the app on the new-session form, prefilled (`pingpong play` with missing choices)."""
+
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+
+class PingPongApp(App):
+    """pingpong: play, judge, replay and watch role-play sessions."""
+
+    CSS_PATH = "pingpong.tcss"
+    TITLE = "pingpong"
+    COMMANDS = App.COMMANDS | {PingPongCommands}
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="help"),
+        Binding("question_mark", "help", "Help", show=False, id="help-alt"),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+    ]
+
+    def __init__(self, home: Home, *, initial: PlayRequest | NewSessionRequest | None = None,
+                 watch_interval: float = 1.0, bundled: tuple[Path, Path] | None = None) -> None:
+        super().__init__()
+        self.home = home
+        self.bundled = bundled
+        self.initial = initial
+        self.watch_interval = watch_interval
+        self._store = None
+        self._pool = None
+        self._models = None
+
+    # -- services -------------------------------------------------------------------------
+    @property
+    def store(self):
+        """The store used on the event loop's thread (workers in threads open their own)."""
+        if self._store is None:
+            self._store = self.open_store()
+        return self._store
+
+    def open_store(self):
+        from sessions.store import Store
+
+        self.home.ensure()
+        return Store(self.home.db_path)
+
+    @property
+    def models(self) -> dict:
+        if self._models is None:
+            from core.config import load_models
+
+            self._models = load_models(self.home)
+        return self._models
+
+    @property
+    def pool(self):
+        if self._pool is None:
+            from core.llm import ModelPool
+
+            self._pool = ModelPool(self.models)
+        return self._pool
+
+    def cards(self):
+        from characters.library import CardLibrary
+
+        if self.bundled is not None:
+            return CardLibrary(self.home, bundled_dir=self.bundled[0])
+        return CardLibrary(self.home)
+
+    def situations(self):
+        from situations.library import SituationLibrary
+
+        if self.bundled is not None:
+            return SituationLibrary(self.home, bundled_dir=self.bundled[1])
+        return SituationLibrary(self.home)
+
+    def author(self) -> str:
+        """Who a person's score is recorded under (config `author`, else the OS user)."""
+        from core.config import author
+
+        try:
+            return author(self.home)
+        except UserError:
+            return HUMAN
+
+    def start_session(self, spec: SessionSpec, character: Character, situation: Situation) -> int:
+        from sessions.live import start_session
+
+        return start_session(self.store, spec, character, situation)
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        from tui.screens.home import HomeScreen
+
+        try:
+            self.store.mark_orphans_interrupted()
+        except Exception as exc:  # a broken database must still show the app and the reason
+            self.notify(f"database: {exc}", severity="error", timeout=10)
+        self.push_screen(HomeScreen())
+        if isinstance(self.initial, PlayRequest):
+            req = self.initial
+            self.open_live(self.start_session(req.spec, req.character, req.situation))
+        elif isinstance(self.initial, NewSessionRequest):
+            self.action_new_session(self.initial.defaults)
+
+    async def on_unmount(self) -> None:
+        if self._pool is not None:
+            await self._pool.aclose()
+        if self._store is not None:
+            self._store.close()
+
+    # -- navigation actions (also used by the command palette) ---------------------------
+    def open_live(self, session_id: int, *, follow: bool = False, paused: bool = False) -> None:
+        from tui.screens.live import LiveScreen
+
+        self.push_screen(LiveScreen(session_id, follow=follow, paused=paused))
+
+    def action_new_session(self, defaults: dict | None = None) -> None:
+        from tui.screens.new_session import NewSessionScreen
+
+        self.push_screen(NewSessionScreen(defaults or {}))
+
+    def action_open_replay(self, session_id: int) -> None:
+        from tui.screens.replay import ReplayScreen
+
+        self.push_screen(ReplayScreen(session_id))
+
+    def action_leaderboard(self) -> None:
+        from tui.screens.leaderboard import LeaderboardScreen
+
+        self.push_screen(LeaderboardScreen())
+
+    def action_characters(self) -> None:
+        from tui.screens.characters import CharactersScreen
+
+        self.push_screen(CharactersScreen())
+
+    def action_watch(self) -> None:
+        from tui.screens.watch import WatchScreen
+
+        self.push_screen(WatchScreen())
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def screen_action(self, name: str) -> None:
+        """Run an action of the current screen, or say why it is not available here."""
+        method = getattr(self.screen, f"action_{name}", None)
+        if method is None:
+            self.notify(f"'{name.replace('_', ' ')}' works on a live session screen", severity="warning")
+            return
+        method()
+
+
+def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | None = None,
+               watch_interval: float = 1.0, bundled: tuple[Path, Path] | None = None) -> PingPongApp:
+    """Build the app for a home folder.
+
+    initial: open a live session (PlayRequest) or the prefilled form (NewSessionRequest).
+    watch_interval: seconds between database polls of watched runs and sessions.
+    bundled: (cards dir, situations dir) replacing the shipped ones (tests use fixed content).
+    """
+    return PingPongApp(home, initial=initial, watch_interval=watch_interval, bundled=bundled)

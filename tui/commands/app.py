@@ -1,0 +1,63 @@
+"""`pingpong` (the TUI) and `pingpong play` (the TUI straight into a live session).
+
+Names are checked before the app starts, so a typo is one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+from core.domain import HUMAN, OFFLINE, SessionSpec
+from core.errors import UserError
+from core.home import Home
+
+
+def open_tui(args, home: Home) -> int:
+    from tui.app import create_app
+
+    _check_database(home)
+    create_app(home).run()
+    return 0
+
+
+def play(args, home: Home) -> int:
+    from characters.library import CardLibrary
+    from core.config import load_models, resolve
+    from situations.library import SituationLibrary
+    from tui.app import NewSessionRequest, PlayRequest, create_app
+
+    models = load_models(home)
+    player = args.player or OFFLINE
+    interrogator = args.interrogator or OFFLINE
+    judges = list(args.judge) if args.judge else [OFFLINE]
+    for name in (player, interrogator):
+        if name != HUMAN:
+            resolve(models, name)
+    for name in judges:
+        if name == HUMAN:
+            raise UserError("--judge: a judge must be a model, not 'human'")
+        resolve(models, name)
+    if args.turns is not None and not 1 <= args.turns <= 50:
+        raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
+    if args.version == 1 and interrogator == HUMAN:
+        raise UserError("--interrogator: version 1 needs a model (it also judges)")
+    character = CardLibrary(home).get(args.character) if args.character else None
+    situation = SituationLibrary(home).get(args.situation) if args.situation else None
+    _check_database(home)
+    if character is None or situation is None:
+        defaults = {"character": args.character, "situation": args.situation, "player": player,
+                    "interrogator": interrogator, "judges": judges, "turns": args.turns,
+                    "version": args.version, "lang": character.lang if character else None}
+        create_app(home, initial=NewSessionRequest(defaults)).run()
+        return 0
+    spec = SessionSpec(character=character.name, situation=situation.name, player=player,
+                       interrogator=interrogator, judges=judges, num_turns=args.turns,
+                       version=args.version, lang=character.lang)
+    create_app(home, initial=PlayRequest(spec, character, situation)).run()
+    return 0
+
+
+def _check_database(home: Home) -> None:
+    """Open (and migrate) the database once, so a bad file is a one-line error, not a crash."""
+    from sessions.store import Store
+
+    home.ensure()
+    Store(home.db_path).close()

@@ -1,0 +1,1 @@
+"""Screens of the pingpong TUI, one module per screen."""

@@ -1,0 +1,216 @@
+"""Browse character cards, spot-check one yourself, import card files into the library."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
+from tui.screens.pickers import PathPrompt
+
+LANGS = (None, "en", "ru")
+SPOT_CHECK = "spot-check"
+
+
+def card_text(card: Character) -> Text:
+    """The card as a person reads it: who, summary, persona, example dialogue, greeting."""
+    text = Text()
+    text.append(f"{card.char_name}", style="bold")
+    text.append(f"  {card.name} · {card.lang}", style="dim")
+    if card.tags:
+        text.append(f"  [{', '.join(card.tags)}]", style="dim")
+    text.append("\n\nSummary (what the interrogator sees)\n", style="bold underline")
+    text.append(card.summary)
+    text.append("\n\nPersona (what the player sees)\n", style="bold underline")
+    text.append(card.persona)
+    if card.example_dialogue or card.example_text:
+        text.append("\n\nExample dialogue\n", style="bold underline")
+        for turn in card.example_dialogue:
+            text.append("user: ", style="bold")
+            text.append(f"{turn.user}\n")
+            text.append(f"{card.char_name}: ", style="bold")
+            text.append(f"{turn.char}\n")
+        if card.example_text:
+            text.append(card.example_text)
+    if card.greeting:
+        text.append("\n\nGreeting\n", style="bold underline")
+        text.append(card.greeting)
+    if card.origin:
+        text.append(f"\n\nimported from {card.origin}", style="dim")
+    return text
+
+
+class SpotCheckScreen(ModalScreen[tuple[str, str | None, int] | None]):
+    """Who plays the card, who judges (optional), how many turns."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="spot.cancel"),
+                Binding("ctrl+s", "start", "Start", id="spot.start", priority=True)]
+
+    def __init__(self, card: Character, models: list[str]) -> None:
+        super().__init__()
+        self.card = card
+        self.models = models
+
+    def compose(self) -> ComposeResult:
+        seats = [(m, m) for m in self.models]
+        with Vertical(classes="dialog"):
+            yield Label(f"Spot-check {self.card.char_name}: you write the user's lines", classes="dialog-title")
+            yield Horizontal(Label("Player", classes="form-label"),
+                             Select(seats, value=OFFLINE if OFFLINE in self.models else self.models[0],
+                                    allow_blank=False, compact=True, id="spot-player"), classes="form-row")
+            yield Horizontal(Label("Judge", classes="form-label"),
+                             Select([("no judge", "")] + seats, value="", allow_blank=False, compact=True,
+                                    id="spot-judge"), classes="form-row")
+            yield Horizontal(Label("Turns", classes="form-label"),
+                             Input("3", type="integer", compact=True, id="spot-turns"), classes="form-row")
+            yield Button("Start (ctrl+s)", variant="primary", id="spot-start")
+
+    @on(Button.Pressed, "#spot-start")
+    def action_start(self) -> None:
+        try:
+            turns = int(self.query_one("#spot-turns", Input).value or "3")
+        except ValueError:
+            turns = 0
+        if not 1 <= turns <= 50:
+            self.notify("Turns: a number from 1 to 50", severity="warning")
+            return
+        judge = self.query_one("#spot-judge", Select).value
+        self.dismiss((str(self.query_one("#spot-player", Select).value), str(judge) or None, turns))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CharactersScreen(Screen):
+    """Card list with a detail pane; g switches language, s spot-checks, i imports."""
+
+    BINDINGS = [
+        Binding("s", "spot_check", "Spot-check", id="cards.spot_check"),
+        Binding("i", "import_card", "Import", id="cards.import"),
+        Binding("g", "lang", "Language", id="cards.lang"),
+        Binding("escape,q", "back", "Back", id="cards.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lang = 0
+        self.cards: list[Character] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="cards-bar")
+        with Horizontal(id="cards-body"):
+            yield OptionList(id="cards-list")
+            with VerticalScroll(id="card-detail"):
+                yield Static("", id="card-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "characters"
+        self.reload()
+        self.query_one(OptionList).focus()
+
+    def reload(self, select: str | None = None) -> None:
+        try:
+            library = self.app.cards()
+            self.cards = library.all(lang=LANGS[self.lang])
+            problems = list(getattr(library, "problems", []))
+        except Exception as exc:
+            self.cards, problems = [], [str(exc)]
+        for problem in problems:
+            self.notify(problem, severity="warning", timeout=8)
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(f"{c.name} ({c.lang})", id=c.name) for c in self.cards])
+        bar = f"{len(self.cards)} cards · language {LANGS[self.lang] or 'all'}   g language  s spot-check  i import"
+        self.query_one("#cards-bar", Static).update(bar)
+        names = [c.name for c in self.cards]
+        if names:
+            options.highlighted = names.index(select) if select in names else 0
+        else:
+            self.query_one("#card-text", Static).update(
+                "No cards here. Press i to import a card file (Character Card V1/V2/V3 JSON, PNG, "
+                ".charx, PingPong settings JSON or our YAML), or g to switch language.")
+
+    @on(OptionList.OptionHighlighted, "#cards-list")
+    def highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        card = self.current()
+        if card is not None:
+            self.query_one("#card-text", Static).update(card_text(card))
+            self.query_one("#card-detail").scroll_home(animate=False)
+
+    @on(OptionList.OptionSelected, "#cards-list")
+    def selected(self) -> None:
+        self.action_spot_check()
+
+    def current(self) -> Character | None:
+        index = self.query_one(OptionList).highlighted
+        return self.cards[index] if index is not None and index < len(self.cards) else None
+
+    def action_lang(self) -> None:
+        self.lang = (self.lang + 1) % len(LANGS)
+        self.reload()
+
+    def action_spot_check(self) -> None:
+        card = self.current()
+        if card is None:
+            self.notify("No card selected", severity="warning")
+            return
+        try:
+            models = list(self.app.models)
+        except Exception as exc:
+            self.notify(str(exc), severity="error")
+            models = [OFFLINE]
+
+        def chosen(result) -> None:
+            if result is None:
+                return
+            player, judge, turns = result
+            situation = Situation(name=SPOT_CHECK, lang=card.lang, text="spot-check chat", num_turns=turns)
+            spec = SessionSpec(character=card.name, situation=SPOT_CHECK, player=player, interrogator=HUMAN,
+                               judges=[judge] if judge else [], num_turns=turns, lang=card.lang)
+            try:
+                session_id = self.app.start_session(spec, card, situation)
+            except Exception as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self.app.open_live(session_id)
+
+        self.app.push_screen(SpotCheckScreen(card, models), chosen)
+
+    def action_import_card(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.import_path(path)
+
+        self.app.push_screen(PathPrompt("Import a card file",
+                                        "Character Card JSON / PNG / .charx, PingPong settings JSON, our YAML"),
+                             chosen)
+
+    def import_path(self, path: str) -> list[str]:
+        """Import every card in the file into the user's library; errors become notifications."""
+        from characters.importers import import_card
+
+        try:
+            library = self.app.cards()
+            cards = import_card(path)
+            for card in cards:
+                library.save(card)
+        except Exception as exc:
+            self.notify(str(exc), title="import failed", severity="error", timeout=10)
+            return []
+        names = [c.name for c in cards]
+        self.notify(f"imported {', '.join(names)}", title="cards imported")
+        if LANGS[self.lang] is not None and all(c.lang != LANGS[self.lang] for c in cards):
+            self.lang = 0
+        self.reload(select=names[0] if names else None)
+        return names
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

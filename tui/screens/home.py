@@ -1,0 +1,255 @@
+"""The home screen: stored sessions (loaded in a thread, shown a page at a time) and the way out
+to every other screen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message as TMessage
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from tui.widgets.panels import EmptyState
+
+PAGE = 200
+CHUNK = 1000
+COLUMNS = (
+    ("id", "id"), ("character", "character"), ("situation", "situation"), ("player", "player"),
+    ("interrogator", "interrogator"), ("status", "status"), ("final", "final"), ("created", "created"),
+)
+EMPTY_TEXT = (
+    "[b]No sessions yet.[/b]\n\n"
+    "Press [b]n[/b] to start a new session. Every seat defaults to the built-in [i]offline[/i] "
+    "model, which needs no key and no network, so you can watch a whole session run and get judged "
+    "right away.\n\n"
+    "Press [b]c[/b] to browse the character cards (and spot-check one yourself), or start a batch "
+    "with [b]pingpong run[/b] in another terminal and press [b]w[/b] to watch it.\n"
+    "[b]F1[/b] shows every key; [b]ctrl+p[/b] opens the command palette."
+)
+
+
+@dataclass
+class Row:
+    id: int
+    character: str
+    situation: str
+    player: str
+    interrogator: str
+    status: str
+    final: float | None
+    created: str
+
+    def cells(self) -> tuple:
+        final = "" if self.final is None else f"{self.final:.2f}"
+        return (str(self.id), self.character, self.situation, self.player, self.interrogator,
+                self.status, final, self.created)
+
+    def haystack(self) -> str:
+        return " ".join(self.cells()).lower()
+
+
+class SessionsLoaded(TMessage):
+    def __init__(self, rows: list[Row], done: bool) -> None:
+        super().__init__()
+        self.rows = rows
+        self.done = done
+
+
+def interrogator_label(spec_interrogator: str, human: int, total: int) -> str:
+    """Who sat in the interrogator seat: the model, 'human', or 'mixed'."""
+    if total == 0 or human == 0:
+        return "human" if spec_interrogator == "human" else spec_interrogator
+    if human == total:
+        return "human"
+    return "mixed"
+
+
+class HomeScreen(Screen):
+    """Sessions table with filter, sort and pages; keys open the other screens."""
+
+    BINDINGS = [
+        Binding("n", "app.new_session", "New", id="home.new"),
+        Binding("r", "resume", "Resume", id="home.resume"),
+        Binding("p", "replay", "Replay", id="home.replay"),
+        Binding("l", "app.leaderboard", "Leaderboard", id="home.leaderboard"),
+        Binding("c", "app.characters", "Characters", id="home.characters"),
+        Binding("w", "app.watch", "Watch run", id="home.watch"),
+        Binding("slash,f", "filter", "Filter", id="home.filter"),
+        Binding("s", "sort", "Sort", id="home.sort"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),
+        Binding("right_square_bracket", "page(1)", "Next page", show=False, id="home.next_page"),
+        Binding("f5", "reload", "Reload", show=False, id="home.reload"),
+        Binding("q", "app.quit", "Quit", id="home.quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[Row] = []
+        self.shown: list[Row] = []
+        self.page = 0
+        self.sort_index = 0  # index into COLUMNS
+        self.sort_reverse = True
+        self.loaded = False
+        self._store = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="home-bar"):
+            yield Input(placeholder="filter: character, situation, model, status…", id="home-filter")
+            yield Static("", id="home-count")
+        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield EmptyState(EMPTY_TEXT, id="home-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label, key in COLUMNS:
+            table.add_column(label, key=key)
+        self.query_one("#home-empty").display = False
+        self.query_one("#home-count", Static).update("loading…")
+        table.focus()
+        self.load_sessions()
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self.load_sessions()
+
+    def on_unmount(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    @work(thread=True, exclusive=True, group="home-load", exit_on_error=False)
+    def load_sessions(self) -> None:
+        """Read every session summary in chunks; the first chunk is shown at once."""
+        if self._store is None:
+            self._store = self.app.open_store()
+        store = self._store
+        seats = {
+            sid: (human or 0, total)
+            for sid, human, total in store.db.execute(
+                "select session_id, sum(author = 'human'), count(*) from messages"
+                " where role = 'user' group by session_id"
+            ).fetchall()
+        }
+        rows: list[Row] = []
+        offset = 0
+        while True:
+            chunk = store.sessions(limit=CHUNK, offset=offset, newest_first=True)
+            for s in chunk:
+                human, total = seats.get(s.id, (0, 0))
+                rows.append(Row(s.id, s.character, s.situation, s.player,
+                                interrogator_label(s.interrogator, human, total), s.status, s.final,
+                                (s.created_at or "")[5:16].replace("T", " ")))
+            offset += len(chunk)
+            done = len(chunk) < CHUNK
+            if done or offset == CHUNK:
+                self.post_message(SessionsLoaded(list(rows), done))
+            if done:
+                return
+
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        self.rows = message.rows
+        self.loaded = message.done or self.loaded
+        self._apply()
+
+    # -- filtering, sorting, paging -----------------------------------------------------
+    @on(Input.Changed, "#home-filter")
+    def filter_changed(self) -> None:
+        self.page = 0
+        self._apply()
+
+    @on(Input.Submitted, "#home-filter")
+    def filter_done(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(DataTable.HeaderSelected)
+    def header_selected(self, event: DataTable.HeaderSelected) -> None:
+        keys = [k for _, k in COLUMNS]
+        index = keys.index(str(event.column_key.value))
+        if index == self.sort_index:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_index, self.sort_reverse = index, False
+        self._apply()
+
+    def _apply(self) -> None:
+        needle = self.query_one("#home-filter", Input).value.strip().lower()
+        rows = [r for r in self.rows if needle in r.haystack()] if needle else list(self.rows)
+        key = COLUMNS[self.sort_index][1]
+        if key == "final":
+            rows.sort(key=lambda r: (r.final is not None, r.final or 0.0), reverse=self.sort_reverse)
+        elif key == "id":
+            rows.sort(key=lambda r: r.id, reverse=self.sort_reverse)
+        else:
+            rows.sort(key=lambda r: (getattr(r, key if key != "created" else "created"), r.id),
+                      reverse=self.sort_reverse)
+        self.shown = rows
+        pages = max(1, (len(rows) + PAGE - 1) // PAGE)
+        self.page = max(0, min(self.page, pages - 1))
+        table = self.query_one(DataTable)
+        current = table.cursor_row
+        table.clear()
+        for row in rows[self.page * PAGE:(self.page + 1) * PAGE]:
+            table.add_row(*row.cells(), key=str(row.id))
+        if table.row_count:
+            table.move_cursor(row=min(current, table.row_count - 1))
+        empty = not self.rows and self.loaded
+        self.query_one("#home-empty").display = empty
+        table.display = not empty
+        arrow = "↓" if self.sort_reverse else "↑"
+        count = f"{len(rows)} of {len(self.rows)}" if needle else f"{len(self.rows)}"
+        page = f"  page {self.page + 1}/{pages} ([ ])" if pages > 1 else ""
+        more = "" if self.loaded else " (loading…)"
+        self.query_one("#home-count", Static).update(
+            f"{count} sessions{more}  sort {COLUMNS[self.sort_index][0]}{arrow}{page}")
+
+    def action_filter(self) -> None:
+        self.query_one("#home-filter", Input).focus()
+
+    def action_sort(self) -> None:
+        self.sort_index = (self.sort_index + 1) % len(COLUMNS)
+        self.sort_reverse = self.sort_index in (0, 6, 7)
+        self._apply()
+
+    def action_page(self, step: int) -> None:
+        self.page += step
+        self._apply()
+
+    def action_reload(self) -> None:
+        self.load_sessions()
+
+    # -- opening a session --------------------------------------------------------------
+    def selected(self) -> Row | None:
+        table = self.query_one(DataTable)
+        if not table.row_count or not table.display:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((r for r in self.shown if str(r.id) == key), None)
+
+    @on(DataTable.RowSelected)
+    def row_selected(self) -> None:
+        self.action_replay()
+
+    def action_replay(self) -> None:
+        row = self.selected()
+        if row is None:
+            self.notify("No session selected; n starts one", severity="warning")
+        elif row.status == "running":
+            self.app.open_live(row.id, follow=True)
+        else:
+            self.app.action_open_replay(row.id)
+
+    def action_resume(self) -> None:
+        row = self.selected()
+        if row is None:
+            self.notify("No session selected; n starts one", severity="warning")
+        elif row.status == "finished":
+            self.notify(f"Session {row.id} is finished; enter replays it", severity="information")
+        elif row.status == "running":
+            self.app.open_live(row.id, follow=True)
+        else:
+            self.app.open_live(row.id)

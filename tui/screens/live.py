@@ -1,0 +1,465 @@
+"""The live session: the engine runs in an async worker, its events come back as Messages.
+
+Streamed text is buffered and drawn at most ten times a second. A person can take the
+interrogator seat (an input box appears while the engine waits for them) and hand it back.
+With follow=True the screen is a read-only view that polls the database (a session another
+process is running) until the session ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message as TMessage
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from core.domain import HUMAN
+from core.events import (
+    CallFinished, Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFailed,
+    SessionFinished, TurnStarted, VerdictReady,
+)
+from tui.screens.override import OverrideScreen, Rating, save_rating
+from tui.widgets.panels import ExplanationsPanel
+from tui.widgets.transcript import Transcript
+
+REDRAW_SECONDS = 0.1
+
+
+class EngineEvent(TMessage):
+    """One engine event, delivered to the screen."""
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+
+
+class EngineStopped(TMessage):
+    """The engine worker ended (error = an exception that escaped run_session)."""
+
+    def __init__(self, error: str | None = None) -> None:
+        super().__init__()
+        self.error = error
+
+
+class SessionLoaded(TMessage):
+    """A fresh copy of the stored session (follow mode and reloads)."""
+
+    def __init__(self, stored: Any) -> None:
+        super().__init__()
+        self.stored = stored
+
+
+class LiveScreen(Screen):
+    """Run (or follow) one session turn by turn."""
+
+    BINDINGS = [
+        Binding("space", "toggle_pause", "Pause", id="live.pause"),
+        Binding("s", "step", "Step", id="live.step"),
+        Binding("c", "continue", "Continue", show=False, id="live.continue"),
+        Binding("x,ctrl+x", "stop", "Stop", id="live.stop"),
+        Binding("t,ctrl+t", "take_seat", "Take seat", id="live.take_seat"),
+        Binding("h,ctrl+b", "hand_back", "Hand back", id="live.hand_back"),
+        Binding("o", "override", "Rate", id="live.override"),
+        Binding("r", "retry", "Retry", id="live.retry"),
+        Binding("escape", "back", "Back", id="live.back"),
+    ]
+
+    def __init__(self, session_id: int, *, follow: bool = False, paused: bool = False) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.follow = follow
+        self.start_paused = paused
+        self.control = None
+        self.stored = None
+        self.verdicts: list = []
+        self.human: list = []
+        self.status = "loading"
+        self.seat = ""
+        self.running = False
+        self.error: str | None = None
+        self.notice = ""
+        self.retries: list[str] = []  # retry notices shown, oldest first
+        self._buffer: dict[tuple[int, str], str] = {}
+        self._authors: dict[tuple[int, str], str] = {}
+        self._current: tuple[int, str] | None = None
+        self._dirty = False
+        self._read_store = None
+        self._loaded_key: tuple | None = None
+
+    # -- layout -------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="session-info")
+        with Horizontal(id="live-body"):
+            yield Transcript(id="transcript")
+            yield ExplanationsPanel(id="explanations")
+        with Vertical(id="human-box"):
+            yield Static("", id="human-prompt")
+            yield Input(placeholder="type your message, enter sends", id="human-input")
+        yield Static("", id="status-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"session {self.session_id}" + (" (watching)" if self.follow else "")
+        self.query_one("#human-box").display = False
+        self.set_interval(REDRAW_SECONDS, self._tick)
+        if self.follow:
+            self.set_interval(self.app.watch_interval, self._poll)
+            self._poll()
+            return
+        try:
+            stored = self.app.store.session(self.session_id)
+        except Exception as exc:
+            self._fail(str(exc))
+            return
+        self._show_stored(stored)
+        if stored.status in ("running", "interrupted"):
+            self.start_engine()
+        elif stored.status == "failed":
+            self._fail(stored.error or "the session failed")
+        self.query_one(Transcript).focus()
+
+    def on_unmount(self) -> None:
+        if self._read_store is not None:
+            self._read_store.close()
+
+    # -- engine -------------------------------------------------------------------------
+    def start_engine(self) -> None:
+        from core.engine import SessionControl
+
+        self.control = SessionControl(paused=self.start_paused)
+        self.start_paused = False  # a retry starts running
+        self.error = None
+        self.running = True
+        self.status = "running"
+        self.run_engine()
+        self._refresh_info()
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="engine", exit_on_error=False)
+    async def run_engine(self) -> None:
+        from sessions.live import run_session
+
+        error = None
+        try:
+            async for event in run_session(self.app.store, self.app.pool, self.session_id, self.control):
+                self.post_message(EngineEvent(event))
+        except Exception as exc:  # shown with a retry action, never a crash of the app
+            error = str(exc) if type(exc).__name__ == "UserError" else f"{type(exc).__name__}: {exc}"
+        finally:  # also when stopped (the control cancels this task)
+            self.post_message(EngineStopped(error))
+
+    def on_engine_event(self, message: EngineEvent) -> None:
+        event = message.event
+        if isinstance(event, Delta):
+            key = (event.turn, event.role)
+            self._buffer[key] = self._buffer.get(key, "") + event.text
+            self._current = key
+            self._dirty = True
+        elif isinstance(event, TurnStarted):
+            key = (event.turn, event.role)
+            self._authors[key] = event.author
+            self._buffer[key] = ""
+            self._current = key
+            if event.role == "user":
+                self.seat = event.author
+            who = "you" if event.author == HUMAN else event.author
+            self._set_notice(f"turn {event.turn}: {who} writing as {_role(event.role)}")
+            if event.author != HUMAN:
+                self._dirty = True
+        elif isinstance(event, MessageCompleted):
+            msg = event.message
+            self._buffer.pop((msg.turn, msg.role), None)
+            self._current = None
+            self._dirty = False
+            self.query_one(Transcript).add_message(msg)
+            self._set_notice(f"turn {msg.turn}: {msg.author} done")
+        elif isinstance(event, CallFinished):
+            call = event.call
+            if call.status == "retry":
+                self._drop_partial()
+                notice = f"retrying (attempt {call.attempt + 1}): {call.error or 'error'}"
+                self.retries.append(notice)
+                self._set_notice(notice, warn=True)
+            elif call.status == "failed":
+                self._drop_partial()
+                self._set_notice(f"{call.role} {call.model} failed: {call.error or 'error'}", warn=True)
+        elif isinstance(event, SeatChanged):
+            if event.role == "interrogator":
+                self.seat = event.author
+            self._set_notice(f"{_role(event.role)} seat: {event.author}")
+        elif isinstance(event, JudgeStarted):
+            turns = ", ".join(str(t) for t in event.turns)
+            self._set_notice(f"judging: {event.judge} (turns {turns})")
+        elif isinstance(event, VerdictReady):
+            self.verdicts.append(event.verdict)
+            self._scores_changed()
+            self._set_notice(f"scores from {event.verdict.judge}")
+        elif isinstance(event, SessionFinished):
+            self.status = "finished"
+            self.refresh_bindings()
+            self._set_notice("finished: o rates the selected turn, escape goes back")
+            transcript = self.query_one(Transcript)
+            if transcript.player_turns() and transcript.selected_turn is None:
+                transcript.select_turn(transcript.player_turns()[0])
+        elif isinstance(event, SessionFailed):
+            self._drop_partial()
+            where = f"{event.role} {event.model}: " if event.role else ""
+            self._fail(f"{where}{event.error}")
+        self._refresh_info()
+
+    def on_engine_stopped(self, message: EngineStopped) -> None:
+        self.running = False
+        self.query_one("#human-box").display = False
+        self._drop_partial()
+        if message.error:
+            self._fail(message.error)
+        elif self.status == "running":
+            self.status = "interrupted"
+            self._set_notice("stopped: r resumes the session")
+        self._refresh_info()
+        self.refresh_bindings()
+
+    def _drop_partial(self) -> None:
+        if self._current is not None:
+            self._buffer[self._current] = ""
+        self._dirty = False
+        self.query_one(Transcript).clear_streaming()
+
+    def _fail(self, error: str) -> None:
+        self.status = "failed"
+        self.error = error
+        self._set_notice(f"failed: {error}  (r retries)", warn=True)
+        self.notify(error, title="session failed", severity="error", timeout=8)
+        self.refresh_bindings()
+
+    def _tick(self) -> None:
+        """Batched redraw of the streaming reply, and the human input box when it is needed."""
+        if self._dirty and self._current is not None:
+            self._dirty = False
+            turn, role = self._current
+            author = self._authors.get(self._current, "")
+            if author != HUMAN:
+                self.query_one(Transcript).set_streaming(turn, role, author, self._buffer.get(self._current, ""))
+        waiting = bool(self.control is not None and self.running and getattr(self.control.human, "waiting", False))
+        box = self.query_one("#human-box")
+        if waiting != box.display:
+            box.display = waiting
+            if waiting:
+                role = getattr(self.control.human, "role", None) or "user"
+                self.query_one("#human-prompt", Static).update(
+                    Text(f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model",
+                         style="bold"))
+                self.query_one("#human-input", Input).focus()
+            else:
+                self.query_one(Transcript).focus()
+
+    @on(Input.Submitted, "#human-input")
+    async def send_human(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.notify("Type something first", severity="warning")
+            return
+        if self.control is None:
+            return
+        event.input.value = ""
+        self.query_one("#human-box").display = False
+        await self.control.human.submit(text)
+
+    # -- the score panel ----------------------------------------------------------------
+    def _scores_changed(self) -> None:
+        transcript = self.query_one(Transcript)
+        transcript.set_scores(self.verdicts, self.human)
+        self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
+
+    @on(Transcript.TurnSelected)
+    def turn_selected(self, event: Transcript.TurnSelected) -> None:
+        self.query_one(ExplanationsPanel).show(event.turn, self.verdicts, self.human)
+
+    # -- stored state (start, follow mode) ----------------------------------------------
+    def _show_stored(self, stored) -> None:
+        self.stored = stored
+        self.status = stored.status
+        self.verdicts = list(stored.verdicts)
+        self.human = list(stored.human_scores)
+        last_user = [m.author for m in stored.messages if m.role == "user"]
+        self.seat = last_user[-1] if last_user else stored.spec.interrogator
+        transcript = self.query_one(Transcript)
+        transcript.load(stored.messages, self.verdicts, self.human)
+        self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
+        if stored.status == "finished" and not self.follow:
+            self._set_notice("finished: o rates the selected turn, escape goes back")
+        self._refresh_info()
+
+    def _poll(self) -> None:
+        if self.follow and self.status in ("loading", "running"):
+            self.load_stored()
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def load_stored(self) -> None:
+        if self._read_store is None:
+            self._read_store = self.app.open_store()
+        self.post_message(SessionLoaded(self._read_store.session(self.session_id)))
+
+    def on_session_loaded(self, message: SessionLoaded) -> None:
+        stored = message.stored
+        key = (stored.status, len(stored.messages), sum(len(v.turns) for v in stored.verdicts),
+               len(stored.human_scores))
+        if key == self._loaded_key:
+            return
+        self._loaded_key = key
+        self._show_stored(stored)
+        if stored.status == "running":
+            self._set_notice(f"watching: {stored.turns_done}/{stored.num_turns} turns done")
+        else:
+            self._set_notice(f"{stored.status}" + (f": {stored.error}" if stored.error else ""))
+        if stored.messages:
+            self.query_one(Transcript).scroll_end(animate=False)
+
+    def _reload_scores(self) -> None:
+        self.human = list(self.app.store.human_scores(self.session_id))
+        self._scores_changed()
+
+    # -- header lines -------------------------------------------------------------------
+    def _refresh_info(self) -> None:
+        info = Text()
+        stored = self.stored
+        if stored is not None:
+            spec = stored.spec
+            info.append(f"#{self.session_id} ", style="bold")
+            info.append(f"{spec.character}", style="bold cyan")
+            info.append(f" in {spec.situation}  ")
+            info.append(f"player {spec.player}  interrogator {self.seat or spec.interrogator}")
+            judges = ", ".join(spec.judges) if spec.judges else "none"
+            info.append(f"  judges {judges}  v{spec.version}", style="dim")
+        status = self.status
+        if self.control is not None and self.running and getattr(self.control, "paused", False):
+            status = "paused"
+        info.append(f"  [{status}]", style=_STATUS_STYLE.get(status, "bold"))
+        self.query_one("#session-info", Static).update(info)
+
+    def _set_notice(self, text: str, *, warn: bool = False) -> None:
+        self.notice = text
+        self.query_one("#status-line", Static).update(Text(text, style="bold yellow" if warn else ""))
+
+    # -- actions ------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Session controls show only while the engine runs here; retry only after a stop."""
+        live = self.running and self.control is not None
+        if action in ("toggle_pause", "step", "continue", "stop", "take_seat", "hand_back"):
+            return live
+        if action == "retry":
+            return not self.follow and not self.running and self.status in ("failed", "interrupted")
+        return True
+
+    def action_toggle_pause(self) -> None:
+        if self.control is None:
+            return
+        if self.control.paused:
+            self.control.resume()
+            self._set_notice("continuing")
+        else:
+            self.control.pause()
+            self._set_notice("paused: space continues, s runs one turn")
+        self._refresh_info()
+
+    def action_continue(self) -> None:
+        if self.control is not None and self.control.paused:
+            self.control.resume()
+            self._set_notice("continuing")
+            self._refresh_info()
+
+    def action_step(self) -> None:
+        if self.control is None:
+            return
+        self.control.step()
+        self._set_notice("running one turn, then pausing")
+        self._refresh_info()
+
+    def action_stop(self) -> None:
+        if self.control is None or not self.running:
+            return
+        self.control.cancel()
+        self.workers.cancel_group(self, "engine")
+        self._set_notice("stopping…")
+
+    def action_take_seat(self) -> None:
+        if self.control is None or not self.running:
+            self.notify("The session is not running", severity="warning")
+            return
+        self.control.set_seat("interrogator", HUMAN)
+        self._set_notice("you take the interrogator seat from the next user turn")
+
+    def action_hand_back(self) -> None:
+        if self.control is None or not self.running:
+            self.notify("The session is not running", severity="warning")
+            return
+        from tui.screens.pickers import ModelPicker
+
+        names = [n for n in self.app.models]
+
+        def chosen(name: str | None) -> None:
+            if name and self.control is not None:
+                self.control.set_seat("interrogator", name)
+                self._set_notice(f"interrogator seat goes to {name} from the next user turn")
+
+        self.app.push_screen(ModelPicker(names, title="Hand the interrogator seat to"), chosen)
+
+    def action_override(self) -> None:
+        transcript = self.query_one(Transcript)
+        turn = transcript.selected_turn
+        turns = transcript.player_turns()
+        if turn is None and turns:
+            turn = turns[-1]
+        if turn is None:
+            self.notify("No player turn to rate yet", severity="warning")
+            return
+
+        def saved(rating: Rating | None) -> None:
+            if rating is None:
+                return
+            try:
+                n = save_rating(self.app.store, self.session_id, rating, self.app.author())
+            except Exception as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self._reload_scores()
+            self.notify(f"saved {n} score{'s' if n != 1 else ''} for turn {rating.turn}")
+
+        transcript.select_turn(turn)
+        self.app.push_screen(OverrideScreen(turn, self.verdicts, self.human), saved)
+
+    def action_retry(self) -> None:
+        if self.follow or self.running:
+            return
+        try:
+            stored = self.app.store.session(self.session_id)
+        except Exception as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._show_stored(stored)
+        self._set_notice("resuming…")
+        self.start_engine()
+        self.refresh_bindings()
+
+    def action_back(self) -> None:
+        if self.focused is self.query_one("#human-input"):
+            self.query_one(Transcript).focus()  # leave the box first; a second escape leaves
+            return
+        if self.running:
+            self.action_stop()
+        self.app.pop_screen()
+
+
+_STATUS_STYLE = {"running": "bold green", "finished": "bold blue", "failed": "bold red",
+                 "interrupted": "bold yellow", "paused": "bold yellow"}
+
+
+def _role(role: str) -> str:
+    return {"user": "interrogator", "assistant": "player"}.get(role, role)

@@ -1,0 +1,182 @@
+"""The new-session form: card, situation (or a free-form one), who sits where, judges, turns.
+
+Every seat defaults to the built-in offline model so a fresh install runs end to end.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static, TextArea
+
+from core.domain import HUMAN, OFFLINE, SessionSpec, Situation
+
+FREE = "__free__"
+
+
+def _row(label: str, *widgets, id: str | None = None) -> Horizontal:
+    return Horizontal(Label(label, classes="form-label"), *widgets, classes="form-row", id=id)
+
+
+class NewSessionScreen(Screen):
+    """Choose everything, then ctrl+s (or the Start button) opens the live session."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", id="new.start", priority=True),
+        Binding("escape", "cancel", "Cancel", id="new.cancel"),
+    ]
+
+    def __init__(self, defaults: dict | None = None) -> None:
+        super().__init__()
+        self.defaults = defaults or {}
+        self._cards: list = []
+        self._situations: list = []
+
+    def _model_names(self) -> list[str]:
+        try:
+            return list(self.app.models)
+        except Exception as exc:  # a broken config must not close the form
+            self.notify(str(exc), severity="error", timeout=10)
+            return [OFFLINE]
+
+    def compose(self) -> ComposeResult:
+        d = self.defaults
+        models = self._model_names()
+        lang = d.get("lang") or "en"
+        seats = [(m, m) for m in models] + [(HUMAN, HUMAN)]
+        judges = set(d.get("judges") or [OFFLINE])
+        yield Header()
+        with VerticalScroll(id="new-form"):
+            yield _row("Language", Select([("English", "en"), ("Russian", "ru"), ("all", "all")],
+                                          value=lang, allow_blank=False, compact=True, id="new-lang"))
+            yield _row("Character", Select([], compact=True, id="new-character", prompt="choose a card"))
+            yield _row("Situation", Select([], compact=True, id="new-situation", prompt="choose a situation"))
+            yield Static("", id="new-situation-text", classes="hint")
+            yield TextArea("", id="new-free-text")
+            yield _row("Player", Select(seats, value=d.get("player") or OFFLINE, allow_blank=False,
+                                        compact=True, id="new-player"))
+            yield _row("Interrogator", Select(seats, value=d.get("interrogator") or OFFLINE,
+                                              allow_blank=False, compact=True, id="new-interrogator"))
+            yield _row("Judges", SelectionList(*[(m, m, m in judges) for m in models], id="new-judges"))
+            yield _row("Turns", Input(str(d["turns"]) if d.get("turns") else "", placeholder="the situation's",
+                                      type="integer", compact=True, id="new-turns"))
+            yield _row("Version", Select([("2: separate judges", 2), ("1: interrogator judges", 1)],
+                                         value=int(d.get("version") or 2), allow_blank=False, compact=True,
+                                         id="new-version"))
+            with Horizontal(id="new-buttons"):
+                yield Button("Start (ctrl+s)", variant="primary", id="new-start")
+                yield Button("Cancel", id="new-cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "new session"
+        self.query_one("#new-free-text").display = False
+        self._fill(self.defaults.get("lang") or "en", first=True)
+        self.query_one("#new-character").focus()
+
+    # -- options ------------------------------------------------------------------------
+    def _fill(self, lang: str, *, first: bool = False) -> None:
+        wanted = None if lang == "all" else lang
+        try:
+            self._cards = self.app.cards().all(lang=wanted)
+            self._situations = self.app.situations().all(lang=wanted)
+        except Exception as exc:
+            self.notify(f"library: {exc}", severity="error", timeout=10)
+            self._cards, self._situations = [], []
+        chars = self.query_one("#new-character", Select)
+        sits = self.query_one("#new-situation", Select)
+        chars.set_options([(f"{c.name} ({c.lang})", c.name) for c in self._cards])
+        sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turns)", s.name) for s in self._situations]
+                         + [("free-form: write your own…", FREE)])
+        d = self.defaults if first else {}
+        names = [c.name for c in self._cards]
+        want = d.get("character")
+        if want in names:
+            chars.value = want
+        elif names:
+            chars.value = names[0]
+        snames = [s.name for s in self._situations]
+        want = d.get("situation")
+        if want in snames:
+            sits.value = want
+        elif want == FREE or (first and d.get("free_text")):
+            sits.value = FREE
+            self.query_one("#new-free-text", TextArea).text = d.get("free_text", "")
+        elif snames:
+            sits.value = snames[0]
+        else:
+            sits.value = FREE
+
+    @on(Select.Changed, "#new-lang")
+    def lang_changed(self, event: Select.Changed) -> None:
+        if event.value is not Select.NULL:
+            self._fill(str(event.value))
+
+    @on(Select.Changed, "#new-situation")
+    def situation_changed(self, event: Select.Changed) -> None:
+        free = event.value == FREE
+        self.query_one("#new-free-text").display = free
+        hint = self.query_one("#new-situation-text", Static)
+        sit = next((s for s in self._situations if s.name == event.value), None)
+        hint.update("Write the situation below; Turns sets its length (default 3)." if free
+                    else (sit.text if sit else ""))
+
+    @on(Button.Pressed, "#new-start")
+    def start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#new-cancel")
+    def cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def action_cancel(self) -> None:
+        self.app.pop_screen()
+
+    # -- start --------------------------------------------------------------------------
+    def action_start(self) -> None:
+        char_name = self.query_one("#new-character", Select).value
+        card = next((c for c in self._cards if c.name == char_name), None)
+        if card is None:
+            self.notify("Choose a character", severity="warning")
+            return
+        turns_text = self.query_one("#new-turns", Input).value.strip()
+        try:
+            turns = int(turns_text) if turns_text else None
+        except ValueError:
+            turns = 0
+        if turns is not None and not 1 <= turns <= 50:
+            self.notify("Turns: a number from 1 to 50", severity="warning")
+            return
+        sit_name = self.query_one("#new-situation", Select).value
+        if sit_name == FREE:
+            text = self.query_one("#new-free-text", TextArea).text.strip()
+            if not text:
+                self.notify("Write the situation first", severity="warning")
+                return
+            situation = Situation(name="free-form", lang=card.lang, text=text, num_turns=turns or 3)
+        else:
+            situation = next((s for s in self._situations if s.name == sit_name), None)
+            if situation is None:
+                self.notify("Choose a situation", severity="warning")
+                return
+        judges = list(self.query_one("#new-judges", SelectionList).selected)
+        spec = SessionSpec(
+            character=card.name, situation=situation.name,
+            player=str(self.query_one("#new-player", Select).value),
+            interrogator=str(self.query_one("#new-interrogator", Select).value),
+            judges=judges, num_turns=turns, version=int(self.query_one("#new-version", Select).value),
+            lang=card.lang,
+        )
+        if spec.version == 1 and spec.interrogator == HUMAN:
+            self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")
+            return
+        try:
+            session_id = self.app.start_session(spec, card, situation)
+        except Exception as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        self.app.pop_screen()
+        self.app.open_live(session_id)

@@ -1,0 +1,126 @@
+"""Replay a stored session turn by turn, with scores, explanations and people's overrides."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from tui.screens.override import OverrideScreen, Rating, save_rating
+from tui.widgets.panels import ExplanationsPanel
+from tui.widgets.transcript import Transcript
+
+
+class ReplayScreen(Screen):
+    """left/right (or k/j) step one turn, home/end jump; o rates the shown turn."""
+
+    BINDINGS = [
+        Binding("right,j", "step(1)", "Next", id="replay.next", priority=True),
+        Binding("left,k", "step(-1)", "Prev", id="replay.prev", priority=True),
+        Binding("home", "jump(0)", "First", id="replay.first", priority=True),
+        Binding("end", "jump(1)", "Last", id="replay.last", priority=True),
+        Binding("o", "override", "Rate", id="replay.override"),
+        Binding("escape,q", "back", "Back", id="replay.back"),
+    ]
+
+    def __init__(self, session_id: int) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.stored = None
+        self.turns: list[int] = []
+        self.steps: list = []
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="session-info")
+        with Horizontal(id="live-body"):
+            yield Transcript(id="transcript")
+            yield ExplanationsPanel(id="explanations")
+        yield Static("", id="status-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"replay of session {self.session_id}"
+        self.query_one(Transcript).can_focus = False
+        try:
+            self.stored = self.app.store.session(self.session_id)
+        except Exception as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._load_steps()
+        self.index = 0
+        self._show()
+
+    def _load_steps(self) -> None:
+        from sessions.replay import steps_of
+
+        self.steps = steps_of(self.stored)
+        self.turns = [step.turn for step in self.steps]
+
+    @property
+    def turn(self) -> int | None:
+        return self.turns[self.index] if self.turns else None
+
+    def _show(self) -> None:
+        stored = self.stored
+        if stored is None:
+            return
+        turn = self.turn
+        messages = [m for m in stored.messages if turn is not None and m.turn <= turn]
+        transcript = self.query_one(Transcript)
+        transcript.load(messages, stored.verdicts, stored.human_scores)
+        transcript.call_after_refresh(transcript.select_turn, turn)
+        transcript.call_after_refresh(transcript.scroll_end, animate=False)
+        self.query_one(ExplanationsPanel).show(turn, stored.verdicts, stored.human_scores)
+        spec = stored.spec
+        info = Text()
+        info.append(f"#{stored.id} ", style="bold")
+        info.append(spec.character, style="bold cyan")
+        info.append(f" in {spec.situation}  player {spec.player}  interrogator {spec.interrogator}")
+        info.append(f"  [{stored.status}]", style="bold")
+        self.query_one("#session-info", Static).update(info)
+        where = f"turn {turn} of {self.turns[-1]}" if turn is not None else "no messages"
+        step = self.steps[self.index] if self.steps else None
+        if step is not None and step.people:
+            where += f"  ({len(step.people)} person's score{'s' if len(step.people) != 1 else ''})"
+        final = f"  final {stored.final:.2f}" if stored.final is not None else ""
+        self.query_one("#status-line", Static).update(f"{where}{final}   ←/→ step, home/end jump, o rate")
+
+    def action_step(self, step: int) -> None:
+        if self.turns:
+            self.index = max(0, min(len(self.turns) - 1, self.index + step))
+            self._show()
+
+    def action_jump(self, end: int) -> None:
+        if self.turns:
+            self.index = len(self.turns) - 1 if end else 0
+            self._show()
+
+    def action_override(self) -> None:
+        turn = self.turn
+        if self.stored is None or turn is None or not any(
+                m.turn == turn and m.role == "assistant" for m in self.stored.messages):
+            self.notify("This turn has no player message to rate", severity="warning")
+            return
+
+        def saved(rating: Rating | None) -> None:
+            if rating is None:
+                return
+            try:
+                n = save_rating(self.app.store, self.session_id, rating, self.app.author())
+            except Exception as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self.stored = self.app.store.session(self.session_id)
+            self._load_steps()
+            self._show()
+            self.notify(f"saved {n} score{'s' if n != 1 else ''} for turn {rating.turn}")
+
+        self.app.push_screen(OverrideScreen(turn, self.stored.verdicts, self.stored.human_scores), saved)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,194 @@
+"""Watch batch runs another process is writing: runs, their sessions and counts per status.
+
+The database is polled in a thread (its own connection) every app.watch_interval seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message as TMessage
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
+STATUSES = ("running", "finished", "failed", "interrupted")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    name: str
+    total: int
+    counts: tuple[int, int, int, int]  # per STATUSES
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: int
+    character: str
+    situation: str
+    player: str
+    status: str
+    turns: int
+    num_turns: int | None
+    judged: int
+
+
+class WatchLoaded(TMessage):
+    def __init__(self, runs: list[RunRow], sessions: list[SessionRow], run_id: int | None) -> None:
+        super().__init__()
+        self.runs = runs
+        self.sessions = sessions
+        self.run_id = run_id
+
+
+def read_runs(db) -> list[RunRow]:
+    counts = ", ".join(f"sum(s.status = '{s}')" for s in STATUSES)
+    rows = db.execute(
+        f"select r.id, r.name, count(s.id), {counts} from runs r"
+        " left join sessions s on s.run_id = r.id group by r.id order by r.id desc"
+    ).fetchall()
+    out = [RunRow(r[0], r[1], r[2], tuple(int(x or 0) for x in r[3:])) for r in rows]
+    single = db.execute(f"select count(*), {counts.replace('s.', '')} from sessions where run_id is null").fetchone()
+    if single[0]:
+        out.append(RunRow(NO_RUN, "(single sessions)", single[0], tuple(int(x or 0) for x in single[1:])))
+    return out
+
+
+def read_sessions(db, run_id: int) -> list[SessionRow]:
+    where = "s.run_id is null" if run_id == NO_RUN else "s.run_id = ?"
+    rows = db.execute(
+        "select s.id, s.character, s.situation, s.player, s.status, s.num_turns,"
+        " (select count(*) from messages m where m.session_id = s.id and m.role = 'assistant'),"
+        " (select count(*) from turn_scores t where t.session_id = s.id)"
+        f" from sessions s where {where} order by s.id",
+        [] if run_id == NO_RUN else [run_id],
+    ).fetchall()
+    return [SessionRow(r[0], r[1], r[2], r[3], r[4], r[6], r[5], r[7]) for r in rows]
+
+
+class WatchScreen(Screen):
+    """Runs on top, the selected run's sessions below; enter follows a session live."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="watch.open", show=True),
+        Binding("tab", "focus_next", "Switch table", show=False, id="watch.switch"),
+        Binding("escape,q", "back", "Back", id="watch.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.run_id: int | None = None
+        self.runs: list[RunRow] = []
+        self.sessions: list[SessionRow] = []
+        self._store = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield DataTable(id="runs-table", cursor_type="row")
+        yield Static("", id="watch-counts")
+        yield DataTable(id="run-sessions", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "watch a run"
+        runs = self.query_one("#runs-table", DataTable)
+        for col in ("id", "run", "sessions", *STATUSES):
+            runs.add_column(col, key=col)
+        sessions = self.query_one("#run-sessions", DataTable)
+        for col in ("id", "character", "situation", "player", "status", "turns", "judged"):
+            sessions.add_column(col, key=col)
+        self.query_one("#watch-counts", Static).update("reading the database…")
+        self.set_interval(self.app.watch_interval, self.poll)
+        self.poll()
+        runs.focus()
+
+    def on_unmount(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    def poll(self) -> None:
+        self.read(self.run_id)
+
+    @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
+    def read(self, run_id: int | None) -> None:
+        if self._store is None:
+            self._store = self.app.open_store()
+        db = self._store.db
+        runs = read_runs(db)
+        if run_id is None or all(r.id != run_id for r in runs):
+            run_id = runs[0].id if runs else None
+        sessions = read_sessions(db, run_id) if run_id is not None else []
+        self.post_message(WatchLoaded(runs, sessions, run_id))
+
+    def on_watch_loaded(self, message: WatchLoaded) -> None:
+        if message.runs != self.runs:
+            self.runs = message.runs
+            table = self.query_one("#runs-table", DataTable)
+            cursor = table.cursor_row
+            table.clear()
+            for r in message.runs:
+                table.add_row(str(r.id) if r.id else "-", r.name, str(r.total), *map(str, r.counts), key=str(r.id))
+            if table.row_count:
+                index = next((i for i, r in enumerate(message.runs) if r.id == message.run_id), cursor)
+                table.move_cursor(row=min(index, table.row_count - 1))
+        if self.run_id is None or self.run_id == message.run_id:
+            self.run_id = message.run_id
+            if message.sessions != self.sessions:
+                self.sessions = message.sessions
+                table = self.query_one("#run-sessions", DataTable)
+                cursor = table.cursor_row
+                table.clear()
+                for s in message.sessions:
+                    planned = f"/{s.num_turns}" if s.num_turns else ""
+                    table.add_row(str(s.id), s.character, s.situation, s.player, s.status,
+                                  f"{s.turns}{planned}", str(s.judged), key=str(s.id))
+                if table.row_count:
+                    table.move_cursor(row=min(cursor, table.row_count - 1))
+        self._counts()
+
+    def _counts(self) -> None:
+        run = next((r for r in self.runs if r.id == self.run_id), None)
+        if run is None:
+            self.query_one("#watch-counts", Static).update(
+                "No runs yet. Start one in another terminal, e.g. "
+                "pingpong run --player offline --interrogator offline --judge offline")
+            return
+        parts = "  ".join(f"{name} {n}" for name, n in zip(STATUSES, run.counts))
+        self.query_one("#watch-counts", Static).update(f"{run.name}: {run.total} sessions  {parts}   enter opens")
+
+    @on(DataTable.RowHighlighted, "#runs-table")
+    def run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return
+        run_id = int(event.row_key.value)
+        if run_id != self.run_id:
+            self.run_id = run_id
+            self.sessions = []
+            self.query_one("#run-sessions", DataTable).clear()
+            self.read(run_id)
+
+    @on(DataTable.RowSelected)
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "runs-table":
+            self.query_one("#run-sessions").focus()
+        else:
+            self.action_open()
+
+    def action_open(self) -> None:
+        table = self.query_one("#run-sessions", DataTable)
+        if self.focused is self.query_one("#runs-table"):
+            table.focus()
+            return
+        if not table.row_count:
+            self.notify("No session to open", severity="warning")
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        self.app.open_live(int(key), follow=True)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,40 @@
+"""Small shared panels: the explanations side panel and an empty-state notice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from core.domain import JudgeVerdict
+from tui.widgets.scoring import explanations
+
+
+class ExplanationsPanel(VerticalScroll):
+    """Each judge's scores and explanations for one turn, then people's overrides."""
+
+    DEFAULT_CSS = """
+    ExplanationsPanel { height: 1fr; }
+    ExplanationsPanel > Static { height: auto; }
+    """
+
+    def compose(self):
+        yield Static("Select a player turn (up/down) to read the judges' explanations.", classes="dim")
+
+    def show(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any]) -> None:
+        body = self.query_one(Static)
+        if turn is None:
+            body.update("Select a player turn (up/down) to read the judges' explanations.")
+        else:
+            body.update(explanations(verdicts, human, turn))
+        self.scroll_home(animate=False)
+
+
+class EmptyState(Static):
+    """A friendly explanation shown instead of an empty table."""
+
+    DEFAULT_CSS = """
+    EmptyState { width: 1fr; height: auto; padding: 1 2; }
+    """

@@ -1,0 +1,89 @@
+"""Keyboard rating fields: a 1-5 metric (number keys) and a yes/no refusal flag (y/n)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message as TMessage
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+class RatingField(Static, can_focus=True):
+    """One metric rated 1-5: press a number; focus then moves to the next field."""
+
+    DEFAULT_CSS = """
+    RatingField { height: 1; padding: 0 1; }
+    RatingField:focus { background: $accent 30%; }
+    """
+    BINDINGS = [
+        Binding("1", "rate(1)", "1", show=False),
+        Binding("2", "rate(2)", "2", show=False),
+        Binding("3", "rate(3)", "3", show=False),
+        Binding("4", "rate(4)", "4", show=False),
+        Binding("5", "rate(5)", "5", show=False),
+        Binding("0,backspace,delete", "rate(0)", "Clear", show=False),
+    ]
+
+    value: reactive[int | None] = reactive(None)
+
+    class Rated(TMessage):
+        def __init__(self, field: "RatingField") -> None:
+            super().__init__()
+            self.field = field
+
+    def __init__(self, metric: str, *, judges: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.metric = metric
+        self.judges = judges
+
+    def render(self) -> Text:
+        text = Text()
+        text.append(f"{self.metric:<13}", style="bold")
+        for n in range(1, 6):
+            style = "reverse bold" if self.value == n else "dim"
+            text.append(f" {n} ", style=style)
+        if self.judges:
+            text.append(f"  judges {self.judges}", style="dim")
+        return text
+
+    def action_rate(self, n: int) -> None:
+        self.value = n or None
+        self.post_message(self.Rated(self))
+        if n:
+            self.screen.focus_next()
+
+
+class RefusalField(Static, can_focus=True):
+    """Was the turn a refusal? y / n, 0 to leave unset."""
+
+    DEFAULT_CSS = """
+    RefusalField { height: 1; padding: 0 1; }
+    RefusalField:focus { background: $accent 30%; }
+    """
+    BINDINGS = [
+        Binding("y", "set(1)", "Yes", show=False),
+        Binding("n", "set(0)", "No", show=False),
+        Binding("0,backspace,delete", "set(-1)", "Clear", show=False),
+    ]
+
+    value: reactive[bool | None] = reactive(None)
+
+    def __init__(self, *, judges: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.judges = judges
+
+    def render(self) -> Text:
+        text = Text()
+        text.append(f"{'refusal':<13}", style="bold")
+        for label, val in (("y", True), ("n", False)):
+            style = "reverse bold" if self.value is val else "dim"
+            text.append(f" {label} ", style=style)
+        if self.judges:
+            text.append(f"  judges {self.judges}", style="dim")
+        return text
+
+    def action_set(self, n: int) -> None:
+        self.value = None if n < 0 else bool(n)
+        if n >= 0:
+            self.screen.focus_next()

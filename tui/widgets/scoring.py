@@ -1,0 +1,137 @@
+"""Turn-level score summaries for display: each judge's scores, their mean, and people's overrides.
+
+Pure functions over domain objects so the live, replay and follow views show scores identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.text import Text
+
+from core.domain import METRICS, JudgeVerdict, TurnScore
+
+SHORT = {"in_character": "IC", "entertaining": "EN", "fluency": "FL"}
+HUMAN_METRICS = (*METRICS, "is_refusal")
+
+
+def judge_scores(verdicts: Sequence[JudgeVerdict], turn: int) -> list[tuple[str, TurnScore]]:
+    """Every judge's TurnScore for one player turn, in the order the verdicts arrived."""
+    out: list[tuple[str, TurnScore]] = []
+    for verdict in verdicts:
+        for score in verdict.turns:
+            if score.turn == turn:
+                out.append((verdict.judge, score))
+    return out
+
+
+def mean_scores(pairs: Iterable[tuple[str, TurnScore]]) -> dict[str, float]:
+    """Plain mean over the judges that produced a score (failed judges are left out)."""
+    sums: dict[str, list[float]] = {}
+    for _, score in pairs:
+        if score.status != "ok":
+            continue
+        for metric in (*METRICS, "overall"):
+            value = getattr(score, metric)
+            if value is not None:
+                sums.setdefault(metric, []).append(float(value))
+    return {metric: sum(values) / len(values) for metric, values in sums.items()}
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def human_latest(human_scores: Iterable[Any], turn: int) -> dict[str, Any]:
+    """The current person's score per metric for a turn (append-only: the last row wins)."""
+    latest: dict[str, Any] = {}
+    for row in human_scores:
+        if _field(row, "turn") == turn:
+            latest[_field(row, "metric")] = row
+    return latest
+
+
+def human_history(human_scores: Iterable[Any], turn: int) -> list[Any]:
+    return [row for row in human_scores if _field(row, "turn") == turn]
+
+
+def fmt_score(value: float) -> str:
+    return f"{value:.1f}" if value != int(value) else f"{int(value)}"
+
+
+def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int) -> Text:
+    """One or two lines under a player turn: judges' mean (and count), then the person's scores."""
+    text = Text()
+    pairs = judge_scores(verdicts, turn)
+    if pairs:
+        means = mean_scores(pairs)
+        ok = [s for _, s in pairs if s.status == "ok"]
+        failed = len(pairs) - len(ok)
+        text.append("judges ", style="bold")
+        parts = [f"{SHORT[m]} {fmt_score(means[m])}" for m in METRICS if m in means]
+        if "overall" in means:
+            parts.append(f"overall {fmt_score(means['overall'])}/10")
+        text.append("  ".join(parts) or "no scores")
+        refusals = sum(1 for s in ok if s.is_refusal)
+        if refusals:
+            text.append(f"  refusal {refusals}/{len(ok)}", style="bold red")
+        text.append(f"  ({len(ok)} judge{'s' if len(ok) != 1 else ''}", style="dim")
+        if failed:
+            text.append(f", {failed} failed", style="red")
+        text.append(")", style="dim")
+    human = human_latest(human_scores, turn)
+    if human:
+        if text:
+            text.append("\n")
+        text.append("person ", style="bold magenta")
+        parts = [f"{SHORT[m]} {fmt_score(float(_field(human[m], 'value')))}" for m in METRICS if m in human]
+        if "is_refusal" in human:
+            parts.append("refusal" if float(_field(human["is_refusal"], "value")) else "no refusal")
+        text.append("  ".join(parts))
+        author = _field(next(iter(human.values())), "author")
+        if author:
+            text.append(f"  by {author}", style="dim")
+    return text
+
+
+def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int) -> Text:
+    """The side panel for a turn: each judge's scores with explanations, then people's overrides."""
+    text = Text()
+    pairs = judge_scores(verdicts, turn)
+    text.append(f"Turn {turn}\n", style="bold underline")
+    if not pairs:
+        text.append("No judge has scored this turn yet.\n", style="dim")
+    for judge, score in pairs:
+        text.append(f"\n{judge}\n", style="bold cyan")
+        if score.status != "ok":
+            text.append(f"failed: {score.error or 'no scores'}\n", style="red")
+            continue
+        if score.is_refusal is not None:
+            text.append("refusal: ", style="bold")
+            text.append("yes" if score.is_refusal else "no")
+            note = score.explanations.get("is_refusal")
+            text.append(f" - {note}\n" if note else "\n")
+        for metric in METRICS:
+            value = getattr(score, metric)
+            if value is None:
+                continue
+            text.append(f"{metric}: {value}", style="bold")
+            note = score.explanations.get(metric)
+            text.append(f" - {note}\n" if note else "\n")
+        if score.overall is not None:
+            text.append(f"overall: {fmt_score(score.overall)}/10", style="bold")
+            note = score.explanations.get("overall") or score.explanations.get("score")
+            text.append(f" - {note}\n" if note else "\n")
+    history = human_history(human_scores, turn)
+    if history:
+        text.append("\nPeople\n", style="bold magenta")
+        for row in history:
+            metric = _field(row, "metric")
+            value = float(_field(row, "value"))
+            shown = ("yes" if value else "no") if metric == "is_refusal" else fmt_score(value)
+            text.append(f"{metric}: {shown}", style="bold")
+            text.append(f" by {_field(row, 'author')}", style="dim")
+            reason = _field(row, "reason")
+            text.append(f" - {reason}\n" if reason else "\n")
+    return text

@@ -1,0 +1,150 @@
+"""The conversation as a scrollable column of message cards, with a selectable player turn.
+
+Used by the live, follow and replay views. Each card names its author (model or "human");
+player cards carry the judges' and people's scores once they exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message as TMessage
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from core.domain import HUMAN, JudgeVerdict, Message
+from tui.widgets.scoring import score_line
+
+ROLE_LABEL = {"user": "interrogator", "assistant": "player"}
+
+
+class MessageCard(Static):
+    """One completed (or streaming) message."""
+
+    DEFAULT_CSS = """
+    MessageCard { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False) -> None:
+        super().__init__(classes=f"-{role}" + (" -streaming" if streaming else ""))
+        self.turn = turn
+        self.role = role
+        self.author = author
+        self.body = text
+        self.scores = Text()
+        self.streaming = streaming
+        if author == HUMAN:
+            self.add_class("-human")
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        head = Text()
+        head.append(f"{self.turn}", style="bold")
+        head.append(f" {ROLE_LABEL.get(self.role, self.role)} ", style="dim")
+        head.append(self.author, style="bold")
+        if self.streaming:
+            head.append("  writing…", style="italic dim")
+        parts = [head, Text(self.body or ("…" if self.streaming else ""))]
+        if self.scores:
+            parts.append(self.scores)
+        self.update(Text("\n").join(parts))
+
+
+class Transcript(VerticalScroll):
+    """Message cards; up/down (or [ ]) select a player turn for the explanations panel."""
+
+    BINDINGS = [
+        Binding("up,k", "select(-1)", "Prev turn", show=False, id="transcript.prev"),
+        Binding("down,j", "select(1)", "Next turn", show=False, id="transcript.next"),
+    ]
+
+    selected_turn: reactive[int | None] = reactive(None, init=False)
+
+    class TurnSelected(TMessage):
+        def __init__(self, turn: int | None) -> None:
+            super().__init__()
+            self.turn = turn
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self._stream: MessageCard | None = None
+        self._verdicts: Sequence[JudgeVerdict] = ()
+        self._human: Sequence[Any] = ()
+        self._empty_text = "No messages yet."
+
+    # -- content ------------------------------------------------------------------------
+    def cards(self) -> list[MessageCard]:
+        return [c for c in self.query(MessageCard) if not c.streaming]
+
+    def player_turns(self) -> list[int]:
+        return [c.turn for c in self.cards() if c.role == "assistant"]
+
+    def load(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
+             human: Sequence[Any] = ()) -> None:
+        """Replace everything (replay steps and read-only follow views)."""
+        self.remove_children()
+        self._stream = None
+        cards = [MessageCard(m.turn, m.role, m.author, m.text) for m in messages]
+        if cards:
+            self.mount_all(cards)
+        self._verdicts, self._human = verdicts, human
+        self.call_after_refresh(self._apply_scores)
+
+    def add_message(self, message: Message) -> None:
+        self.clear_streaming()
+        self.mount(MessageCard(message.turn, message.role, message.author, message.text))
+        self.scroll_end(animate=False)
+
+    def set_streaming(self, turn: int, role: str, author: str, text: str) -> None:
+        if self._stream is None or (self._stream.turn, self._stream.role) != (turn, role):
+            self.clear_streaming()
+            self._stream = MessageCard(turn, role, author, text, streaming=True)
+            self.mount(self._stream)
+        else:
+            self._stream.body = text
+            self._stream.redraw()
+        self.scroll_end(animate=False)
+
+    def clear_streaming(self) -> None:
+        if self._stream is not None:
+            self._stream.remove()
+            self._stream = None
+
+    def set_scores(self, verdicts: Sequence[JudgeVerdict], human: Sequence[Any]) -> None:
+        self._verdicts, self._human = verdicts, human
+        self._apply_scores()
+
+    def _apply_scores(self) -> None:
+        for card in self.cards():
+            if card.role == "assistant":
+                card.scores = score_line(self._verdicts, self._human, card.turn)
+                card.redraw()
+
+    # -- selection ----------------------------------------------------------------------
+    def select_turn(self, turn: int | None) -> None:
+        self.selected_turn = turn
+
+    def watch_selected_turn(self, turn: int | None) -> None:
+        for card in self.cards():
+            card.set_class(card.turn == turn, "-selected")
+        if turn is not None:
+            for card in self.cards():
+                if card.turn == turn and card.role == "assistant":
+                    self.scroll_to_widget(card, animate=False)
+        self.post_message(self.TurnSelected(turn))
+
+    def action_select(self, step: int) -> None:
+        turns = self.player_turns()
+        if not turns:
+            return
+        if self.selected_turn not in turns:
+            self.selected_turn = turns[-1] if step < 0 else turns[0]
+            return
+        i = turns.index(self.selected_turn) + step
+        self.selected_turn = turns[max(0, min(len(turns) - 1, i))]
