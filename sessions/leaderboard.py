@@ -9,15 +9,11 @@ keeps a million judged turns well inside a couple of seconds.
 from __future__ import annotations
 
 import math
-import sqlite3
-import threading
 import zlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote
 
 import numpy as np
 
@@ -334,11 +330,14 @@ def _conn(store: Any):
     return getattr(db, "conn", db)
 
 
-def finished_sessions(store: Any, *, lang=None, run=None, interrogator=None) -> dict[int, tuple[str, str | None]]:
-    """{session id: (player, lang)} of the finished sessions that pass the filters."""
+def finished_sessions(store: Any, *, lang=None, run=None, interrogator=None) -> dict[int, tuple]:
+    """{session id: (player, lang, player chars, player messages)} of the finished sessions
+    that pass the filters (the length totals are kept per session by migration 2's triggers)."""
     where, params = _session_filter(lang, run, interrogator)
-    rows = _conn(store).execute(f"SELECT s.id, s.player, s.lang FROM sessions s WHERE {where}", params).fetchall()
-    return {sid: (player, lg) for sid, player, lg in rows}
+    rows = _conn(store).execute(
+        f"SELECT s.id, s.player, s.lang, s.player_chars, s.player_messages FROM sessions s WHERE {where}",
+        params).fetchall()
+    return {sid: rest for sid, *rest in rows}
 
 
 _PACK = 1 << 16  # three 16-bit fields per packed SUM: fine up to 13,000 turns per judge
@@ -482,36 +481,6 @@ def load_scorings(store: Any, scores: str = "merged", judges: Sequence[str] | No
     return base.without_sessions(set(human)).concat(merged_scorings(store, human, judges))
 
 
-def player_lengths(store: Any, conn=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(session ids, total characters, message count) of the player's messages per session."""
-    rows = (conn or _conn(store)).execute(
-        "SELECT session_id, SUM(LENGTH(text)), COUNT(*) FROM messages WHERE role = 'assistant' GROUP BY session_id"
-    ).fetchall()
-    if not rows:
-        return np.empty(0, np.int64), np.empty(0), np.empty(0)
-    cols = list(zip(*rows))
-    return (np.fromiter(cols[0], np.int64, len(rows)), np.array(cols[1], dtype=float),
-            np.array(cols[2], dtype=float))
-
-
-def _reader(store: Any):
-    """A second, read-only connection to the store's file (None for an in-memory store).
-
-    The message-length query runs on it in a thread while the scores are read: sqlite3
-    releases the GIL while it steps, so the two big reads overlap on two cores.
-    """
-    path = getattr(store, "path", None)
-    if path is None or not Path(path).exists():
-        return None
-    try:
-        conn = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True,
-                               timeout=30, check_same_thread=False)
-        conn.execute("PRAGMA mmap_size = 1073741824")
-        return conn
-    except sqlite3.Error:
-        return None
-
-
 # ---------------------------------------------------------------- the entry point
 
 
@@ -541,25 +510,8 @@ def compute_leaderboard(
     w = normalise_weights(weights)
     if scores not in SCORE_SOURCES:
         raise UserError(f"--scores: '{scores}' is not one of {', '.join(SCORE_SOURCES)}")
-    reader = _reader(store)
-    lengths: dict[str, Any] = {}
-    thread = None
-    if reader is not None:
-        def read_lengths() -> None:
-            try:
-                lengths["value"] = player_lengths(store, reader)
-            except sqlite3.Error as exc:  # fall back to the main connection below
-                lengths["error"] = exc
-        thread = threading.Thread(target=read_lengths, name="leaderboard-lengths", daemon=True)
-        thread.start()
-    try:
-        chosen = finished_sessions(store, lang=lang, run=run, interrogator=interrogator)
-        sc = load_scorings(store, scores, judges) if chosen else Scorings.empty()
-    finally:
-        if thread is not None:
-            thread.join()
-        if reader is not None:
-            reader.close()
+    chosen = finished_sessions(store, lang=lang, run=run, interrogator=interrogator)
+    sc = load_scorings(store, scores, judges) if chosen else Scorings.empty()
     if not chosen:
         return []
     ids = np.fromiter(chosen, dtype=np.int64, count=len(chosen))
@@ -582,14 +534,10 @@ def compute_leaderboard(
     pindex = {p: i for i, p in enumerate(names)}
     pconv = np.array([pindex[p] for p in players], dtype=np.int64)
 
-    lsess, lchars, lcount = lengths["value"] if "value" in lengths else player_lengths(store)
-    if lsess.size:
-        pos = np.clip(np.searchsorted(conv_ids, lsess), 0, len(conv_ids) - 1)
-        hit = conv_ids[pos] == lsess
-        chars = np.bincount(pconv[pos[hit]], weights=lchars[hit], minlength=len(names))
-        count = np.bincount(pconv[pos[hit]], weights=lcount[hit], minlength=len(names))
-    else:
-        chars = count = np.zeros(len(names))
+    lchars = np.array([chosen[int(s)][2] or 0 for s in conv_ids], dtype=float)
+    lcount = np.array([chosen[int(s)][3] or 0 for s in conv_ids], dtype=float)
+    chars = np.bincount(pconv, weights=lchars, minlength=len(names))
+    count = np.bincount(pconv, weights=lcount, minlength=len(names))
     avg_len = [float(chars[i] / count[i]) if count[i] > 0 else None for i in range(len(names))]
     known = [a for a in avg_len if a is not None]
     median = float(np.median(known)) if known else None

@@ -130,3 +130,31 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         foreign_keys=[("session_id", "sessions", "id")],
     )
     db["human_scores"].create_index(["session_id", "turn", "metric"])
+
+
+@migration
+def m002_player_lengths(db: sqlite_utils.Database) -> None:
+    """Per-session totals of the player's message lengths, kept by triggers.
+
+    The leaderboard's avg_length then reads one row per session instead of the
+    text of every message (a million of them in a big benchmark database).
+    """
+    db["sessions"].add_column("player_chars", int, not_null_default=0)
+    db["sessions"].add_column("player_messages", int, not_null_default=0)
+    db.execute(
+        "UPDATE sessions SET"
+        " player_chars = (SELECT IFNULL(SUM(LENGTH(text)), 0) FROM messages m"
+        "                 WHERE m.session_id = sessions.id AND m.role = 'assistant'),"
+        " player_messages = (SELECT COUNT(*) FROM messages m"
+        "                    WHERE m.session_id = sessions.id AND m.role = 'assistant')"
+    )
+    db.execute(
+        "CREATE TRIGGER messages_player_added AFTER INSERT ON messages WHEN NEW.role = 'assistant' BEGIN"
+        " UPDATE sessions SET player_chars = player_chars + LENGTH(NEW.text),"
+        " player_messages = player_messages + 1 WHERE id = NEW.session_id; END"
+    )
+    db.execute(
+        "CREATE TRIGGER messages_player_removed AFTER DELETE ON messages WHEN OLD.role = 'assistant' BEGIN"
+        " UPDATE sessions SET player_chars = player_chars - LENGTH(OLD.text),"
+        " player_messages = player_messages - 1 WHERE id = OLD.session_id; END"
+    )

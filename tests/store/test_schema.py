@@ -15,7 +15,8 @@ EXPECTED = {
     "runs": {"id", "name", "created_at", "config"},
     "sessions": {"id", "run_id", "status", "version", "lang", "character", "situation", "player",
                  "interrogator", "judges", "num_turns", "character_snapshot", "situation_snapshot",
-                 "spec", "error", "pid", "host", "created_at", "updated_at", "finished_at"},
+                 "spec", "error", "pid", "host", "created_at", "updated_at", "finished_at",
+                 "player_chars", "player_messages"},
     "messages": {"id", "session_id", "turn", "role", "author", "text", "prompt_tokens",
                  "completion_tokens", "tokens_estimated", "latency_ms", "attempt", "created_at"},
     "model_calls": {"id", "session_id", "role", "model", "turn", "attempt", "status", "error",
@@ -92,3 +93,36 @@ def test_someone_elses_sqlite_database_is_refused(tmp_path):
     with pytest.raises(UserError, match="not a pingpong"):
         Store(path)
     assert _digest(path) == before
+
+
+def test_player_length_totals_follow_the_messages_also_after_upgrading(tmp_path):
+    """Migration 2 backfills the totals of a version-1 database; its triggers keep them."""
+    import sqlite_utils
+
+    from sessions.migrations import m001_initial
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    m001_initial(old)
+    old.execute("create table _migrations (name text primary key, applied_at text not null)")
+    old.execute("insert into _migrations values ('m001_initial', 'then')")
+    old["sessions"].insert({"id": 1, "status": "finished"})
+    old["messages"].insert_all([
+        {"session_id": 1, "turn": 1, "role": "user", "text": "hello there"},
+        {"session_id": 1, "turn": 1, "role": "assistant", "text": "abcd"},
+    ])
+    old.conn.commit()
+    old.close()
+    store = Store(path)
+    try:
+        totals = "select player_chars, player_messages from sessions where id = 1"
+        assert store.db.execute(totals).fetchone() == (4, 1)
+        with store.transaction() as db:
+            db.execute("insert into messages (session_id, turn, role, text) values (1, 2, 'assistant', 'xyz')")
+            db.execute("insert into messages (session_id, turn, role, text) values (1, 2, 'user', 'ignored')")
+        assert store.db.execute(totals).fetchone() == (7, 2)
+        with store.transaction() as db:
+            db.execute("delete from messages where turn = 1 and role = 'assistant'")
+        assert store.db.execute(totals).fetchone() == (3, 1)
+    finally:
+        store.close()
