@@ -61,7 +61,7 @@ def write_home(root: Path, base_url: str, n: int, turns: int,
     return chars, sits
 
 
-async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int):
+async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int, prof=None):
     from core.home import Home
     from core.llm import ModelPool
     from core.prompts import PromptRenderer
@@ -83,9 +83,13 @@ async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int)
     hello = [{"role": "user", "content": "hello"}]
     await pool.get("player").complete(ChatRequest("player", hello))
     await pool.get("asker").complete(ChatRequest("interrogator", hello))
+    if prof is not None:
+        prof.enable()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     progress = await runner.run()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    if prof is not None:
+        prof.disable()
     await pool.aclose()
     calls = store.db.execute("SELECT count(*), sum(latency_ms) FROM model_calls").fetchone()
     store.close()
@@ -115,19 +119,17 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             chars, sits = write_home(root, base_url, opts.grid, opts.turns, stream=not opts.no_stream)
+            prof = None
             if opts.profile:
                 import cProfile
                 import pstats
 
                 prof = cProfile.Profile()
-                prof.enable()
             from sessions.runner import loop_factory
 
             with asyncio.Runner(loop_factory=None if opts.plain_loop else loop_factory()) as r:
                 progress, wall, cpu, (requests, latency_sum_ms) = r.run(
-                    bench(root, chars, sits, opts.concurrency))
-            if opts.profile:
-                prof.disable()
+                    bench(root, chars, sits, opts.concurrency, prof))
     finally:
         server.stdin.close()
         server.wait(timeout=10)
