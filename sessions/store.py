@@ -29,7 +29,6 @@ from sessions.migrations import MIGRATIONS
 from sessions.records import HUMAN_METRICS, STATUSES, HumanScore, SessionSummary, StoredSession, judge_final
 
 BUSY_TIMEOUT_MS = 30_000
-SQLITE_HEADER = b"SQLite format 3\x00"
 _HOST = socket.gethostname()
 
 
@@ -63,9 +62,9 @@ def check_database_file(path: Path) -> None:
         raise UserError(f"{path}: is a folder, not a database file")
     if path.stat().st_size == 0:
         return
-    with open(path, "rb") as fh:
-        if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            raise UserError(f"{path}: file is not a database (not SQLite); refusing to touch it")
+    # Never open() the file from Python: closing any descriptor of it drops the POSIX
+    # locks of every SQLite connection this process holds on it (then another process
+    # may checkpoint and delete the WAL under them). SQLite itself tells a non-database.
     sidecars = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
     existed = [p.exists() for p in sidecars]
     try:
@@ -93,6 +92,8 @@ def _check_schema(path: Path) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise UserError(f"{path}: file is not a database (not SQLite); refusing to touch it") from None
         raise UserError(f"{path}: cannot be read as a database ({exc})") from None
     if applied is None:
         if tables:

@@ -7,6 +7,7 @@ The acceptance asks for a minute; the suite runs PINGPONG_CONCURRENT_SECONDS
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 import subprocess
 import sys
@@ -58,3 +59,25 @@ def test_two_stores_open_an_empty_file_at_once(tmp_path):
         assert len(set(store.applied_migrations())) == len(store.applied_migrations())
     finally:
         store.close()
+
+
+def test_opening_a_second_store_keeps_the_first_ones_locks(tmp_path):
+    """Two Stores in one process (the TUI's workers) while another process opens and closes
+    the file: the first Store's writes must still reach the database (no lost WAL)."""
+    path = tmp_path / "pingpong.db"
+    first = Store(path)
+    second = Store(path)
+    try:
+        first.run_id("before")
+        subprocess.run([sys.executable, "-c", "import sys; from sessions.store import Store; Store(sys.argv[1]).close()",
+                        str(path)], check=True, cwd=ROOT)
+        first.run_id("after")
+        assert path.with_name("pingpong.db-wal").exists()
+        fresh = sqlite3.connect(path)
+        try:
+            assert {r[0] for r in fresh.execute("select name from runs")} == {"before", "after"}
+        finally:
+            fresh.close()
+    finally:
+        second.close()
+        first.close()
