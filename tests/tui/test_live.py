@@ -65,3 +65,32 @@ async def test_human_seat_two_turns_then_hand_back(app, store):
     users = [(m.turn, m.author) for m in stored.messages if m.role == "user"]
     assert users == [(1, "human"), (2, "human"), (3, "offline"), (4, "offline")]
     assert stored.messages[0].text == "Are you a program?"
+
+
+async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
+    """Keys typed as soon as a person holds the seat go to the input box (kept until the engine
+    asks), never to the screen's shortcuts (h would open the hand-back picker)."""
+    from core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid, paused=True)  # the engine holds before turn 1: it is not waiting for text yet
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        assert live.query_one("#human-box").display
+        assert app.focused is live.query_one("#human-input")
+        await pilot.press(*"hi there", "enter")
+        assert not isinstance(app.screen, ModelPicker)
+        assert live.control.human.pending == 1
+        assert not live.query_one("#human-box").display  # sent: the box waits for the next turn
+        await pilot.press("space")  # continue: the engine takes the text for turn 1
+        await wait_for(pilot, lambda: live.control.human.waiting)
+        assert app.focused is live.query_one("#human-input")
+        await pilot.press(*"and again", "enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        assert not live.query_one("#human-box").display
+    users = [(m.turn, m.author, m.text) for m in store.session(sid).messages if m.role == "user"]
+    assert users == [(1, "human", "hi there"), (2, "human", "and again")]

@@ -75,3 +75,19 @@ async def test_home_pages_many_sessions(app, store):
         assert table.row_count == 20
         await pilot.press("s")  # sort by character
         assert "sort character" in str(home.query_one("#home-count").render())
+
+
+async def test_home_filter_matches_every_word_and_shows_final_at_80_columns(app, store):
+    from tests.tui.conftest import SITUATIONS
+
+    keep = write_session(store, situation=SITUATIONS[0], judges=("offline",), turns=1)
+    write_session(store, situation=SITUATIONS[1], judges=("offline",), turns=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: isinstance(home, HomeScreen) and home.loaded)
+        await pilot.press("slash", *"lighthouse storm")  # character and situation words together
+        table = home.query_one(DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == [str(keep)]
+        # the status and the final score are in view without scrolling sideways
+        visible = home.query_one(DataTable).render_line(1).text
+        assert "finished" in visible and "4.00" in visible

@@ -17,9 +17,9 @@ from tui.widgets.panels import EmptyState
 
 PAGE = 200
 CHUNK = 1000
-COLUMNS = (
-    ("id", "id"), ("character", "character"), ("situation", "situation"), ("player", "player"),
-    ("interrogator", "interrogator"), ("status", "status"), ("final", "final"), ("created", "created"),
+COLUMNS = (  # status and final come early so they stay in view on an 80-column terminal
+    ("id", "id"), ("character", "character"), ("situation", "situation"), ("status", "status"),
+    ("final", "final"), ("player", "player"), ("interrogator", "interrogator"), ("created", "created"),
 )
 EMPTY_TEXT = (
     "[b]No sessions yet.[/b]\n\n"
@@ -45,8 +45,8 @@ class Row:
 
     def cells(self) -> tuple:
         final = "" if self.final is None else f"{self.final:.2f}"
-        return (str(self.id), self.character, self.situation, self.player, self.interrogator,
-                self.status, final, self.created)
+        return (str(self.id), self.character, self.situation, self.status, final, self.player,
+                self.interrogator, self.created)
 
     def haystack(self) -> str:
         return " ".join(self.cells()).lower()
@@ -178,7 +178,8 @@ class HomeScreen(Screen):
 
     def _apply(self) -> None:
         needle = self.query_one("#home-filter", Input).value.strip().lower()
-        rows = [r for r in self.rows if needle in r.haystack()] if needle else list(self.rows)
+        words = needle.split()  # every word must match somewhere: "sherlock bedtime"
+        rows = [r for r in self.rows if all(w in r.haystack() for w in words)] if words else list(self.rows)
         key = COLUMNS[self.sort_index][1]
         if key == "final":
             rows.sort(key=lambda r: (r.final is not None, r.final or 0.0), reverse=self.sort_reverse)
@@ -212,7 +213,7 @@ class HomeScreen(Screen):
 
     def action_sort(self) -> None:
         self.sort_index = (self.sort_index + 1) % len(COLUMNS)
-        self.sort_reverse = self.sort_index in (0, 6, 7)
+        self.sort_reverse = COLUMNS[self.sort_index][1] in ("id", "final", "created")
         self._apply()
 
     def action_page(self, step: int) -> None:

@@ -81,6 +81,10 @@ class LiveScreen(Screen):
         self.human: list = []
         self.status = "loading"
         self.seat = ""
+        self.player_seat = ""
+        self._was_waiting = False
+        self._next_seat: dict[str, str] = {}  # seat changes asked for, not yet applied by the engine
+        self._started: dict[str, int] = {"user": 0, "assistant": 0}  # highest turn begun per role
         self.running = False
         self.error: str | None = None
         self.notice = ""
@@ -123,7 +127,8 @@ class LiveScreen(Screen):
             self.start_engine()
         elif stored.status == "failed":
             self._fail(stored.error or "the session failed")
-        self.query_one(Transcript).focus()
+        if not self.query_one("#human-box").display:
+            self.query_one(Transcript).focus()
 
     def on_unmount(self) -> None:
         if self._read_store is not None:
@@ -138,9 +143,11 @@ class LiveScreen(Screen):
         self.error = None
         self.running = True
         self.status = "running"
+        self._next_seat = {}
         self.run_engine()
         self._refresh_info()
         self.refresh_bindings()
+        self._update_human_box()
 
     @work(exclusive=True, group="engine", exit_on_error=False)
     async def run_engine(self) -> None:
@@ -167,8 +174,11 @@ class LiveScreen(Screen):
             self._authors[key] = event.author
             self._buffer[key] = ""
             self._current = key
+            self._started[event.role] = max(self._started[event.role], event.turn)
             if event.role == "user":
                 self.seat = event.author
+            else:
+                self.player_seat = event.author
             who = "you" if event.author == HUMAN else event.author
             self._set_notice(f"turn {event.turn}: {who} writing as {_role(event.role)}")
             if event.author != HUMAN:
@@ -193,6 +203,10 @@ class LiveScreen(Screen):
         elif isinstance(event, SeatChanged):
             if event.role == "interrogator":
                 self.seat = event.author
+            else:
+                self.player_seat = event.author
+            if self._next_seat.get(event.role) == event.author:
+                del self._next_seat[event.role]
             self._set_notice(f"{_role(event.role)} seat: {event.author}")
         elif isinstance(event, JudgeStarted):
             turns = ", ".join(str(t) for t in event.turns)
@@ -213,6 +227,7 @@ class LiveScreen(Screen):
             where = f"{event.role} {event.model}: " if event.role else ""
             self._fail(f"{where}{event.error}")
         self._refresh_info()
+        self._update_human_box()
 
     def on_engine_stopped(self, message: EngineStopped) -> None:
         self.running = False
@@ -247,15 +262,43 @@ class LiveScreen(Screen):
             author = self._authors.get(self._current, "")
             if author != HUMAN:
                 self.query_one(Transcript).set_streaming(turn, role, author, self._buffer.get(self._current, ""))
-        waiting = bool(self.control is not None and self.running and getattr(self.control.human, "waiting", False))
+        self._update_human_box()
+
+    def _human_role(self) -> str | None:
+        """The role a person writes now or next ("user"/"assistant"), None when no person's turn is left.
+
+        The box shows as soon as a person holds a seat, not only once the engine waits, so keys typed
+        early go to the input (and are kept until the engine asks) instead of the screen's shortcuts.
+        """
+        control = self.control
+        if control is None or not self.running or self.status != "running":
+            return None
+        human = control.human
+        if getattr(human, "waiting", False):
+            return getattr(human, "role", None) or "user"
+        if getattr(human, "pending", 0):
+            return None  # a message is already queued for the next human turn
+        if self._current is not None and self._authors.get(self._current) == HUMAN:
+            return self._current[1]  # the engine is about to wait for this one
+        total = self.stored.num_turns if self.stored is not None else 0
+        for role, seat_role, current in (("user", "interrogator", self.seat), ("assistant", "player", self.player_seat)):
+            if self._next_seat.get(seat_role, current) == HUMAN and self._started[role] < total:
+                return role
+        return None
+
+    def _update_human_box(self) -> None:
+        role = self._human_role()
         box = self.query_one("#human-box")
-        if waiting != box.display:
-            box.display = waiting
-            if waiting:
-                role = getattr(self.control.human, "role", None) or "user"
-                self.query_one("#human-prompt", Static).update(
-                    Text(f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model",
-                         style="bold"))
+        waiting = bool(self.control is not None and getattr(self.control.human, "waiting", False))
+        if role is not None:
+            text = (f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model" if waiting
+                    else f"Your {_role(role)} turn comes next: type ahead, enter sends, ctrl+b gives the seat to a model")
+            self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
+        now_waiting = waiting and not self._was_waiting  # the engine just started to wait: your turn
+        self._was_waiting = waiting
+        if (role is not None) != box.display or (role is not None and now_waiting):
+            box.display = role is not None
+            if role is not None:
                 self.query_one("#human-input", Input).focus()
             else:
                 self.query_one(Transcript).focus()
@@ -269,8 +312,8 @@ class LiveScreen(Screen):
         if self.control is None:
             return
         event.input.value = ""
-        self.query_one("#human-box").display = False
         await self.control.human.submit(text)
+        self._update_human_box()
 
     # -- the score panel ----------------------------------------------------------------
     def _scores_changed(self) -> None:
@@ -289,7 +332,11 @@ class LiveScreen(Screen):
         self.verdicts = list(stored.verdicts)
         self.human = list(stored.human_scores)
         last_user = [m.author for m in stored.messages if m.role == "user"]
+        last_player = [m.author for m in stored.messages if m.role == "assistant"]
         self.seat = last_user[-1] if last_user else stored.spec.interrogator
+        self.player_seat = last_player[-1] if last_player else stored.spec.player
+        for role in ("user", "assistant"):
+            self._started[role] = max((m.turn for m in stored.messages if m.role == role), default=0)
         transcript = self.query_one(Transcript)
         transcript.load(stored.messages, self.verdicts, self.human)
         self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
@@ -393,8 +440,13 @@ class LiveScreen(Screen):
         if self.control is None or not self.running:
             self.notify("The session is not running", severity="warning")
             return
+        if self._next_seat.get("interrogator", self.seat) == HUMAN:
+            self.query_one("#human-input", Input).focus()  # already yours: back to the box
+            return
         self.control.set_seat("interrogator", HUMAN)
+        self._next_seat["interrogator"] = HUMAN
         self._set_notice("you take the interrogator seat from the next user turn")
+        self._update_human_box()
 
     def action_hand_back(self) -> None:
         if self.control is None or not self.running:
@@ -407,7 +459,9 @@ class LiveScreen(Screen):
         def chosen(name: str | None) -> None:
             if name and self.control is not None:
                 self.control.set_seat("interrogator", name)
+                self._next_seat["interrogator"] = name
                 self._set_notice(f"interrogator seat goes to {name} from the next user turn")
+                self._update_human_box()
 
         self.app.push_screen(ModelPicker(names, title="Hand the interrogator seat to"), chosen)
 

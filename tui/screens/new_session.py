@@ -89,7 +89,8 @@ class NewSessionScreen(Screen):
         chars = self.query_one("#new-character", Select)
         sits = self.query_one("#new-situation", Select)
         chars.set_options([(f"{c.name} ({c.lang})", c.name) for c in self._cards])
-        sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turns)", s.name) for s in self._situations]
+        sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turn{'s' if s.num_turns != 1 else ''})", s.name)
+                          for s in self._situations]
                          + [("free-form: write your own…", FREE)])
         d = self.defaults if first else {}
         names = [c.name for c in self._cards]
