@@ -94,7 +94,10 @@ class YamlCollection(Generic[T]):
         path = self._paths.get(name) if self._sources.get(name) == "user" else None
         path = path or self.user_dir / f"{name}.yaml"
         data = item.model_dump(mode="json", exclude_defaults=True)  # type: ignore[attr-defined]
-        write_atomic(path, dump_yaml(data))
+        try:
+            write_atomic(path, dump_yaml(data))
+        except OSError as exc:
+            raise UserError(f"{path}: cannot save the {self.what} ({exc.strerror})") from None
         assert self._items is not None
         self._items[name] = item
         self._paths[name] = path

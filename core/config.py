@@ -20,6 +20,9 @@ from core.home import Home
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 RESERVED = frozenset({OFFLINE, HUMAN})
+# sampling parameters whose type we know; any other [models.NAME.params] key is passed on as is
+NUMERIC_PARAMS = frozenset({"temperature", "top_p", "frequency_penalty", "presence_penalty"})
+INTEGER_PARAMS = frozenset({"max_tokens", "max_completion_tokens", "seed", "n"})
 
 
 def offline_spec() -> ModelSpec:
@@ -58,6 +61,12 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
             spec = ModelSpec(name=name, **entry)
         except ValidationError as exc:
             raise _field_error(path, name, exc) from None
+        for key, value in spec.params.items():
+            is_int = isinstance(value, int) and not isinstance(value, bool)
+            if key in NUMERIC_PARAMS and not (is_int or isinstance(value, float)):
+                raise UserError(f"{path}: models.{name}.params.{key}: expected a number, got {value!r}")
+            if key in INTEGER_PARAMS and not is_int:
+                raise UserError(f"{path}: models.{name}.params.{key}: expected a whole number, got {value!r}")
         if spec.kind == "openai":
             for required in ("base_url", "model"):
                 if not getattr(spec, required):
@@ -94,6 +103,8 @@ def author(home: Home) -> str:
     name = read_config(home).get("author")
     if isinstance(name, str) and name.strip():
         return name.strip()
+    if name is not None:
+        raise UserError(f"{home.config_path}: author: expected a name in quotes, e.g. author = \"alice\"")
     import getpass
 
     try:

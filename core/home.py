@@ -47,4 +47,11 @@ class Home:
         return self.root / "templates"
 
     def ensure(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        from core.errors import UserError
+
+        if self.root.exists() and not self.root.is_dir():
+            raise UserError(f"{self.root}: is a file; the pingpong home (--home, PINGPONG_HOME) must be a folder")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{self.root}: cannot create the pingpong home folder ({exc.strerror})") from None

@@ -58,7 +58,7 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
         return "jsonl", text
     if stripped[0] in "{[":
         raise UserError(
-            f"{name}: truncated or invalid JSON ({whole_error.msg} at line {whole_error.lineno}"
+            f"{name}: truncated or invalid JSON ({whole_error.msg.removesuffix(' at')} at line {whole_error.lineno}"
             f" column {whole_error.colno})"
         )
     raise UserError(f"{name}: not JSON (expected PingPong results JSON or pingpong JSONL)")
@@ -87,6 +87,16 @@ def import_paths(store, paths: list[Path | str]) -> tuple[list[ImportSummary], l
 
 def export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
     """Export everything; returns a one-line summary for the terminal."""
+    try:
+        return _export(store, fmt, out, stdout)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        where = exc.filename or out
+        raise UserError(f"{where}: cannot write ({exc.strerror or exc})") from None
+
+
+def _export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
     if fmt == "jsonl":
         if out is None or str(out) == "-":
             n = export_jsonl(store, stdout)

@@ -253,6 +253,26 @@ class BatchRunner:
             raise
         return self.progress
 
+    def _claim(self, item: PlanItem) -> tuple[str, int | None]:
+        """Decide a pair planned as new again, and create its session, in one write transaction.
+
+        Another `pingpong run` of the same run may have started (or finished) the pair since
+        prepare() looked; checking and creating under one BEGIN IMMEDIATE means two processes
+        never both create a session for it. Returns decide()'s action and the session id.
+        """
+        from sessions import live
+
+        player, character, situation = item.key
+        with self.store.transaction() as db:
+            rows = [{"id": sid, "status": status, "pid": pid} for sid, status, pid in db.execute(
+                "SELECT id, status, pid FROM sessions WHERE run_id = ? AND player = ? AND character = ?"
+                " AND situation = ? ORDER BY id", [self.run_id, player, character, situation]).fetchall()]
+            action, sid = decide(rows)
+            if action == "new":
+                sid = live.start_session(self.store, self.setup.spec(item), item.character,
+                                         item.situation, run_id=self.run_id)
+        return action, sid
+
     def _status(self, sid: int | None) -> str | None:
         if sid is None:
             return None
@@ -271,8 +291,15 @@ class BatchRunner:
             outcome, error = None, None
             try:
                 if sid is None:
-                    sid = live.start_session(self.store, self.setup.spec(item), item.character,
-                                             item.situation, run_id=self.run_id)
+                    action, sid = self._claim(item)
+                    if action in ("skip", "elsewhere"):  # another process got to this pair first
+                        counts.in_flight -= 1
+                        if action == "skip":
+                            counts.done += 1
+                            counts.skipped += 1
+                        else:
+                            counts.elsewhere += 1
+                        return
                 on_event = self.progress.on_event
                 kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
                 async with aclosing(live.run_session(self.store, self.pool, sid, **kwargs)) as events:

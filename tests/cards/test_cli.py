@@ -145,3 +145,14 @@ def test_tables_do_not_interpret_card_text_as_markup(tmp_path):
     assert listed.returncode == 0 and "[bold]Evil[/]" in listed.stdout and "[/red]" in listed.stdout
     shown = run_cli(home, "cards", "show", "bold-evil")
     assert shown.returncode == 0 and "[link=file:///etc]hi[/link]" in shown.stdout
+
+
+def test_import_into_a_home_that_is_a_file_is_one_line(tmp_path, cards):
+    home = tmp_path / "home"
+    home.write_text("I am a file, not a folder", encoding="utf-8")
+    done = run_cli(home, "cards", "import", str(cards["v3"]))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pingpong: error: ") and str(home) in lines[0]
+    assert "Traceback" not in done.stderr
+    assert home.read_text(encoding="utf-8") == "I am a file, not a folder"

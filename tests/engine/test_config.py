@@ -99,3 +99,28 @@ def test_missing_key_env(tmp_path, monkeypatch):
 def test_is_local():
     assert is_local("http://127.0.0.1:9/v1") and is_local("http://localhost/v1")
     assert not is_local("https://api.openai.com/v1") and not is_local(None)
+
+
+@pytest.mark.parametrize("param,where", [
+    ('temperature = "hot"', "models.x.params.temperature: expected a number"),
+    ("top_p = true", "models.x.params.top_p: expected a number"),
+    ("max_tokens = 1.5", "models.x.params.max_tokens: expected a whole number"),
+])
+def test_bad_sampling_params_are_named(tmp_path, param, where):
+    with pytest.raises(UserError) as info:
+        text = f'[models.x]\nbase_url = "http://h/v1"\nmodel = "m"\n[models.x.params]\n{param}\n'
+        load_models(_home(tmp_path, text))
+    assert where in str(info.value) and "config.toml" in str(info.value)
+
+
+def test_other_params_pass_through(tmp_path):
+    text = '[models.x]\nbase_url = "http://h/v1"\nmodel = "m"\n[models.x.params]\ntemperature = 1\nstop = ["END"]\n'
+    assert load_models(_home(tmp_path, text))["x"].params == {"temperature": 1, "stop": ["END"]}
+
+
+def test_author_must_be_text(tmp_path):
+    from core.config import author
+
+    assert author(_home(tmp_path, 'author = " ann "\n')) == "ann"
+    with pytest.raises(UserError, match="config.toml: author: expected a name in quotes"):
+        author(_home(tmp_path, "author = 5\n"))

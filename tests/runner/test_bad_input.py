@@ -60,3 +60,12 @@ def test_unreachable_base_url(home, fake):
     assert_refused(pingpong(home, *run_args()), "alpha", "unreachable")
     assert fake.chat_requests == []  # only the GET /models probes of the reachable endpoint
     assert all(r.method == "GET" for r in fake.requests)
+
+
+def test_a_home_that_is_a_file(tmp_path, fake):
+    home = tmp_path / "home"
+    home.write_text("not a folder", encoding="utf-8")
+    result = pingpong(home, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                      "--every", "64")
+    assert_refused(result, str(home), "must be a folder")
+    assert home.read_text(encoding="utf-8") == "not a folder"

@@ -89,3 +89,34 @@ def test_offline_models_need_no_config(tmp_path):
     pairs = len(CardLibrary(home).all("en")) * len(SituationLibrary(home).all("en"))
     assert rows(root, "SELECT status, count(*) FROM sessions GROUP BY status") == [
         ("finished", -(-pairs // 8))]
+
+
+def test_two_runs_of_the_same_plan_never_run_a_pair_twice(home, fake):
+    """Both processes plan before either starts (two terminals): the second finds every pair
+    taken when it comes to it and creates no session of its own."""
+    import asyncio
+
+    from core.home import Home
+    from core.llm import ModelPool
+    from sessions.runner import BatchRunner, prepare_run
+    from sessions.store import Store
+
+    setup, specs = prepare_run(Home(home), players=["alpha", "beta"], interrogator="asker",
+                               judges=["judge-one", "judge-two"], characters=CHARACTERS,
+                               situations=SITUATIONS)
+
+    async def both():
+        pool = ModelPool(specs)
+        try:
+            with Store(home / "pingpong.db") as one, Store(home / "pingpong.db") as two:
+                first, second = BatchRunner(one, pool, setup), BatchRunner(two, pool, setup)
+                assert first.prepare() == 8 and second.prepare() == 8
+                await first.run()
+                return await second.run()
+        finally:
+            await pool.aclose()
+
+    progress = asyncio.run(both())
+    assert_complete_once(home)
+    assert rows(home, "SELECT count(*) FROM sessions") == [(8,)]
+    assert progress.done == 8 and progress.failed == 0 and progress.finished_here == 0

@@ -178,3 +178,24 @@ def test_merged_leaderboard_changes_after_a_human_score(tmp_path, capsys):
         assert "player-x" in capsys.readouterr().out
     assert cli(tmp_path, "leaderboard", "--weights", "1,x,1") == 2
     assert "--weights" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "pingpong"])
+def test_export_to_an_unwritable_place_is_one_line(tmp_path, capsys, fmt):
+    files = [write(tmp_path / "r.json", synthetic_results("judge-one", n=2))]
+    assert cli(tmp_path, "import", *map(str, files)) == 0
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    capsys.readouterr()
+    assert cli(tmp_path, "export", "--format", fmt, "--out", str(blocker / "sub" / "out")) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("pingpong: error: ") and "a-file" in err and "cannot write" in err
+    assert "\n" not in err and "Traceback" not in err
+
+
+def test_truncated_json_message_reads_well(tmp_path, capsys):
+    bad = tmp_path / "cut.json"
+    bad.write_text('{"version": 2, "outputs": [{"messages": "unterminated', encoding="utf-8")
+    assert cli(tmp_path, "import", str(bad)) == 2
+    err = capsys.readouterr().err
+    assert "truncated or invalid JSON" in err and " at at " not in err

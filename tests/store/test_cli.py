@@ -74,6 +74,8 @@ def test_list_as_a_table(home):
     result = cli(home, "sessions", "list")
     assert result.returncode == 0, result.stderr
     assert "ferry-captain" in result.stdout and "finished" in result.stdout
+    none = cli(home, "sessions", "list", "--status", "running")
+    assert none.returncode == 0 and none.stdout.strip() == "no sessions match"
 
 
 def test_show_as_json_has_the_whole_session(home):

@@ -58,7 +58,8 @@ def list_sessions(args, home: Home) -> int:
             r.situation, r.player, r.interrogator, ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}",
             str(r.human_turns or ""), _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " "),
         )
-    _console().print(table if rows else "no sessions yet")
+    filtered = args.status or args.run_name
+    _console().print(table if rows else "no sessions match" if filtered else "no sessions yet")
     return 0
 
 
