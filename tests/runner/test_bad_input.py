@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from tests.runner.conftest import (
-    KEY_ENV, model_entry, pingpong, run_args, standard_models, write_config,
+    model_entry, pingpong, run_args, standard_models, write_config,
 )
 
 

@@ -13,7 +13,6 @@ from core.events import (CallFinished, Delta, MessageCompleted, SessionFailed, S
                          TurnStarted, VerdictReady)
 from sessions.recorder import Recorder
 from sessions.replay import replay
-from sessions.store import Store
 
 from .conftest import make_spec
 

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-
-def _print_json(data) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
-
-
-def _warn(problems: list[str]) -> None:
-    for problem in problems:
-        print(f"pingpong: warning: {problem}", file=sys.stderr)
+from tui.commands.output import clip, print_json, warn
 
 
 def card_row(card, source: str) -> dict:
@@ -31,19 +23,14 @@ def card_row(card, source: str) -> dict:
     }
 
 
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def list_cards(args, home) -> int:
     from characters.library import CardLibrary
 
     lib = CardLibrary(home)
     cards = lib.all(lang=args.lang)
-    _warn(lib.problems)
+    warn(lib.problems)
     if args.format == "json":
-        _print_json([card_row(c, lib.source(c.name)) for c in cards])
+        print_json([card_row(c, lib.source(c.name)) for c in cards])
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -57,7 +44,7 @@ def list_cards(args, home) -> int:
     table.add_column("tags")
     table.add_column("source", no_wrap=True)
     for c in cards:
-        table.add_row(c.name, c.lang, Text(c.char_name), Text(c.source_kind or ""), Text(_clip(", ".join(c.tags), 40)),
+        table.add_row(c.name, c.lang, Text(c.char_name), Text(c.source_kind or ""), Text(clip(", ".join(c.tags), 40)),
                       lib.source(c.name))
     Console().print(table)
     return 0
@@ -69,7 +56,7 @@ def show_card(args, home) -> int:
     lib = CardLibrary(home)
     card = lib.get(args.name)
     if args.format == "json":
-        _print_json({**card.model_dump(mode="json"), "source": lib.source(card.name)})
+        print_json({**card.model_dump(mode="json"), "source": lib.source(card.name)})
         return 0
     from rich.console import Console
     from rich.panel import Panel

@@ -6,10 +6,11 @@ once. Keys are sent but never printed.
 
 from __future__ import annotations
 
-import json
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+
+from tui.commands.output import print_json
 
 CHECK_TIMEOUT = 3.0
 
@@ -75,7 +76,7 @@ def model_rows(home, check: bool = True) -> list[dict]:
 def models(args, home) -> int:
     rows = model_rows(home, check=not getattr(args, "no_check", False))
     if getattr(args, "format", "table") == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print_json(rows)
         return 0
     from rich.console import Console
     from rich.table import Table

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import sys
 
 from core.errors import RunFailed, UserError
 from core.home import Home
+from tui.commands.output import print_json
 
 
 def _store(home: Home):
     from sessions.store import Store
 
     return Store(home.db_path)
-
-
-def _print_json(data) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
 
 
 def _console():
@@ -41,7 +35,7 @@ def list_sessions(args, home: Home) -> int:
     finally:
         store.close()
     if args.format == "json":
-        _print_json([r.to_json() for r in rows])
+        print_json([r.to_json() for r in rows])
         return 0
     from rich.table import Table
 
@@ -71,7 +65,7 @@ def show_session(args, home: Home) -> int:
     finally:
         store.close()
     if args.format == "json":
-        _print_json(session.to_json())
+        print_json(session.to_json())
         return 0
     _print_session(session)
     return 0

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import sys
+from tui.commands.output import clip, print_json, warn
 
 
 def situation_row(s, source: str) -> dict:
@@ -20,20 +19,14 @@ def situation_row(s, source: str) -> dict:
     }
 
 
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def list_situations(args, home) -> int:
     from situations.library import SituationLibrary
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)
-    for problem in lib.problems:
-        print(f"pingpong: warning: {problem}", file=sys.stderr)
+    warn(lib.problems)
     if args.format == "json":
-        print(json.dumps([situation_row(s, lib.source(s.name)) for s in items], ensure_ascii=False, indent=2))
+        print_json([situation_row(s, lib.source(s.name)) for s in items])
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -46,7 +39,7 @@ def list_situations(args, home) -> int:
     table.add_column("tags")
     table.add_column("text")
     for s in items:
-        table.add_row(s.name, s.lang, str(s.num_turns), Text(", ".join(s.tags)), Text(_clip(s.text, 70)))
+        table.add_row(s.name, s.lang, str(s.num_turns), Text(", ".join(s.tags)), Text(clip(s.text, 70)))
     Console().print(table)
     return 0
 
@@ -57,7 +50,7 @@ def show_situation(args, home) -> int:
     lib = SituationLibrary(home)
     s = lib.get(args.name)
     if args.format == "json":
-        print(json.dumps({**s.model_dump(mode="json"), "source": lib.source(s.name)}, ensure_ascii=False, indent=2))
+        print_json({**s.model_dump(mode="json"), "source": lib.source(s.name)})
         return 0
     from rich.console import Console
     from rich.panel import Panel
