@@ -20,7 +20,7 @@ import numpy as np
 
 from core.domain import METRICS
 from core.errors import UserError
-from sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, normalise_weights
+from sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, connection, normalise_weights
 
 ENSEMBLE = "ensemble"
 LEVELS = ("turn", "conversation")
@@ -159,10 +159,6 @@ def pairwise_tau(rankings: dict[str, dict[str, float]]) -> tuple[list[dict], flo
 # ------------------------------------------------------------------ reading the store
 
 
-def _conn(store: Any):
-    db = getattr(store, "db", store)
-    return getattr(db, "conn", db)
-
 
 def _human_by_author(store: Any, lang: str | None) -> dict[tuple[str, int, int, str], float]:
     """{(author, session, turn, metric): value}: each person's newest score."""
@@ -173,7 +169,7 @@ def _human_by_author(store: Any, lang: str | None) -> dict[tuple[str, int, int, 
         sql += " WHERE s.lang = ?"
         params.append(lang)
     sql += " ORDER BY h.created_at, h.id"
-    return {(a, sid, t, m): float(v) for a, sid, t, m, v in _conn(store).execute(sql, params)}
+    return {(a, sid, t, m): float(v) for a, sid, t, m, v in connection(store).execute(sql, params)}
 
 
 def _judge_turns(store: Any, sessions: Sequence[int]) -> dict[str, dict[tuple[int, int], dict[str, float]]]:
@@ -182,7 +178,7 @@ def _judge_turns(store: Any, sessions: Sequence[int]) -> dict[str, dict[tuple[in
     ids = sorted(set(sessions))
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
-        for sid, judge, turn, ref, ic, en, fl in _conn(store).execute(
+        for sid, judge, turn, ref, ic, en, fl in connection(store).execute(
             "SELECT session_id, judge, turn, is_refusal, in_character, entertaining, fluency FROM turn_scores"
             f" WHERE (status IS NULL OR status != 'failed') AND session_id IN ({','.join('?' * len(chunk))})",
             chunk,
@@ -311,7 +307,7 @@ def rater_agreement(by_author: dict[tuple[str, int, int, str], float]) -> list[R
 def ranking_agreement(store: Any, *, lang: str | None = None,
                       weights: Sequence[float] = DEFAULT_WEIGHTS) -> list[RankingAgreement]:
     """Kendall's tau between the players' final scores under each judge, and under each interrogator."""
-    conn = _conn(store)
+    conn = connection(store)
     where, params = "s.status = 'finished'", []
     if lang:
         where += " AND s.lang = ?"

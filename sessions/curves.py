@@ -14,25 +14,15 @@ from typing import Any
 import numpy as np
 
 from core.domain import METRICS
-from sessions.leaderboard import DEFAULT_WEIGHTS, normalise_weights
+from sessions.leaderboard import DEFAULT_WEIGHTS, connection, normalise_weights, session_filter
 
 ANY_METRICS: frozenset[str] = frozenset({"interactivity", "knowledge_exposure"})
 
 
-def _conn(store: Any):
-    db = getattr(store, "db", store)
-    return getattr(db, "conn", db)
-
-
 def _filter(lang: str | None, run: str | None) -> tuple[str, list]:
-    where, params = ["s.status = 'finished'", "(t.status IS NULL OR t.status != 'failed')"], []
-    if lang:
-        where.append("s.lang = ?")
-        params.append(lang)
-    if run:
-        where.append("s.run_id IN (SELECT id FROM runs WHERE name = ?)")
-        params.append(run)
-    return " AND ".join(where), params
+    """Finished sessions passing the filters, and their usable (not failed) turn scores."""
+    where, params = session_filter(lang, run, None)
+    return where + " AND (t.status IS NULL OR t.status != 'failed')", params
 
 
 def score_by_turn(
@@ -63,7 +53,7 @@ def score_by_turn(
         + " GROUP BY s.player, t.turn ORDER BY s.player, t.turn"
     )
     out: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    for player, turn, mean in _conn(store).execute(sql, params):
+    for player, turn, mean in connection(store).execute(sql, params):
         if mean is not None:
             out[player].append((int(turn), float(mean)))
     return dict(out)
@@ -112,7 +102,7 @@ def dmt_scores(
         " GROUP BY t.session_id, t.turn ORDER BY s.player, t.session_id, t.turn"
     )
     flags: dict[str, dict[str, dict[int, list[bool]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for player, sid, _turn, *means in _conn(store).execute(sql, params):
+    for player, sid, _turn, *means in connection(store).execute(sql, params):
         for metric, mean in zip(METRICS, means):
             if mean is not None:
                 flags[player][metric][sid].append(mean >= threshold)

@@ -310,7 +310,7 @@ class Scorings:
                         self.means[keep], self.refusal[keep])
 
 
-def _session_filter(lang: str | None, run: str | None, interrogator: str | None) -> tuple[str, list]:
+def session_filter(lang: str | None, run: str | None, interrogator: str | None) -> tuple[str, list]:
     where, params = ["s.status = 'finished'"], []
     if lang:
         where.append("s.lang = ?")
@@ -324,7 +324,7 @@ def _session_filter(lang: str | None, run: str | None, interrogator: str | None)
     return " AND ".join(where), params
 
 
-def _conn(store: Any):
+def connection(store: Any):
     """The sqlite3 connection behind a Store (or a sqlite_utils.Database, or a connection)."""
     db = getattr(store, "db", store)
     return getattr(db, "conn", db)
@@ -333,8 +333,8 @@ def _conn(store: Any):
 def finished_sessions(store: Any, *, lang=None, run=None, interrogator=None) -> dict[int, tuple]:
     """{session id: (player, lang, player chars, player messages)} of the finished sessions
     that pass the filters (the length totals are kept per session by migration 2's triggers)."""
-    where, params = _session_filter(lang, run, interrogator)
-    rows = _conn(store).execute(
+    where, params = session_filter(lang, run, interrogator)
+    rows = connection(store).execute(
         f"SELECT s.id, s.player, s.lang, s.player_chars, s.player_messages FROM sessions s WHERE {where}",
         params).fetchall()
     return {sid: rest for sid, *rest in rows}
@@ -361,7 +361,7 @@ def judge_scorings(store: Any, judges: Sequence[str] | None = None, conn=None) -
         sql += f"AND judge IN ({','.join('?' * len(judges))}) "
         params.extend(judges)
     sql += "GROUP BY session_id, judge"
-    rows = (conn or _conn(store)).execute(sql, params).fetchall()
+    rows = (conn or connection(store)).execute(sql, params).fetchall()
     if not rows:
         return Scorings.empty()
     cols = list(zip(*rows))
@@ -380,7 +380,7 @@ def judge_scorings(store: Any, judges: Sequence[str] | None = None, conn=None) -
 def current_human_scores(store: Any, session_ids: Sequence[int] | None = None) -> dict[int, dict[tuple[int, str], float]]:
     """{session: {(turn, metric): value}}: the newest person's score per turn and metric."""
     out: dict[int, dict[tuple[int, str], float]] = defaultdict(dict)
-    rows = _conn(store).execute(
+    rows = connection(store).execute(
         "SELECT session_id, turn, metric, value FROM human_scores ORDER BY created_at, id"
     ).fetchall()
     wanted = None if session_ids is None else set(session_ids)
@@ -392,7 +392,7 @@ def current_human_scores(store: Any, session_ids: Sequence[int] | None = None) -
 
 def _turn_rows(store: Any, session_ids: Sequence[int], judges: Sequence[str] | None):
     """Turn-level judge rows of a few sessions (those a person has scored)."""
-    conn = _conn(store)
+    conn = connection(store)
     out = []
     ids = list(session_ids)
     for i in range(0, len(ids), 500):
