@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.commands.output import clip, print_json, warn
+from tui.commands.output import clip, fields_grid, print_json, warn
 
 
 def card_row(card, source: str) -> dict:
@@ -60,21 +60,14 @@ def show_card(args, home) -> int:
         return 0
     from rich.console import Console
     from rich.panel import Panel
-    from rich.table import Table
     from rich.text import Text
 
     console = Console()
-    meta = Table.grid(padding=(0, 2))
-    meta.add_column(style="bold")
-    meta.add_column()
-    for key, value in (
+    console.print(fields_grid((
         ("name", card.name), ("character", card.char_name), ("lang", card.lang), ("tags", ", ".join(card.tags)),
         ("kind", card.source_kind), ("role", card.role_type), ("style", card.prompt_style),
         ("source", f"{lib.source(card.name)} ({lib.path(card.name)})"), ("imported from", card.origin),
-    ):
-        if value:
-            meta.add_row(key, Text(str(value)))
-    console.print(meta)
+    )))
     console.print(Panel(Text(card.summary), title="summary (the interrogator sees this)", title_align="left"))
     console.print(Panel(Text(card.persona), title="persona", title_align="left"))
     if card.greeting:

@@ -21,3 +21,17 @@ def clip(text: str, width: int) -> str:
     """One line of at most `width` characters, with an ellipsis when cut."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def fields_grid(pairs):
+    """A two-column rich grid of `name value` lines, leaving out empty values."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    for key, value in pairs:
+        if value:
+            grid.add_row(key, Text(str(value)))
+    return grid

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.commands.output import clip, print_json, warn
+from tui.commands.output import clip, fields_grid, print_json, warn
 
 
 def situation_row(s, source: str) -> dict:
@@ -54,20 +54,13 @@ def show_situation(args, home) -> int:
         return 0
     from rich.console import Console
     from rich.panel import Panel
-    from rich.table import Table
     from rich.text import Text
 
     console = Console()
-    meta = Table.grid(padding=(0, 2))
-    meta.add_column(style="bold")
-    meta.add_column()
-    for key, value in (
+    console.print(fields_grid((
         ("name", s.name), ("lang", s.lang), ("turns", s.num_turns), ("tags", ", ".join(s.tags)),
         ("topic", s.topic), ("intent", s.intent.value if s.intent else None),
         ("source", f"{lib.source(s.name)} ({lib.path(s.name)})"),
-    ):
-        if value:
-            meta.add_row(key, Text(str(value)))
-    console.print(meta)
+    )))
     console.print(Panel(Text(s.text), title="situation (the interrogator sees this)", title_align="left"))
     return 0
