@@ -45,16 +45,7 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="pingpong",
-        description="Live role-play evaluation of language models. Without a command, opens the TUI.",
-    )
-    _common(parser)
-    parser.set_defaults(handler="tui.commands.app:open_tui")
-    subs = parser.add_subparsers(title="commands", metavar="COMMAND")
-
-    p = _sub(subs, "play", "tui.commands.app:play", "open the TUI straight into a live session")
+def _play_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--character", metavar="C", help="character card name (see `pingpong cards list`)")
     p.add_argument("--situation", metavar="S", help="situation name (see `pingpong situations list`)")
     p.add_argument("--player", metavar="M|human", help="model that plays the character, or human")
@@ -64,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", type=int, choices=(1, 2), default=2,
                    help="method version (1: combined interrogator-judge)")
 
-    p = _sub(subs, "run", "tui.commands.run:run", "batch run: players x characters x situations, resumable")
+
+def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--player", action="append", required=True, metavar="M", help="player model; repeat for several")
     p.add_argument("--interrogator", required=True, metavar="M", help="interrogator model")
     p.add_argument("--judge", action="append", required=True, metavar="M", help="judge model; repeat for several")
@@ -77,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", type=int, choices=(1, 2), default=2,
                    help="method version (1: combined interrogator-judge)")
 
-    p = _sub(subs, "leaderboard", "tui.commands.stats:leaderboard", "leaderboard of player models")
+
+def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "markdown", "csv", "json"))
     p.add_argument("--weights", metavar="A,B,C", help="weights of in_character,entertaining,fluency")
@@ -85,13 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whose scores: judges, people, or people's where they exist (default merged)")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
 
-    p = _sub(subs, "agreement", "tui.commands.stats:agreement", "judge-human and judge-judge agreement")
+
+def _agreement_args(p: argparse.ArgumentParser) -> None:
     _fmt(p)
     p.add_argument("--level", choices=("turn", "conversation"), default="turn",
                    help="pair scores per turn or per conversation (default turn)")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
 
-    p = _sub(subs, "sessions", None, "list, show, score and resume stored sessions")
+
+def _sessions_args(p: argparse.ArgumentParser) -> None:
     ss = p.add_subparsers(title="sessions commands", metavar="ACTION", required=True)
     q = _sub(ss, "list", "tui.commands.sessions:list_sessions", "list sessions")
     _fmt(q)
@@ -112,14 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     q = _sub(ss, "resume", "tui.commands.sessions:resume", "continue an interrupted session")
     q.add_argument("id", type=int, help="session id")
 
-    p = _sub(subs, "export", "tui.commands.exchange:export", "export sessions")
+
+def _export_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("pingpong", "jsonl"), required=True,
                    help="PingPong results JSON files, or our lossless JSONL")
     p.add_argument("--out", metavar="PATH", help="file (jsonl) or folder (pingpong); default stdout for jsonl")
-    p = _sub(subs, "import", "tui.commands.exchange:import_", "import PingPong results JSON or our JSONL")
+
+
+def _import_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="files to import (each in its own transaction)")
 
-    p = _sub(subs, "cards", None, "character cards")
+
+def _cards_args(p: argparse.ArgumentParser) -> None:
     cs = p.add_subparsers(title="cards commands", metavar="ACTION", required=True)
     q = _sub(cs, "list", "tui.commands.cards:list_cards", "list character cards")
     _fmt(q)
@@ -133,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("paths", nargs="+", metavar="PATH", help=CARD_FILES)
     q.add_argument("--lang", metavar="L", help="language of the imported cards (default: guessed)")
 
-    p = _sub(subs, "situations", None, "situations")
+
+def _situations_args(p: argparse.ArgumentParser) -> None:
     s2 = p.add_subparsers(title="situations commands", metavar="ACTION", required=True)
     q = _sub(s2, "list", "tui.commands.situations:list_situations", "list situations")
     _fmt(q)
@@ -142,14 +142,59 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
     _fmt(q)
 
-    p = _sub(subs, "models", "tui.commands.models:models", "configured models, with reachability")
+
+def _models_args(p: argparse.ArgumentParser) -> None:
     _fmt(p)
     p.add_argument("--no-check", action="store_true", help="skip the reachability check")
+
+
+COMMANDS = {
+    "play": ("tui.commands.app:play", "open the TUI straight into a live session", _play_args),
+    "run": ("tui.commands.run:run", "batch run: players x characters x situations, resumable", _run_args),
+    "leaderboard": ("tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
+    "agreement": ("tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
+    "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
+    "export": ("tui.commands.exchange:export", "export sessions", _export_args),
+    "import": ("tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),
+    "cards": (None, "character cards", _cards_args),
+    "situations": (None, "situations", _situations_args),
+    "models": ("tui.commands.models:models", "configured models, with reachability", _models_args),
+}
+"""name -> (handler, help, the function adding its arguments)"""
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The command named on the line, skipping the global options and their values."""
+    takes_value = {"--home", "--db", "--config"}
+    it = iter(argv)
+    for token in it:
+        if token in takes_value:
+            next(it, None)
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the command being run gets its arguments (the rest cost start-up time)."""
+    parser = _Parser(
+        prog="pingpong",
+        description="Live role-play evaluation of language models. Without a command, opens the TUI.",
+    )
+    _common(parser)
+    parser.set_defaults(handler="tui.commands.app:open_tui")
+    subs = parser.add_subparsers(title="commands", metavar="COMMAND")
+    chosen = _command_in(sys.argv[1:] if argv is None else argv)
+    for name, (handler, help, add_arguments) in COMMANDS.items():
+        if name == chosen:
+            add_arguments(_sub(subs, name, handler, help))
+        else:
+            subs.add_parser(name, help=help)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     from importlib import import_module
 
     from core.errors import RunFailed, UserError
