@@ -77,6 +77,8 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scores", choices=("judges", "human", "merged"), default="merged",
                    help="whose scores: judges, people, or people's where they exist (default merged)")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
+    p.add_argument("--curves", action="store_true",
+                   help="also the mean final score by turn and the DMT-Score (a turn is good at >= 4)")
 
 
 def _agreement_args(p: argparse.ArgumentParser) -> None:
