@@ -47,7 +47,6 @@ async def test_human_seat_two_turns_then_hand_back(app, store):
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
         live = app.screen
-        box = live.query_one("#human-box")
         for turn, text in ((1, "Are you a program?"), (2, "Prove you are not a machine.")):
             await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))
             await pilot.press(*text)

@@ -109,7 +109,7 @@ class CharactersScreen(Screen):
             yield OptionList(id="cards-list")
             with VerticalScroll(id="card-detail"):
                 yield Static("", id="card-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "characters"

@@ -17,12 +17,15 @@ inside a situation, and **judges** score each player turn (in_character, enterta
 
 ## Screens
 - **Home**: n new session, r resume, enter/p replay (a running one opens read-only), l leaderboard,
-  c characters, w watch a batch run, / filter, s sort, [ ] pages.
+  c characters, w watch a batch run, / filter, s sort, [ ] pages. The list refreshes by itself
+  every few seconds while sessions change (another terminal's run, say); F5 reloads it now.
 - **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
   h hand it to a model, up/down select a turn, o rate it, r retry a failed session.
 - **Rating**: 1-5 rate the focused metric, y/n refusal, ctrl+s save, escape cancel.
 - **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn.
 - **Leaderboard**: m switches judges / human / merged scores.
+- **Watch a run**: runs on top (all, running, done, failed, intr = interrupted sessions), the
+  selected run's sessions below; enter opens one read-only, updating as it is written.
 - **Characters**: s spot-check the card yourself, i import a card file, e/r/a language filter.
 
 ctrl+p opens the command palette; ctrl+q quits from anywhere.
@@ -52,7 +55,8 @@ class HelpScreen(ModalScreen[None]):
         lines = [f"## Keys here ({type(self.under).__name__.removesuffix('Screen') or 'app'})", ""]
         seen = set()
         for binding in self.under.BINDINGS:
-            key, desc = binding.key, binding.description  # type: ignore[union-attr]
+            # the tooltip is the long form of a description shortened for the footer
+            key, desc = binding.key, binding.tooltip or binding.description  # type: ignore[union-attr]
             if desc and key not in seen:
                 seen.add(key)
                 keys = " ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))

@@ -42,14 +42,28 @@ class Row:
     status: str
     final: float | None
     created: str
+    note: str = ""  # shown instead of a missing final score: "refusal", "no judges", "-"
 
     def cells(self) -> tuple:
-        final = "" if self.final is None else f"{self.final:.2f}"
+        final = self.note if self.final is None else f"{self.final:.2f}"
         return (str(self.id), self.character, self.situation, self.status, final, self.player,
                 self.interrogator, self.created)
 
     def haystack(self) -> str:
         return " ".join(self.cells()).lower()
+
+
+def final_note(status: str, judges: list[str], refused: bool) -> str:
+    """What the final column says when there is no final score."""
+    if refused:
+        return "refusal"  # a judge flagged a refusal: that scoring is left out of the final
+    if not judges:
+        return "no judges"
+    return "-" if status == "finished" else ""  # finished but unscored (a judge failed, say)
+
+
+class SessionsChanged(TMessage):
+    """The sessions table in the database changed since the last load."""
 
 
 class SessionsLoaded(TMessage):
@@ -71,14 +85,19 @@ def interrogator_label(spec_interrogator: str, human: int, total: int) -> str:
 class HomeScreen(Screen):
     """Sessions table with filter, sort and pages; keys open the other screens."""
 
+    # no auto focus on return: with nothing focused (no sessions yet) Textual would focus the filter,
+    # and the keys typed next would become filter text instead of shortcuts
+    AUTO_FOCUS = None
+
+    # The footer fits 80 columns with short descriptions; the hidden ones are in the help (F1).
     BINDINGS = [
         Binding("n", "app.new_session", "New", id="home.new"),
         Binding("r", "resume", "Resume", id="home.resume"),
-        Binding("p", "replay", "Replay", id="home.replay"),
-        Binding("l", "app.leaderboard", "Leaderboard", id="home.leaderboard"),
-        Binding("c", "app.characters", "Characters", id="home.characters"),
-        Binding("w", "app.watch", "Watch run", id="home.watch"),
-        Binding("slash,f", "filter", "Filter", id="home.filter"),
+        Binding("p", "replay", "Replay", show=False, id="home.replay"),  # enter does the same
+        Binding("l", "app.leaderboard", "Board", tooltip="Leaderboard", id="home.leaderboard"),
+        Binding("c", "app.characters", "Cards", tooltip="Character cards", id="home.characters"),
+        Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
+        Binding("slash,f", "filter", "Find", tooltip="Filter the sessions", id="home.filter"),
         Binding("s", "sort", "Sort", id="home.sort"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, id="home.next_page"),
@@ -95,6 +114,9 @@ class HomeScreen(Screen):
         self.sort_reverse = True
         self.loaded = False
         self._store = None
+        self._stamp: tuple | None = None  # (max updated_at, count) of the last load
+        self._check_store = None  # the change check's own connection (it may overlap a load)
+        self._loader = None  # the running load worker
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,7 +125,7 @@ class HomeScreen(Screen):
             yield Static("", id="home-count")
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -112,15 +134,46 @@ class HomeScreen(Screen):
         self.query_one("#home-empty").display = False
         self.query_one("#home-count", Static).update("loading…")
         table.focus()
-        self.load_sessions()
+        self.reload()
+        # another process (pingpong run) may write: look for changes now and then, cheaply
+        self.set_interval(max(2.0 * self.app.watch_interval, 0.1), self.refresh_if_changed)
 
     def on_screen_resume(self) -> None:
         if self.loaded:
-            self.load_sessions()
+            self.reload()
+
+    def reload(self) -> None:
+        self._loader = self.load_sessions()
+
+    def _loading(self) -> bool:
+        return self._loader is not None and not self._loader.is_finished
+
+    def refresh_if_changed(self) -> None:
+        """Timer: reload when the stored sessions changed, only while this screen is shown."""
+        if self.is_current and self.loaded and not self._loading():
+            self.check_changes()
+
+    @work(thread=True, exclusive=True, group="home-check", exit_on_error=False)
+    def check_changes(self) -> None:
+        if self._loading():
+            return
+        if self._check_store is None:
+            self._check_store = self.app.open_store()
+        if self._stamp is not None and self._read_stamp(self._check_store) != self._stamp:
+            self.post_message(SessionsChanged())
+
+    def on_sessions_changed(self) -> None:
+        if not self._loading():
+            self.reload()
+
+    @staticmethod
+    def _read_stamp(store) -> tuple:
+        return tuple(store.db.execute("select max(updated_at), count(*) from sessions").fetchone())
 
     def on_unmount(self) -> None:
-        if self._store is not None:
-            self._store.close()
+        for store in (self._store, self._check_store):
+            if store is not None:
+                store.close()
 
     @work(thread=True, exclusive=True, group="home-load", exit_on_error=False)
     def load_sessions(self) -> None:
@@ -128,6 +181,10 @@ class HomeScreen(Screen):
         if self._store is None:
             self._store = self.app.open_store()
         store = self._store
+        self._stamp = self._read_stamp(store)  # before reading: a change during the load shows next time
+        refused = {sid for (sid,) in store.db.execute(
+            "select distinct session_id from turn_scores where is_refusal = 1 and coalesce(status, 'ok') = 'ok'"
+        ).fetchall()}
         seats = {
             sid: (human or 0, total)
             for sid, human, total in store.db.execute(
@@ -143,7 +200,8 @@ class HomeScreen(Screen):
                 human, total = seats.get(s.id, (0, 0))
                 rows.append(Row(s.id, s.character, s.situation, s.player,
                                 interrogator_label(s.interrogator, human, total), s.status, s.final,
-                                (s.created_at or "")[5:16].replace("T", " ")))
+                                (s.created_at or "")[5:16].replace("T", " "),
+                                final_note(s.status, s.judges, s.id in refused)))
             offset += len(chunk)
             done = len(chunk) < CHUNK
             if done or offset == CHUNK:
@@ -154,7 +212,7 @@ class HomeScreen(Screen):
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         self.rows = message.rows
         self.loaded = message.done or self.loaded
-        self._apply()
+        self._apply(keep_view=True)
 
     # -- filtering, sorting, paging -----------------------------------------------------
     @on(Input.Changed, "#home-filter")
@@ -176,7 +234,9 @@ class HomeScreen(Screen):
             self.sort_index, self.sort_reverse = index, False
         self._apply()
 
-    def _apply(self) -> None:
+    def _apply(self, *, keep_view: bool = False) -> None:
+        """Filter, sort and show a page. keep_view: stay on the selected session (by id) and keep
+        it where it was on screen (a reload must not move what the person is looking at)."""
         needle = self.query_one("#home-filter", Input).value.strip().lower()
         words = needle.split()  # every word must match somewhere: "sherlock bedtime"
         rows = [r for r in self.rows if all(w in r.haystack() for w in words)] if words else list(self.rows)
@@ -193,14 +253,30 @@ class HomeScreen(Screen):
         self.page = max(0, min(self.page, pages - 1))
         table = self.query_one(DataTable)
         current = table.cursor_row
+        selected = self._selected_id() if keep_view else None
+        scroll_x, scroll_y = table.scroll_x, table.scroll_y
         table.clear()
-        for row in rows[self.page * PAGE:(self.page + 1) * PAGE]:
+        page_rows = rows[self.page * PAGE:(self.page + 1) * PAGE]
+        for row in page_rows:
             table.add_row(*row.cells(), key=str(row.id))
         if table.row_count:
-            table.move_cursor(row=min(current, table.row_count - 1))
+            index = next((i for i, r in enumerate(page_rows) if selected is not None and r.id == selected),
+                         current)
+            table.move_cursor(row=min(index, table.row_count - 1))
+            if keep_view:
+                # at the top, stay there (new sessions come in on top, in view) while the cursor is
+                # still visible; else keep the selected session on the same line of the screen
+                visible = table.scrollable_content_region.height - table.header_height
+                shift = table.cursor_row - current
+                y = 0 if scroll_y == 0 and table.cursor_row < visible else max(0, scroll_y + shift)
+                table.call_after_refresh(table.scroll_to, x=scroll_x, y=y, animate=False)
         empty = not self.rows and self.loaded
         self.query_one("#home-empty").display = empty
-        table.display = not empty
+        if table.display != (not empty):
+            table.display = not empty
+            # the first sessions arrived (a refresh): focus the table unless a filter is being typed
+            if not empty and (self.focused is None or not needle):
+                table.focus()
         arrow = "↓" if self.sort_reverse else "↑"
         count = f"{len(rows)} of {len(self.rows)}" if needle else f"{len(self.rows)}"
         page = f"  page {self.page + 1}/{pages} ([ ])" if pages > 1 else ""
@@ -221,9 +297,15 @@ class HomeScreen(Screen):
         self._apply()
 
     def action_reload(self) -> None:
-        self.load_sessions()
+        self.reload()
 
     # -- opening a session --------------------------------------------------------------
+    def _selected_id(self) -> int | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
     def selected(self) -> Row | None:
         table = self.query_one(DataTable)
         if not table.row_count or not table.display:

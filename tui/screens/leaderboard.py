@@ -57,7 +57,7 @@ class LeaderboardScreen(Screen):
         yield Static("", id="board-note")
         yield DataTable(id="board-table", cursor_type="row", zebra_stripes=True)
         yield PlotextPlot(id="board-plot")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "leaderboard"

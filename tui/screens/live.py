@@ -63,8 +63,10 @@ class LiveScreen(Screen):
         Binding("s", "step", "Step", id="live.step"),
         Binding("c", "continue", "Continue", show=False, id="live.continue"),
         Binding("x,ctrl+x", "stop", "Stop", id="live.stop"),
+        # only one of these two shows at a time (check_action), so the footer fits 80 columns;
+        # ctrl+b first: it is the key that also works while typing in the input box
         Binding("t,ctrl+t", "take_seat", "Take seat", id="live.take_seat"),
-        Binding("h,ctrl+b", "hand_back", "Hand back", id="live.hand_back"),
+        Binding("ctrl+b,h", "hand_back", "Hand back", id="live.hand_back"),
         Binding("o", "override", "Rate", id="live.override"),
         Binding("r", "retry", "Retry", id="live.retry"),
         Binding("escape", "back", "Back", id="live.back"),
@@ -107,13 +109,15 @@ class LiveScreen(Screen):
             yield Static("", id="human-prompt")
             yield Input(placeholder="type your message, enter sends", id="human-input")
         yield Static("", id="status-line")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"session {self.session_id}" + (" (watching)" if self.follow else "")
         self.query_one("#human-box").display = False
         self.set_interval(REDRAW_SECONDS, self._tick)
         if self.follow:
+            # stay at the end as messages arrive, until the person scrolls up (back down re-anchors)
+            self.query_one(Transcript).anchor()
             self.set_interval(self.app.watch_interval, self._poll)
             self._poll()
             return
@@ -177,6 +181,7 @@ class LiveScreen(Screen):
             self._started[event.role] = max(self._started[event.role], event.turn)
             if event.role == "user":
                 self.seat = event.author
+                self.refresh_bindings()
             else:
                 self.player_seat = event.author
             who = "you" if event.author == HUMAN else event.author
@@ -338,7 +343,10 @@ class LiveScreen(Screen):
         for role in ("user", "assistant"):
             self._started[role] = max((m.turn for m in stored.messages if m.role == role), default=0)
         transcript = self.query_one(Transcript)
-        transcript.load(stored.messages, self.verdicts, self.human)
+        if self.follow:  # a newer copy of the same session: add what is new, keep the view
+            transcript.sync(stored.messages, self.verdicts, self.human)
+        else:
+            transcript.load(stored.messages, self.verdicts, self.human)
         self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
         if stored.status == "finished" and not self.follow:
             self._set_notice("finished: o rates the selected turn, escape goes back")
@@ -366,8 +374,6 @@ class LiveScreen(Screen):
             self._set_notice(f"watching: {stored.turns_done}/{stored.num_turns} turns done")
         else:
             self._set_notice(f"{stored.status}" + (f": {stored.error}" if stored.error else ""))
-        if stored.messages:
-            self.query_one(Transcript).scroll_end(animate=False)
 
     def _reload_scores(self) -> None:
         self.human = list(self.app.store.human_scores(self.session_id))
@@ -399,6 +405,9 @@ class LiveScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Session controls show only while the engine runs here; retry only after a stop."""
         live = self.running and self.control is not None
+        if action in ("take_seat", "hand_back") and live:
+            yours = self._next_seat.get("interrogator", self.seat) == HUMAN
+            return yours if action == "hand_back" else not yours
         if action in ("toggle_pause", "step", "continue", "stop", "take_seat", "hand_back"):
             return live
         if action == "retry":
@@ -447,6 +456,7 @@ class LiveScreen(Screen):
         self._next_seat["interrogator"] = HUMAN
         self._set_notice("you take the interrogator seat from the next user turn")
         self._update_human_box()
+        self.refresh_bindings()
 
     def action_hand_back(self) -> None:
         if self.control is None or not self.running:
@@ -462,6 +472,7 @@ class LiveScreen(Screen):
                 self._next_seat["interrogator"] = name
                 self._set_notice(f"interrogator seat goes to {name} from the next user turn")
                 self._update_human_box()
+                self.refresh_bindings()
 
         self.app.push_screen(ModelPicker(names, title="Hand the interrogator seat to"), chosen)
 

@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static, TextArea
+from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, TextArea
 
 from core.domain import HUMAN, OFFLINE, SessionSpec, Situation
+from tui.widgets.clamped import ClampedText
 
 FREE = "__free__"
 
@@ -54,7 +55,7 @@ class NewSessionScreen(Screen):
                                           value=lang, allow_blank=False, compact=True, id="new-lang"))
             yield _row("Character", Select([], compact=True, id="new-character", prompt="choose a card"))
             yield _row("Situation", Select([], compact=True, id="new-situation", prompt="choose a situation"))
-            yield Static("", id="new-situation-text", classes="hint")
+            yield ClampedText(lines=3, id="new-situation-text", classes="hint")
             yield TextArea("", id="new-free-text")
             yield _row("Player", Select(seats, value=d.get("player") or OFFLINE, allow_blank=False,
                                         compact=True, id="new-player"))
@@ -69,7 +70,7 @@ class NewSessionScreen(Screen):
             with Horizontal(id="new-buttons"):
                 yield Button("Start (ctrl+s)", variant="primary", id="new-start")
                 yield Button("Cancel", id="new-cancel")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "new session"
@@ -120,9 +121,9 @@ class NewSessionScreen(Screen):
     def situation_changed(self, event: Select.Changed) -> None:
         free = event.value == FREE
         self.query_one("#new-free-text").display = free
-        hint = self.query_one("#new-situation-text", Static)
+        hint = self.query_one("#new-situation-text", ClampedText)
         sit = next((s for s in self._situations if s.name == event.value), None)
-        hint.update("Write the situation below; Turns sets its length (default 3)." if free
+        hint.set_text("Write the situation below; Turns sets its length (default 3)." if free
                     else (sit.text if sit else ""))
 
     @on(Button.Pressed, "#new-start")

@@ -41,7 +41,7 @@ class ReplayScreen(Screen):
             yield Transcript(id="transcript")
             yield ExplanationsPanel(id="explanations")
         yield Static("", id="status-line")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"replay of session {self.session_id}"

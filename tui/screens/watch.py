@@ -16,6 +16,17 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
 STATUSES = ("running", "finished", "failed", "interrupted")
+# short headers so the runs table fits 80 columns (the counts line below spells them out)
+RUN_COLUMNS = ("id", "run", "all", "running", "done", "failed", "intr")
+SESSION_COLUMNS = ("id", "character", "situation", "status", "turns", "judged", "player")
+NAME_WIDTH = 32  # longer run names are cut in the middle: players on the left, language on the right
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    if len(name) <= width:
+        return name
+    right = width // 3
+    return name[:width - right - 1] + "…" + name[-right:]
 
 
 @dataclass(frozen=True)
@@ -75,8 +86,10 @@ class WatchScreen(Screen):
     """Runs on top, the selected run's sessions below; enter follows a session live."""
 
     BINDINGS = [
-        Binding("enter", "open", "Open", id="watch.open", show=True),
-        Binding("tab", "focus_next", "Switch table", show=False, id="watch.switch"),
+        # priority: the tables' own (hidden) enter would hide it from the footer; action_open
+        # does what enter did (runs table -> its sessions, sessions table -> open one)
+        Binding("enter", "open", "Open", id="watch.open", show=True, priority=True),
+        Binding("tab", "focus_next", "Switch", tooltip="Switch table", id="watch.switch"),
         Binding("escape,q", "back", "Back", id="watch.back"),
     ]
 
@@ -92,15 +105,15 @@ class WatchScreen(Screen):
         yield DataTable(id="runs-table", cursor_type="row")
         yield Static("", id="watch-counts")
         yield DataTable(id="run-sessions", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "watch a run"
         runs = self.query_one("#runs-table", DataTable)
-        for col in ("id", "run", "sessions", *STATUSES):
+        for col in RUN_COLUMNS:
             runs.add_column(col, key=col)
         sessions = self.query_one("#run-sessions", DataTable)
-        for col in ("id", "character", "situation", "player", "status", "turns", "judged"):
+        for col in SESSION_COLUMNS:  # the player last: it may run off an 80-column screen
             sessions.add_column(col, key=col)
         self.query_one("#watch-counts", Static).update("reading the database…")
         self.set_interval(self.app.watch_interval, self.poll)
@@ -132,7 +145,8 @@ class WatchScreen(Screen):
             cursor = table.cursor_row
             table.clear()
             for r in message.runs:
-                table.add_row(str(r.id) if r.id else "-", r.name, str(r.total), *map(str, r.counts), key=str(r.id))
+                table.add_row(str(r.id) if r.id else "-", short_name(r.name), str(r.total), *map(str, r.counts),
+                              key=str(r.id))
             if table.row_count:
                 index = next((i for i, r in enumerate(message.runs) if r.id == message.run_id), cursor)
                 table.move_cursor(row=min(index, table.row_count - 1))
@@ -145,8 +159,8 @@ class WatchScreen(Screen):
                 table.clear()
                 for s in message.sessions:
                     planned = f"/{s.num_turns}" if s.num_turns else ""
-                    table.add_row(str(s.id), s.character, s.situation, s.player, s.status,
-                                  f"{s.turns}{planned}", str(s.judged), key=str(s.id))
+                    table.add_row(str(s.id), short_name(s.character, 20), short_name(s.situation, 20),
+                                  s.status, f"{s.turns}{planned}", str(s.judged), s.player, key=str(s.id))
                 if table.row_count:
                     table.move_cursor(row=min(cursor, table.row_count - 1))
         self._counts()
@@ -158,8 +172,9 @@ class WatchScreen(Screen):
                 "No runs yet. Start one in another terminal, e.g. "
                 "pingpong run --player offline --interrogator offline --judge offline")
             return
-        parts = "  ".join(f"{name} {n}" for name, n in zip(STATUSES, run.counts))
-        self.query_one("#watch-counts", Static).update(f"{run.name}: {run.total} sessions  {parts}   enter opens")
+        parts = "".join(f", {name} {n}" for name, n in zip(STATUSES, run.counts) if n)  # zeros left out
+        # the counts first: a long run name may run off the line, the table above shows it too
+        self.query_one("#watch-counts", Static).update(f"{run.total} sessions{parts}  enter opens  ({run.name})")
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def run_highlighted(self, event: DataTable.RowHighlighted) -> None:

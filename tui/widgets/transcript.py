@@ -96,6 +96,23 @@ class Transcript(VerticalScroll):
         self._verdicts, self._human = verdicts, human
         self.call_after_refresh(self._apply_scores)
 
+    def sync(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
+             human: Sequence[Any] = ()) -> None:
+        """Show a newer copy of the same session (follow views): mount only the new messages, so
+        nothing flickers or jumps. Call anchor() once to keep the view at the end while it is there."""
+        messages = list(messages)
+        cards = self.cards()
+        same = self._stream is None and len(cards) <= len(messages) and all(
+            (c.turn, c.role, c.author, c.body) == (m.turn, m.role, m.author, m.text) for c, m in zip(cards, messages))
+        if not same:
+            self.load(messages, verdicts, human)
+            return
+        new = [MessageCard(m.turn, m.role, m.author, m.text) for m in messages[len(cards):]]
+        if new:
+            self.mount_all(new)
+        self._verdicts, self._human = verdicts, human
+        self.call_after_refresh(self._apply_scores)
+
     def add_message(self, message: Message) -> None:
         self.clear_streaming()
         self.mount(MessageCard(message.turn, message.role, message.author, message.text))
