@@ -63,7 +63,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def _clip(text: str, limit: int = 60) -> str:
-    text = " ".join((text or "").split())
+    """One line of at most `limit` characters, without our own marker (quotes stay readable)."""
+    text = " ".join((text or "").replace(MARK, "").split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

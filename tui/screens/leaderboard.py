@@ -14,7 +14,9 @@ from textual_plotext import PlotextPlot
 
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
-COLUMNS = ("#", "player", "conv", "refus", "IC", "EN", "FL", "final", "len-norm", "len")
+COLUMNS = {"#": 3, "player": 12, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
+           "len-norm": 9, "len": 4}
+"""Column widths are fixed (they fit 80 columns): the layout never waits on the data."""
 
 
 class BoardLoaded(TMessage):
@@ -62,8 +64,8 @@ class LeaderboardScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = "leaderboard"
         table = self.query_one(DataTable)
-        for col in COLUMNS:
-            table.add_column(col, key=col)
+        for col, width in COLUMNS.items():
+            table.add_column(col, key=col, width=width)
         self.action_reload()
 
     def on_unmount(self) -> None:
