@@ -90,10 +90,32 @@ async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int,
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if prof is not None:
         prof.disable()
-    await pool.aclose()
     calls = store.db.execute("SELECT count(*), sum(latency_ms) FROM model_calls").fetchone()
+    floor = await client_floor(pool, calls[0], concurrency)
+    await pool.aclose()
     store.close()
-    return progress, wall, cpu, calls
+    return progress, wall, cpu, calls, floor
+
+
+async def client_floor(pool, n: int, concurrency: int) -> float:
+    """CPU seconds per call of the model layer alone (openai client + core/llm.py): the same
+    number of calls, as many at once, one in seven streamed like the player's, no engine, no store."""
+    from core.llm import ChatRequest
+
+    messages = [{"role": "system", "content": "You are a character. " * 60},
+                {"role": "user", "content": "Tell me about yourself."}]
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> None:
+        async with gate:
+            if i % 7 == 0:
+                await pool.get("player").complete(ChatRequest("player", messages), on_delta=lambda piece: None)
+            else:
+                await pool.get("judge-a").complete(ChatRequest("judge", messages))
+
+    cpu0 = time.process_time()
+    await asyncio.gather(*(one(i) for i in range(n)))
+    return (time.process_time() - cpu0) / n
 
 
 def main() -> None:
@@ -128,7 +150,7 @@ def main() -> None:
             from sessions.runner import loop_factory
 
             with asyncio.Runner(loop_factory=None if opts.plain_loop else loop_factory()) as r:
-                progress, wall, cpu, (requests, latency_sum_ms) = r.run(
+                progress, wall, cpu, (requests, latency_sum_ms), floor = r.run(
                     bench(root, chars, sits, opts.concurrency, prof))
     finally:
         server.stdin.close()
@@ -146,8 +168,12 @@ def main() -> None:
     print(f"critical path        {critical:.2f} s   wall / critical path = {wall / critical:.2f}  (goal <= 1.5)")
     print(f"sum of request times {total:.1f} s   wall / sum = {wall / total:.3f}")
     print(f"runner CPU           {cpu:.2f} s = {cpu / requests * 1000:.2f} ms per request  (goal < 2 ms)")
+    print(f"  of which the model layer alone (openai client + core/llm.py, measured apart) "
+          f"{floor * 1000:.2f} ms; engine, recorder, store and runner {cpu / requests * 1000 - floor * 1000:.2f} ms")
     print(f"fake server CPU      {server_cpu:.2f} s (child process, not counted above)")
     if opts.profile:
+        if os.environ.get("BENCH_DUMP"):
+            prof.dump_stats(os.environ["BENCH_DUMP"])
         stats = pstats.Stats(prof).sort_stats(os.environ.get("BENCH_SORT", "tottime"))
         stats.print_stats(int(os.environ.get("BENCH_TOP", "25")))
         if os.environ.get("BENCH_CALLERS"):
