@@ -24,7 +24,7 @@ from core.events import (
     CallFinished, Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFailed,
     SessionFinished, TurnStarted, VerdictReady,
 )
-from tui.screens.override import OverrideScreen, Rating, save_rating
+from tui.screens.override import rate_turn
 from tui.widgets.panels import ExplanationsPanel
 from tui.widgets.transcript import Transcript
 
@@ -486,19 +486,8 @@ class LiveScreen(Screen):
             self.notify("No player turn to rate yet", severity="warning")
             return
 
-        def saved(rating: Rating | None) -> None:
-            if rating is None:
-                return
-            try:
-                n = save_rating(self.app.store, self.session_id, rating, self.app.author())
-            except Exception as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self._reload_scores()
-            self.notify(f"saved {n} score{'s' if n != 1 else ''} for turn {rating.turn}")
-
         transcript.select_turn(turn)
-        self.app.push_screen(OverrideScreen(turn, self.verdicts, self.human), saved)
+        rate_turn(self, self.session_id, turn, self.verdicts, self.human, self._reload_scores)
 
     def action_retry(self) -> None:
         if self.follow or self.running:

@@ -6,7 +6,7 @@ live and the replay screens.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,3 +108,21 @@ def save_rating(store, session_id: int, rating: Rating, author: str) -> int:
     for metric, value in rating.values.items():
         store.add_human_score(session_id, rating.turn, metric, int(value), author, rating.reason)
     return len(rating.values)
+
+
+def rate_turn(screen, session_id: int, turn: int, verdicts: Sequence[JudgeVerdict],
+              human_scores: Sequence[Any], on_saved: Callable[[], None]) -> None:
+    """Open the rating dialog for one player turn; store what the person gives, then tell them."""
+
+    def saved(rating: Rating | None) -> None:
+        if rating is None:
+            return
+        try:
+            n = save_rating(screen.app.store, session_id, rating, screen.app.author())
+        except Exception as exc:  # a refused score is a notification, not a crash
+            screen.notify(str(exc), severity="error")
+            return
+        on_saved()
+        screen.notify(f"saved {n} score{'s' if n != 1 else ''} for turn {rating.turn}")
+
+    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores), saved)

@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from tui.screens.override import OverrideScreen, Rating, save_rating
+from tui.screens.override import rate_turn
 from tui.widgets.panels import ExplanationsPanel
 from tui.widgets.transcript import Transcript
 
@@ -107,20 +107,12 @@ class ReplayScreen(Screen):
             self.notify("This turn has no player message to rate", severity="warning")
             return
 
-        def saved(rating: Rating | None) -> None:
-            if rating is None:
-                return
-            try:
-                n = save_rating(self.app.store, self.session_id, rating, self.app.author())
-            except Exception as exc:
-                self.notify(str(exc), severity="error")
-                return
+        def reload() -> None:
             self.stored = self.app.store.session(self.session_id)
             self._load_steps()
             self._show()
-            self.notify(f"saved {n} score{'s' if n != 1 else ''} for turn {rating.turn}")
 
-        self.app.push_screen(OverrideScreen(turn, self.stored.verdicts, self.stored.human_scores), saved)
+        rate_turn(self, self.session_id, turn, self.stored.verdicts, self.stored.human_scores, reload)
 
     def action_back(self) -> None:
         self.app.pop_screen()
