@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.commands.output import clip, fields_grid, print_json, warn
+from tui.commands.output import clip, console, fields_grid, print_json, warn
 
 
 def card_row(card, source: str) -> dict:
@@ -32,7 +32,6 @@ def list_cards(args, home) -> int:
     if args.format == "json":
         print_json([card_row(c, lib.source(c.name)) for c in cards])
         return 0
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -46,7 +45,7 @@ def list_cards(args, home) -> int:
     for c in cards:
         table.add_row(c.name, c.lang, Text(c.char_name), Text(c.source_kind or ""), Text(clip(", ".join(c.tags), 40)),
                       lib.source(c.name))
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -58,30 +57,29 @@ def show_card(args, home) -> int:
     if args.format == "json":
         print_json({**card.model_dump(mode="json"), "source": lib.source(card.name)})
         return 0
-    from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
 
-    console = Console()
-    console.print(fields_grid((
+    out = console()
+    out.print(fields_grid((
         ("name", card.name), ("character", card.char_name), ("lang", card.lang), ("tags", ", ".join(card.tags)),
         ("kind", card.source_kind), ("role", card.role_type), ("style", card.prompt_style),
         ("source", f"{lib.source(card.name)} ({lib.path(card.name)})"), ("imported from", card.origin),
     )))
-    console.print(Panel(Text(card.summary), title="summary (the interrogator sees this)", title_align="left"))
-    console.print(Panel(Text(card.persona), title="persona", title_align="left"))
+    out.print(Panel(Text(card.summary), title="summary (the interrogator sees this)", title_align="left"))
+    out.print(Panel(Text(card.persona), title="persona", title_align="left"))
     if card.greeting:
-        console.print(Panel(Text(card.greeting), title="greeting", title_align="left"))
+        out.print(Panel(Text(card.greeting), title="greeting", title_align="left"))
     if card.example_dialogue:
         lines = Text()
         for turn in card.example_dialogue:
             lines.append("user: ", style="bold cyan").append(turn.user + "\n")
             lines.append(f"{card.char_name}: ", style="bold magenta").append(turn.char + "\n")
-        console.print(Panel(lines, title="example dialogue", title_align="left"))
+        out.print(Panel(lines, title="example dialogue", title_align="left"))
     if card.example_text:
-        console.print(Panel(Text(card.example_text), title="example dialogue (text)", title_align="left"))
+        out.print(Panel(Text(card.example_text), title="example dialogue (text)", title_align="left"))
     if card.extensions:
-        console.print(Text(f"extensions: {', '.join(card.extensions)}", style="dim"))
+        out.print(Text(f"extensions: {', '.join(card.extensions)}", style="dim"))
     return 0
 
 

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from tui.commands.output import print_json
+from tui.commands.output import console, print_json
 
 CHECK_TIMEOUT = 3.0
 
@@ -78,7 +78,6 @@ def models(args, home) -> int:
     if getattr(args, "format", "table") == "json":
         print_json(rows)
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="models")
@@ -89,5 +88,5 @@ def models(args, home) -> int:
         reach = r["reachable"] + (f" ({r['reason']})" if r["reason"] else "")
         table.add_row(r["name"], r["kind"], r["base_url"] or "-", r["model"] or "-", key,
                       str(r["max_concurrency"]), reach)
-    Console().print(table)
+    console().print(table)
     return 0

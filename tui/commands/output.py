@@ -35,3 +35,11 @@ def fields_grid(pairs):
         if value:
             grid.add_row(key, Text(str(value)))
     return grid
+
+
+def console():
+    """A rich console; when piped, wide enough that tables are not squeezed into 80 columns."""
+    from rich.console import Console
+
+    terminal = Console()
+    return terminal if terminal.is_terminal else Console(width=200)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from core.errors import RunFailed, UserError
 from core.home import Home
+from tui.commands.output import console as _console
 from tui.commands.output import print_json
 
 
@@ -12,14 +13,6 @@ def _store(home: Home):
     from sessions.store import Store
 
     return Store(home.db_path)
-
-
-def _console():
-    """Rich console; when piped, wide enough that tables are not squeezed into 80 columns."""
-    from rich.console import Console
-
-    console = Console()
-    return console if console.is_terminal else Console(width=200)
 
 
 def _fmt_num(value: float | None, digits: int = 2) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.commands.output import clip, fields_grid, print_json, warn
+from tui.commands.output import clip, console, fields_grid, print_json, warn
 
 
 def situation_row(s, source: str) -> dict:
@@ -28,7 +28,6 @@ def list_situations(args, home) -> int:
     if args.format == "json":
         print_json([situation_row(s, lib.source(s.name)) for s in items])
         return 0
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -40,7 +39,7 @@ def list_situations(args, home) -> int:
     table.add_column("text")
     for s in items:
         table.add_row(s.name, s.lang, str(s.num_turns), Text(", ".join(s.tags)), Text(clip(s.text, 70)))
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -52,15 +51,14 @@ def show_situation(args, home) -> int:
     if args.format == "json":
         print_json({**s.model_dump(mode="json"), "source": lib.source(s.name)})
         return 0
-    from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
 
-    console = Console()
-    console.print(fields_grid((
+    out = console()
+    out.print(fields_grid((
         ("name", s.name), ("lang", s.lang), ("turns", s.num_turns), ("tags", ", ".join(s.tags)),
         ("topic", s.topic), ("intent", s.intent.value if s.intent else None),
         ("source", f"{lib.source(s.name)} ({lib.path(s.name)})"),
     )))
-    console.print(Panel(Text(s.text), title="situation (the interrogator sees this)", title_align="left"))
+    out.print(Panel(Text(s.text), title="situation (the interrogator sees this)", title_align="left"))
     return 0
