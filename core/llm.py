@@ -247,9 +247,9 @@ class AdaptiveLimiter:
 SHARD_SIZE = 16
 """Requests one HTTP client carries at once before the endpoint opens another.
 
-httpcore scans its whole connection pool (a poll() per idle connection) for
-every request, so at high concurrency several small pools cost far less CPU
-than one large one.
+The cost per request of one client grows with the connections it holds, so at
+high concurrency several small clients cost less CPU than one large one
+(benchmarks/runner_bench.py shows the difference).
 """
 
 
@@ -488,14 +488,14 @@ class ModelPool:
         if ep is None:
             import ssl
 
-            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+            from openai import AsyncOpenAI, DefaultAioHttpClient
 
             secret = api_key(spec)
             tls = ssl.create_default_context()  # loaded once, shared by the endpoint's clients
 
             def make_client() -> Any:
                 return AsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
-                                   http_client=DefaultAsyncHttpxClient(verify=tls))
+                                   http_client=DefaultAioHttpClient(verify=tls))  # aiohttp: less CPU than httpx
 
             ep = _Endpoint(key, make_client, AdaptiveLimiter(spec.max_concurrency), secret)
             self._endpoints[key] = ep
