@@ -107,17 +107,23 @@ class ChatModel(Protocol):
 
 
 def merge_system(messages: list[dict]) -> list[dict]:
-    """For models without a system role: system text goes in front of the first user message."""
-    system = [m["content"] for m in messages if m.get("role") == "system" and m.get("content")]
+    """For models without a system role, whose chat templates also want user and assistant
+    to alternate starting with the user: the system text opens the first user message (or
+    becomes one), and neighbouring messages of the same role are joined."""
+    system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system" and m.get("content"))
     rest = [dict(m) for m in messages if m.get("role") != "system"]
-    if not system:
-        return rest
-    prefix = "\n\n".join(system)
+    if system:
+        if rest and rest[0].get("role") == "user":
+            rest[0]["content"] = f"{system}\n\n{rest[0].get('content') or ''}".rstrip()
+        else:
+            rest.insert(0, {"role": "user", "content": system})
+    joined: list[dict] = []
     for m in rest:
-        if m.get("role") == "user":
-            m["content"] = f"{prefix}\n\n{m.get('content') or ''}".rstrip()
-            return rest
-    return [{"role": "user", "content": prefix}, *rest]
+        if joined and joined[-1].get("role") == m.get("role"):
+            joined[-1]["content"] = f"{joined[-1].get('content') or ''}\n\n{m.get('content') or ''}".strip()
+        else:
+            joined.append(m)
+    return joined
 
 
 def sampling_params(spec: ModelSpec, req: ChatRequest) -> dict[str, Any]:

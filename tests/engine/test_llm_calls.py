@@ -68,12 +68,20 @@ async def test_merge_system(fake_server):
     assert sent[0]["content"].startswith("You are Ada.") and sent[0]["content"].endswith("Hello?")
 
 
-def test_merge_system_keeps_turns_and_handles_no_user():
+def test_merge_system_starts_with_the_user_and_alternates():
+    """Models without a system role usually also insist on user/assistant alternation."""
     msgs = [{"role": "system", "content": "S"}, {"role": "assistant", "content": "A"},
             {"role": "user", "content": "U"}]
-    assert merge_system(msgs) == [{"role": "assistant", "content": "A"}, {"role": "user", "content": "S\n\nU"}]
+    assert merge_system(msgs) == [{"role": "user", "content": "S"}, {"role": "assistant", "content": "A"},
+                                  {"role": "user", "content": "U"}]
     assert merge_system([{"role": "system", "content": "S"}]) == [{"role": "user", "content": "S"}]
     assert msgs[2]["content"] == "U"  # input not mutated
+    # a card with example dialogue and a greeting: the greeting joins the last example reply
+    player = [{"role": "system", "content": "S"}, {"role": "user", "content": "eu"},
+              {"role": "assistant", "content": "ea"}, {"role": "assistant", "content": "hi"},
+              {"role": "user", "content": "u1"}]
+    assert merge_system(player) == [{"role": "user", "content": "S\n\neu"}, {"role": "assistant", "content": "ea\n\nhi"},
+                                    {"role": "user", "content": "u1"}]
 
 
 async def test_non_streaming_mode(fake_server):
