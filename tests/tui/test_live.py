@@ -80,14 +80,13 @@ async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
         await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
         live = app.screen
         assert live.query_one("#human-box").display
-        assert app.focused is live.query_one("#human-input")
+        await wait_for(pilot, lambda: app.focused is live.query_one("#human-input"))  # focus() is deferred
         await pilot.press(*"hi there", "enter")
         assert not isinstance(app.screen, ModelPicker)
         assert live.control.human.pending == 1
         assert not live.query_one("#human-box").display  # sent: the box waits for the next turn
         await pilot.press("space")  # continue: the engine takes the text for turn 1
-        await wait_for(pilot, lambda: live.control.human.waiting)
-        assert app.focused is live.query_one("#human-input")
+        await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))
         await pilot.press(*"and again", "enter")
         await wait_for(pilot, lambda: live.status == "finished" and not live.running)
         assert not live.query_one("#human-box").display

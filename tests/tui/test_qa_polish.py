@@ -183,7 +183,8 @@ async def test_first_sessions_arriving_on_an_empty_home_take_the_focus(app, stor
         write_session(store)  # a run in another terminal starts
         table = home.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count == 1 and table.display)
-        assert app.focused is table  # not the filter: the keys below are shortcuts, not text
+        # not the filter: the keys below are shortcuts, not text (focus() lands a message later)
+        await wait_for(pilot, lambda: app.focused is table)
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
         assert home.query_one("#home-filter").value == ""
