@@ -12,3 +12,17 @@ async def wait_for(pilot, condition: Callable[[], bool], *, steps: int = 400, de
             return
         await pilot.pause(delay)
     assert condition(), "condition never became true"
+
+
+async def run_palette_command(pilot, text: str) -> None:
+    """Open the command palette, type `text`, wait for the search to list a highlighted match
+    (it runs in the background), then press enter."""
+    from textual.command import CommandList, CommandPalette
+
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    await pilot.press(*text)
+    palette = pilot.app.screen
+    await wait_for(pilot, lambda: palette.query_one(CommandList).option_count > 0
+                   and palette.query_one(CommandList).highlighted is not None)
+    await pilot.press("enter")

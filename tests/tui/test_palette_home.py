@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import DataTable
 
 from tests.tui.conftest import write_session
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import run_palette_command, wait_for
 from tui.screens.help import HelpScreen
 from tui.screens.home import PAGE, HomeScreen
 from tui.screens.leaderboard import LeaderboardScreen
@@ -14,24 +14,15 @@ from tui.screens.live import LiveScreen
 
 async def test_palette_opens_leaderboard(app):
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"open leaderboard")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await run_palette_command(pilot, "open leaderboard")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
 
 
 async def test_palette_session_command_outside_a_session_warns(app):
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"take interrogator")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
+        await run_palette_command(pilot, "take interrogator")
+        await wait_for(pilot, lambda: any("live session" in str(n.message) for n in app._notifications))
         assert isinstance(app.screen, HomeScreen)
-        assert any("live session" in str(n.message) for n in app._notifications)
 
 
 async def test_palette_takes_the_seat_in_a_live_session(app, store):
@@ -40,11 +31,7 @@ async def test_palette_takes_the_seat_in_a_live_session(app, store):
         app.open_live(sid, paused=True)
         await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
         live = app.screen
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"take interrogator")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await run_palette_command(pilot, "take interrogator")
         await wait_for(pilot, lambda: app.screen is live)
         live.control.resume()
         await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))

@@ -138,8 +138,8 @@ async def test_new_session_situation_text_ends_in_an_ellipsis_when_cut(app, bund
         assert all(len(line) <= hint.content_size.width for line in lines)
         assert hint.tooltip == long_text
         app.screen.query_one("#new-situation").value = "storm-night"  # short: whole, no ellipsis
-        await pilot.pause()
-        assert hint.shown().replace("\n", " ") == SITUATIONS[0].text and hint.size.height <= 3
+        await wait_for(pilot, lambda: hint.shown().replace("\n", " ") == SITUATIONS[0].text)
+        assert hint.size.height <= 3
 
 
 async def test_follow_view_adds_new_messages_and_stays_at_the_end(app, store):
