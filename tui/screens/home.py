@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from tui.widgets.panels import EmptyState
+from tui.worker_store import WorkerStore
 
 PAGE = 200
 CHUNK = 1000
@@ -113,9 +114,9 @@ class HomeScreen(Screen):
         self.sort_index = 0  # index into COLUMNS
         self.sort_reverse = True
         self.loaded = False
-        self._store = None
+        self._store = WorkerStore(lambda: self.app.open_store())
         self._stamp: tuple | None = None  # (max updated_at, count) of the last load
-        self._check_store = None  # the change check's own connection (it may overlap a load)
+        self._check_store = WorkerStore(lambda: self.app.open_store())  # the check may overlap a load
         self._loader = None  # the running load worker
 
     def compose(self) -> ComposeResult:
@@ -157,10 +158,9 @@ class HomeScreen(Screen):
     def check_changes(self) -> None:
         if self._loading():
             return
-        if self._check_store is None:
-            self._check_store = self.app.open_store()
-        if self._stamp is not None and self._read_stamp(self._check_store) != self._stamp:
-            self.post_message(SessionsChanged())
+        with self._check_store.use() as store:
+            if self._stamp is not None and self._read_stamp(store) != self._stamp:
+                self.post_message(SessionsChanged())
 
     def on_sessions_changed(self) -> None:
         if not self._loading():
@@ -171,16 +171,17 @@ class HomeScreen(Screen):
         return tuple(store.db.execute("select max(updated_at), count(*) from sessions").fetchone())
 
     def on_unmount(self) -> None:
-        for store in (self._store, self._check_store):
-            if store is not None:
-                store.close()
+        self._store.close()
+        self._check_store.close()
 
     @work(thread=True, exclusive=True, group="home-load", exit_on_error=False)
     def load_sessions(self) -> None:
         """Read every session summary in chunks; the first chunk is shown at once."""
-        if self._store is None:
-            self._store = self.app.open_store()
-        store = self._store
+        with self._store.use() as store:
+            self._post_sessions(store)
+
+    def _post_sessions(self, store) -> None:
+        """Post the first chunk as soon as it is read, then everything."""
         self._stamp = self._read_stamp(store)  # before reading: a change during the load shows next time
         refused = {sid for (sid,) in store.db.execute(
             "select distinct session_id from turn_scores where is_refusal = 1 and coalesce(status, 'ok') = 'ok'"

@@ -12,6 +12,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual_plotext import PlotextPlot
 
+from tui.worker_store import WorkerStore
+
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
 COLUMNS = {"#": 3, "player": 12, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
@@ -52,7 +54,7 @@ class LeaderboardScreen(Screen):
         self.source = 0
         self.lang = 0
         self.rows: list[Any] = []
-        self._store = None
+        self._store = WorkerStore(lambda: self.app.open_store())
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -69,8 +71,7 @@ class LeaderboardScreen(Screen):
         self.action_reload()
 
     def on_unmount(self) -> None:
-        if self._store is not None:
-            self._store.close()
+        self._store.close()
 
     def action_reload(self) -> None:
         self.query_one("#board-note", Static).update(f"computing ({self._describe()})…")
@@ -83,20 +84,19 @@ class LeaderboardScreen(Screen):
     def compute(self, scores: str, lang: str | None) -> None:
         from sessions.leaderboard import compute_leaderboard
 
-        if self._store is None:
-            self._store = self.app.open_store()
-        try:
-            rows = compute_leaderboard(self._store, lang=lang, scores=scores)
-        except Exception as exc:  # a bad database is a message on screen, not a crash
-            self.post_message(BoardLoaded([], None, str(exc)))
-            return
-        curves, error = None, None
-        try:
-            from sessions.curves import score_by_turn
+        from sessions.curves import score_by_turn
 
-            curves = score_by_turn(self._store, lang=lang)
-        except Exception as exc:
-            error = f"score-by-turn plot unavailable: {exc}"
+        with self._store.use() as store:
+            try:
+                rows = compute_leaderboard(store, lang=lang, scores=scores)
+            except Exception as exc:  # a bad database is a message on screen, not a crash
+                self.post_message(BoardLoaded([], None, str(exc)))
+                return
+            curves, error = None, None
+            try:
+                curves = score_by_turn(store, lang=lang)
+            except Exception as exc:
+                error = f"score-by-turn plot unavailable: {exc}"
         self.post_message(BoardLoaded(rows, curves, error))
 
     def on_board_loaded(self, message: BoardLoaded) -> None:

@@ -27,6 +27,7 @@ from core.events import (
 from tui.screens.override import rate_turn
 from tui.widgets.panels import ExplanationsPanel
 from tui.widgets.transcript import Transcript
+from tui.worker_store import WorkerStore
 
 REDRAW_SECONDS = 0.1
 
@@ -95,7 +96,7 @@ class LiveScreen(Screen):
         self._authors: dict[tuple[int, str], str] = {}
         self._current: tuple[int, str] | None = None
         self._dirty = False
-        self._read_store = None
+        self._read_store = WorkerStore(lambda: self.app.open_store())  # for the follow worker
         self._loaded_key: tuple | None = None
 
     # -- layout -------------------------------------------------------------------------
@@ -135,8 +136,7 @@ class LiveScreen(Screen):
             self.query_one(Transcript).focus()
 
     def on_unmount(self) -> None:
-        if self._read_store is not None:
-            self._read_store.close()
+        self._read_store.close()
 
     # -- engine -------------------------------------------------------------------------
     def start_engine(self) -> None:
@@ -358,9 +358,9 @@ class LiveScreen(Screen):
 
     @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
     def load_stored(self) -> None:
-        if self._read_store is None:
-            self._read_store = self.app.open_store()
-        self.post_message(SessionLoaded(self._read_store.session(self.session_id)))
+        with self._read_store.use() as store:
+            stored = store.session(self.session_id)
+        self.post_message(SessionLoaded(stored))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         stored = message.stored

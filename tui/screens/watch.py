@@ -14,6 +14,8 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from tui.worker_store import WorkerStore
+
 NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
 STATUSES = ("running", "finished", "failed", "interrupted")
 # short headers so the runs table fits 80 columns (the counts line below spells them out)
@@ -98,7 +100,7 @@ class WatchScreen(Screen):
         self.run_id: int | None = None
         self.runs: list[RunRow] = []
         self.sessions: list[SessionRow] = []
-        self._store = None
+        self._store = WorkerStore(lambda: self.app.open_store())
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -121,21 +123,18 @@ class WatchScreen(Screen):
         runs.focus()
 
     def on_unmount(self) -> None:
-        if self._store is not None:
-            self._store.close()
+        self._store.close()
 
     def poll(self) -> None:
         self.read(self.run_id)
 
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
     def read(self, run_id: int | None) -> None:
-        if self._store is None:
-            self._store = self.app.open_store()
-        db = self._store.db
-        runs = read_runs(db)
-        if run_id is None or all(r.id != run_id for r in runs):
-            run_id = runs[0].id if runs else None
-        sessions = read_sessions(db, run_id) if run_id is not None else []
+        with self._store.use() as store:
+            runs = read_runs(store.db)
+            if run_id is None or all(r.id != run_id for r in runs):
+                run_id = runs[0].id if runs else None
+            sessions = read_sessions(store.db, run_id) if run_id is not None else []
         self.post_message(WatchLoaded(runs, sessions, run_id))
 
     def on_watch_loaded(self, message: WatchLoaded) -> None:
