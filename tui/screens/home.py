@@ -283,7 +283,7 @@ class HomeScreen(Screen):
         page = f"  page {self.page + 1}/{pages} ([ ])" if pages > 1 else ""
         more = "" if self.loaded else " (loading…)"
         self.query_one("#home-count", Static).update(
-            f"{count} sessions{more}  sort {COLUMNS[self.sort_index][0]}{arrow}{page}")
+            f"{count} session{'' if len(self.rows) == 1 else 's'}{more}  sort {COLUMNS[self.sort_index][0]}{arrow}{page}")
 
     def action_filter(self) -> None:
         self.query_one("#home-filter", Input).focus()

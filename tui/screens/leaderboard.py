@@ -124,13 +124,15 @@ class LeaderboardScreen(Screen):
         plt.clear_figure()
         plt.title("mean final score by turn")
         plt.xlabel("turn")
-        last = 1
+        last, top = 1, 0.0
         for player, points in sorted(curves.items()):
             pts = [(int(t), float(v)) for t, v in points if v is not None]
             if pts:
                 last = max(last, pts[-1][0])
+                top = max(top, *(v for _, v in pts))
                 plt.plot([t for t, _ in pts], [v for _, v in pts], label=str(player), marker="dot")
         plt.xticks(list(range(1, last + 1)))
+        plt.ylim(1, 5 if top <= 5 else 10)  # the whole scale (1-5, or 1-10 for version 1), not the data's span
         widget.refresh()
 
     def action_source(self) -> None:
