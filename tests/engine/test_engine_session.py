@@ -95,8 +95,8 @@ async def test_faults_are_survived_and_visible(fake_server, fake_pool):
 
 
 async def test_slow_answer_past_the_timeout_is_retried(fake_server, fake_specs):
-    specs = dict(fake_specs, player=fake_spec(fake_server, "player", timeout=0.3))
-    fake_server.script(reply("too slow", delay=1.0), model="player")
+    specs = dict(fake_specs, player=fake_spec(fake_server, "player", timeout=1.0))
+    fake_server.script(reply("too slow", delay=4.0), model="player")
     async with ModelPool(specs, retry=FAST_RETRY) as pool:
         events = await collect(engine(pool, spec=spec(judges=[]), situation=situation(1)))
     statuses = [e.call.status for e in of(events, CallFinished) if e.call.role == "player"]

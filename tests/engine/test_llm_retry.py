@@ -89,8 +89,8 @@ async def test_cut_stream_is_retried_whole(fake_server, fake_pool):
 
 
 async def test_slow_answer_past_attempt_timeout_then_ok(fake_server):
-    spec = fake_spec(fake_server, "slow", timeout=0.3, deadline=10)
-    fake_server.script(reply("too late", delay=3), reply("in time"))
+    spec = fake_spec(fake_server, "slow", timeout=1.0, deadline=10)  # roomy: the second reply must fit
+    fake_server.script(reply("too late", delay=5), reply("in time"))
     async with ModelPool({"slow": spec}, retry=FAST_RETRY) as pool:
         c, calls, _, _ = await _call(pool, "slow")
     assert c.text == "in time"
@@ -98,8 +98,8 @@ async def test_slow_answer_past_attempt_timeout_then_ok(fake_server):
 
 
 async def test_slow_between_chunks_counts_against_the_attempt(fake_server):
-    spec = fake_spec(fake_server, "slow", timeout=0.3, deadline=10)
-    fake_server.script(reply("one two three four five six seven eight", chunk_delay=0.5), reply("quick"))
+    spec = fake_spec(fake_server, "slow", timeout=1.0, deadline=10)
+    fake_server.script(reply("one two three four five six seven eight", chunk_delay=0.4, words_per_chunk=1), reply("quick"))
     async with ModelPool({"slow": spec}, retry=FAST_RETRY) as pool:
         c, calls, _, _ = await _call(pool, "slow")
     assert c.text == "quick" and calls[0].status == "retry"
