@@ -49,9 +49,6 @@ class LeaderboardRow:
     length_norm_ci: float | None
     avg_length: float | None
     rank: int | None
-    in_character_ci: float | None = None
-    entertaining_ci: float | None = None
-    fluency_ci: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: _clean(v) for k, v in asdict(self).items()}
@@ -183,12 +180,6 @@ def half_width(boot: np.ndarray) -> float:
     return float(hi - lo) / 2.0
 
 
-def bootstrap_half_widths(values: np.ndarray, rng: np.random.Generator, n_boot: int = 1000) -> np.ndarray:
-    """Half widths of the 95% bootstrap intervals of each column's mean, (C, k) -> (k,)."""
-    values = np.asarray(values, dtype=float)
-    return np.array([half_width(bootstrap_means(values[:, j], rng, n_boot)) for j in range(values.shape[1])])
-
-
 def nan_mean_columns(values: np.ndarray) -> np.ndarray:
     """Column means ignoring NaN; NaN (not a warning) for an empty column."""
     values = np.asarray(values, dtype=float)
@@ -236,7 +227,6 @@ def summarise_player(
     *,
     seed: int = 0,
     n_boot: int = 1000,
-    metric_ci: bool = False,
 ) -> LeaderboardRow:
     """One row from a player's conversations (arrays aligned by conversation).
 
@@ -248,8 +238,6 @@ def summarise_player(
     means = nan_mean_columns(np.column_stack([metrics, final])) if n else np.full(len(METRICS) + 1, np.nan)
     rng = player_rng(seed, player)
     boot = bootstrap_means(final, rng, n_boot)
-    ci = [half_width(bootstrap_means(metrics[:, j], rng, n_boot)) if metric_ci else None
-          for j in range(len(METRICS))]
     return LeaderboardRow(
         player=player,
         lang=lang,
@@ -264,9 +252,6 @@ def summarise_player(
         length_norm_ci=_num(half_width(boot * factor)),
         avg_length=_num(avg_length),
         rank=None,
-        in_character_ci=_num(ci[0]),
-        entertaining_ci=_num(ci[1]),
-        fluency_ci=_num(ci[2]),
     )
 
 
@@ -496,7 +481,6 @@ def compute_leaderboard(
     n_boot: int = 1000,
     judges: Sequence[str] | None = None,
     interrogator: str | None = None,
-    metric_ci: bool = False,
 ) -> list[LeaderboardRow]:
     """The leaderboard rows, best first (METHOD.md "Aggregation").
 
@@ -505,7 +489,6 @@ def compute_leaderboard(
     "merged" (a person's score where one exists for the turn and metric, the judges'
     elsewhere). `judges` / `interrogator` restrict the sessions' scorings (used to compare
     rankings); judge_weights default to 1 per judge (people's pseudo-judge is "human").
-    metric_ci adds bootstrap intervals for the three metrics too.
     """
     w = normalise_weights(weights)
     if scores not in SCORE_SOURCES:
@@ -551,6 +534,6 @@ def compute_leaderboard(
         rows.append(summarise_player(
             player, lang or (",".join(plangs) if plangs else None),
             metrics[sel], final[sel], refused[sel], avg_len[i],
-            length_factor(avg_len[i], median), seed=seed, n_boot=n_boot, metric_ci=metric_ci,
+            length_factor(avg_len[i], median), seed=seed, n_boot=n_boot,
         ))
     return rank_rows(rows)
