@@ -91,13 +91,3 @@ def import_card(path: Path | str, lang: str | None = None, *, taken: set[str] | 
     if not imported.characters:
         raise UserError(f"{path}: no characters in this file")
     return imported.characters
-
-
-def import_pingpong_settings(
-    path: Path | str, *, taken_cards: set[str] | None = None, taken_situations: set[str] | None = None
-) -> tuple[list[Character], list[Situation]]:
-    """Characters and situations of a PingPong settings JSON file."""
-    imported = import_file(path, taken_cards=taken_cards, taken_situations=taken_situations)
-    if imported.format != "pingpong":
-        raise UserError(f"{path}: not a PingPong settings file")
-    return imported.characters, imported.situations

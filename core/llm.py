@@ -171,10 +171,6 @@ class PoolStats:
         m = self.model(name)
         setattr(m, attr, getattr(m, attr) + n)
 
-    def copy(self) -> "PoolStats":
-        return replace(self, per_model={k: replace(v) for k, v in self.per_model.items()},
-                       limits=dict(self.limits))
-
 
 # --------------------------------------------------------------------------- concurrency
 

@@ -110,13 +110,6 @@ class StoredSession(BaseModel):
     def current_human_score(self, turn: int, metric: str) -> HumanScore | None:
         return self.current_human_scores().get((turn, metric))
 
-    def authors_by_turn(self) -> dict[int, dict[str, str]]:
-        """{turn: {"user": author, "assistant": author}}: who sat where, turn by turn."""
-        out: dict[int, dict[str, str]] = {}
-        for m in self.messages:
-            out.setdefault(m.turn, {})[m.role] = m.author
-        return out
-
     def summary(self) -> "SessionSummary":
         return SessionSummary(
             id=self.id, status=self.status, character=self.spec.character,

@@ -36,8 +36,9 @@ def amount(n: int) -> str:
 def status_line(p: RunProgress) -> str:
     """One line of totals: what a log file or CI output gets instead of bars."""
     extra = f", {p.elsewhere} run elsewhere" if p.elsewhere else ""
+    gave_up = f", {p.failed_requests} gave up" if p.failed_requests else ""
     return (f"{p.done}/{p.total} done, {p.in_flight} in flight, {p.failed} failed{extra}"
-            f" | requests {p.requests}, tokens {amount(p.tokens)}, retries {p.retries}"
+            f" | requests {p.requests}, tokens {amount(p.tokens)}, retries {p.retries}{gave_up}"
             f" | elapsed {duration(p.elapsed)}, left ~{duration(p.eta)}")
 
 

@@ -22,7 +22,6 @@ from .fields import Fields, clean_tags
 from .macros import example_fields, replace_macros
 
 CHAR_FIELDS = {"char_name", "system_prompt", "example_prompt", "initial_message", "summary", "tags"}
-SITUATION_FIELDS = {"name", "text", "num_turns", "tags", "topic", "intent"}
 SOURCE_KEY = "source_card"
 
 

@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from characters.importers import import_card, import_file, import_pingpong_settings
+from characters.importers import import_card, import_file
 from characters.text import first_sentences, guess_lang, slugify
 from core.errors import UserError
 
@@ -104,7 +104,9 @@ def test_names_are_made_unique(tmp_path):
 
 def test_pingpong_settings(tmp_path):
     path = write_json(tmp_path / "settings.json", settings_doc())
-    chars, situations = import_pingpong_settings(path)
+    imported = import_file(path)
+    assert imported.format == "pingpong"
+    chars, situations = imported.characters, imported.situations
     assert [(c.name, c.lang) for c in chars] == [("ada", "en"), ("tyotushka-fekla", "ru")]
     assert chars[0].example_dialogue[0].char == "Sit down, then."
     assert chars[0].extensions == {"source_card": {"fandom": "original"}}
