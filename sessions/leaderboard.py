@@ -13,14 +13,13 @@ import zlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from core.domain import HUMAN, METRICS
 from core.errors import UserError
 
-ScoreSource = Literal["merged", "judges", "human"]
 SCORE_SOURCES: tuple[str, ...] = ("merged", "judges", "human")
 DEFAULT_WEIGHTS: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
 LENGTH_SLOPE = 0.07  # x = 1 + (L / avg_length - 1) * 0.07

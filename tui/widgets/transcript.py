@@ -76,7 +76,6 @@ class Transcript(VerticalScroll):
         self._stream: MessageCard | None = None
         self._verdicts: Sequence[JudgeVerdict] = ()
         self._human: Sequence[Any] = ()
-        self._empty_text = "No messages yet."
 
     # -- content ------------------------------------------------------------------------
     def cards(self) -> list[MessageCard]:
