@@ -92,3 +92,18 @@ async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
         assert not live.query_one("#human-box").display
     users = [(m.turn, m.author, m.text) for m in store.session(sid).messages if m.role == "user"]
     assert users == [(1, "human", "hi there"), (2, "human", "and again")]
+
+
+async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store):
+    from core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        assert store.session(sid).status == "running"
+    assert store.session(sid).status == "interrupted"
