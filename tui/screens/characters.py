@@ -12,6 +12,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Se
 from textual.widgets.option_list import Option
 
 from core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
+from core.macros import with_names
 from tui.screens.pickers import PathPrompt
 
 LANGS = (None, "en", "ru")
@@ -19,7 +20,8 @@ SPOT_CHECK = "spot-check"
 
 
 def card_text(card: Character) -> Text:
-    """The card as a person reads it: who, summary, persona, example dialogue, greeting."""
+    """The card as a person reads it (names in place of {{char}}/{{user}}, as the models get it)."""
+    card = with_names(card)
     text = Text()
     text.append(f"{card.char_name}", style="bold")
     text.append(f"  {card.name} · {card.lang}", style="dim")
