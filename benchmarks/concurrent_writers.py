@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sessions.store import Store  # noqa: E402
+from pingpong.sessions.store import Store  # noqa: E402
 
 
 def main() -> int:

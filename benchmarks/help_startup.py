@@ -28,8 +28,8 @@ def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     bare = median_seconds([sys.executable, "-c", "pass"], runs)
     helps = {
-        "pingpong --help": [sys.executable, "-m", "tui.cli", "--help"],
-        "pingpong cards --help": [sys.executable, "-m", "tui.cli", "cards", "--help"],
+        "pingpong --help": [sys.executable, "-m", "pingpong.tui.cli", "--help"],
+        "pingpong cards --help": [sys.executable, "-m", "pingpong.tui.cli", "cards", "--help"],
     }
     print(f"python -c pass          {bare * 1000:7.1f} ms (median of {runs})")
     for label, argv in helps.items():

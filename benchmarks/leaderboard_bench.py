@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from sessions.leaderboard import compute_leaderboard  # noqa: E402
-from sessions.store import Store  # noqa: E402
+from pingpong.sessions.leaderboard import compute_leaderboard  # noqa: E402
+from pingpong.sessions.store import Store  # noqa: E402
 
 PLAYERS = 20
 JUDGES = ("judge-a", "judge-b")

@@ -62,11 +62,11 @@ def write_home(root: Path, base_url: str, n: int, turns: int,
 
 
 async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int, prof=None):
-    from core.home import Home
-    from core.llm import ModelPool
-    from core.prompts import PromptRenderer
-    from sessions.runner import BatchRunner, prepare_run
-    from sessions.store import Store
+    from pingpong.core.home import Home
+    from pingpong.core.llm import ModelPool
+    from pingpong.core.prompts import PromptRenderer
+    from pingpong.sessions.runner import BatchRunner, prepare_run
+    from pingpong.sessions.store import Store
 
     home = Home(root)
     setup, specs = prepare_run(home, players=["player"], interrogator="asker",
@@ -78,7 +78,7 @@ async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int,
     runner.prepare()
     # One streamed and one whole request first: openai builds its types lazily on
     # first use, a one-time cost that is not the runner's per-request cost.
-    from core.llm import ChatRequest
+    from pingpong.core.llm import ChatRequest
 
     hello = [{"role": "user", "content": "hello"}]
     await pool.get("player").complete(ChatRequest("player", hello))
@@ -101,7 +101,7 @@ async def client_floor(pool, n: int, concurrency: int) -> float:
     """CPU seconds per call of the model layer alone (openai client + core/llm.py): the same
     number of calls, as many at once, one in seven streamed like the player's, no engine, no store.
     (The caller keeps the best of three: the figure is noisy on a busy machine.)"""
-    from core.llm import ChatRequest
+    from pingpong.core.llm import ChatRequest
 
     messages = [{"role": "system", "content": "You are a character. " * 60},
                 {"role": "user", "content": "Tell me about yourself."}]
@@ -148,7 +148,7 @@ def main() -> None:
                 import pstats
 
                 prof = cProfile.Profile()
-            from sessions.runner import loop_factory
+            from pingpong.sessions.runner import loop_factory
 
             with asyncio.Runner(loop_factory=None if opts.plain_loop else loop_factory()) as r:
                 progress, wall, cpu, (requests, latency_sum_ms), floor = r.run(

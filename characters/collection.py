@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from core.errors import UserError
+from pingpong.core.errors import UserError
 
 from .files import dump_yaml, write_atomic
 

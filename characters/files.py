@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import UserError
+from pingpong.core.errors import UserError
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024
 """Text cards (YAML, JSON) above this are refused."""

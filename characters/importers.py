@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.domain import Character, Situation
-from core.errors import UserError
+from pingpong.core.domain import Character, Situation
+from pingpong.core.errors import UserError
 
 from .files import MAX_CONTAINER_BYTES, MAX_TEXT_BYTES, decode_text, load_model_file, read_bytes, too_large
 from .formats.charx import card_json_from_charx

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.domain import Character
-from core.home import Home
+from pingpong.core.domain import Character
+from pingpong.core.home import Home
 
 from .collection import YamlCollection
 from .files import load_model_file

@@ -14,9 +14,9 @@ from urllib.parse import urlparse
 
 from pydantic import ValidationError
 
-from core.domain import HUMAN, OFFLINE, ModelSpec
-from core.errors import UserError
-from core.home import Home
+from pingpong.core.domain import HUMAN, OFFLINE, ModelSpec
+from pingpong.core.errors import UserError
+from pingpong.core.home import Home
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 RESERVED = frozenset({OFFLINE, HUMAN})

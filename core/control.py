@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from core.seats import HumanSeat
+from pingpong.core.seats import HumanSeat
 
 Gate = Literal["user", "assistant", "judges"]
 

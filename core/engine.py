@@ -19,19 +19,19 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
-from core.control import Gate, SessionControl
-from core.domain import HUMAN, Character, JudgeVerdict, Message, Role, SeatRole, SessionSpec, Situation, TurnScore
-from core.errors import UserError
-from core.events import (
+from pingpong.core.control import Gate, SessionControl
+from pingpong.core.domain import HUMAN, Character, JudgeVerdict, Message, Role, SeatRole, SessionSpec, Situation, TurnScore
+from pingpong.core.errors import UserError
+from pingpong.core.events import (
     CallFinished, Delta, Event, JudgeStarted, MessageCompleted, SeatChanged, SessionFailed,
     SessionFinished, TurnStarted, VerdictReady,
 )
-from core.judging import (
+from pingpong.core.judging import (
     ParseError, failed_scores, parse_interrogator, parse_interrogator_judge, parse_judge,
 )
-from core.llm import ChatRequest, Completion, ModelCallError, ModelPool, role_of
-from core.macros import with_names
-from core.prompts import PromptRenderer
+from pingpong.core.llm import ChatRequest, Completion, ModelCallError, ModelPool, role_of
+from pingpong.core.macros import with_names
+from pingpong.core.prompts import PromptRenderer
 
 _END = object()
 _CANCELLED = object()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.domain import CallRecord, JudgeVerdict, Message, Role, SeatRole
+from pingpong.core.domain import CallRecord, JudgeVerdict, Message, Role, SeatRole
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ class Home:
         return self.root / "templates"
 
     def ensure(self) -> None:
-        from core.errors import UserError
+        from pingpong.core.errors import UserError
 
         if self.root.exists() and not self.root.is_dir():
             raise UserError(f"{self.root}: is a file; the pingpong home (--home, PINGPONG_HOME) must be a folder")

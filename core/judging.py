@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.domain import METRICS, TurnScore
+from pingpong.core.domain import METRICS, TurnScore
 
 
 class ParseError(ValueError):

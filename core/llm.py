@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Protocol
 
-from core.config import api_key, check_ready, offline_spec, resolve
-from core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole
-from core.retry import Failure, IncompleteStream, RetryPolicy, classify
-from core.tokens import estimate_messages, estimate_tokens
+from pingpong.core.config import api_key, check_ready, offline_spec, resolve
+from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole
+from pingpong.core.retry import Failure, IncompleteStream, RetryPolicy, classify
+from pingpong.core.tokens import estimate_messages, estimate_tokens
 
 ROLE_DEFAULTS: dict[str, dict[str, float]] = {
     "player": {"temperature": 0.6, "top_p": 0.9},
@@ -473,7 +473,7 @@ class ModelPool:
             return self._models[name]
         spec = resolve(self.specs, name)
         if spec.kind == "offline":
-            from core.offline import OfflineModel
+            from pingpong.core.offline import OfflineModel
 
             model: ChatModel = OfflineModel(spec, self._stats)
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.domain import Character, ExampleTurn
+from pingpong.core.domain import Character, ExampleTurn
 
 USER_NAMES = {"en": "User", "ru": "Пользователь"}
 

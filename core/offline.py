@@ -15,9 +15,9 @@ import re
 import time
 from typing import Any
 
-from core.domain import CallRecord, ModelSpec
-from core.llm import ChatRequest, Completion, PoolStats, role_of
-from core.tokens import estimate_messages, estimate_tokens
+from pingpong.core.domain import CallRecord, ModelSpec
+from pingpong.core.llm import ChatRequest, Completion, PoolStats, role_of
+from pingpong.core.tokens import estimate_messages, estimate_tokens
 
 MARK = "[offline]"
 

@@ -16,8 +16,8 @@ from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
 from jinja2.exceptions import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
-from core.domain import Character, Message, Situation
-from core.errors import UserError
+from pingpong.core.domain import Character, Message, Situation
+from pingpong.core.errors import UserError
 
 PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from core.domain import Role
+from pingpong.core.domain import Role
 
 
 class HumanSeat:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from core.domain import METRICS
-from core.errors import UserError
-from sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, connection, normalise_weights
+from pingpong.core.domain import METRICS
+from pingpong.core.errors import UserError
+from pingpong.sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, connection, normalise_weights
 
 ENSEMBLE = "ensemble"
 LEVELS = ("turn", "conversation")

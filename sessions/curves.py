@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from core.domain import METRICS
-from sessions.leaderboard import DEFAULT_WEIGHTS, connection, normalise_weights, session_filter
+from pingpong.core.domain import METRICS
+from pingpong.sessions.leaderboard import DEFAULT_WEIGHTS, connection, normalise_weights, session_filter
 
 ANY_METRICS: frozenset[str] = frozenset({"interactivity", "knowledge_exposure"})
 

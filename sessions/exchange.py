@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from core.errors import UserError
-from sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
-from sessions.exchange_pingpong import ImportSummary, export_results, import_results
+from pingpong.core.errors import UserError
+from pingpong.sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
+from pingpong.sessions.exchange_pingpong import ImportSummary, export_results, import_results
 
 __all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
 

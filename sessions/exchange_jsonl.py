@@ -13,10 +13,10 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from core.domain import CallRecord, Character, Message, SessionSpec, Situation, TurnScore
-from core.errors import UserError
-from sessions.exchange_pingpong import ImportSummary
-from sessions.records import HUMAN_METRICS, STATUSES
+from pingpong.core.domain import CallRecord, Character, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.errors import UserError
+from pingpong.sessions.exchange_pingpong import ImportSummary
+from pingpong.sessions.records import HUMAN_METRICS, STATUSES
 
 SESSION_COLUMNS = (
     "status", "version", "lang", "character", "situation", "player", "interrogator", "judges", "num_turns",

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.domain import METRICS, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
-from core.errors import UserError
+from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.errors import UserError
 
 SCORE_KEYS: tuple[str, ...] = (*METRICS, "is_refusal")
 UNKNOWN_MODEL = "unknown"

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from core.domain import HUMAN, METRICS
-from core.errors import UserError
+from pingpong.core.domain import HUMAN, METRICS
+from pingpong.core.errors import UserError
 
 SCORE_SOURCES: tuple[str, ...] = ("merged", "judges", "human")
 DEFAULT_WEIGHTS: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)

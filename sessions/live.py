@@ -10,12 +10,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 
-from core.domain import Character, JudgeVerdict, SessionSpec, Situation
-from core.errors import UserError
-from core.events import Event, SessionFailed, SessionFinished
-from sessions.recorder import Recorder
-from sessions.records import StoredSession
-from sessions.store import Store
+from pingpong.core.domain import Character, JudgeVerdict, SessionSpec, Situation
+from pingpong.core.errors import UserError
+from pingpong.core.events import Event, SessionFailed, SessionFinished
+from pingpong.sessions.recorder import Recorder
+from pingpong.sessions.records import StoredSession
+from pingpong.sessions.store import Store
 
 
 def start_session(store: Store, spec: SessionSpec, character: Character, situation: Situation,
@@ -49,7 +49,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     consumer is cancelled or stops iterating before the end, the session becomes
     `interrupted`; an unexpected error marks it `failed` and propagates.
     """
-    from core.engine import SessionEngine  # the engine pulls in the model layer
+    from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
 
     stored = store.session(session_id)
     if stored.status == "finished":

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.domain import Character, Situation
-from core.errors import UserError
+from pingpong.core.domain import Character, Situation
+from pingpong.core.errors import UserError
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,15 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Mapping
 
-from core.domain import ModelSpec
-from core.errors import UserError
+from pingpong.core.domain import ModelSpec
+from pingpong.core.errors import UserError
 
 REACH_TIMEOUT = 3.0
 
 
 def resolve_models(models: Mapping[str, ModelSpec], names: Iterable[str]) -> dict[str, ModelSpec]:
     """The specs of the named models, each with its key present (UserError otherwise)."""
-    from core import config
+    from pingpong.core import config
 
     chosen: dict[str, ModelSpec] = {}
     for name in names:

@@ -6,8 +6,8 @@ is whole, so a crash can lose at most the message being generated.
 
 from __future__ import annotations
 
-from core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
-from sessions.store import Store
+from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
+from pingpong.sessions.store import Store
 
 
 class Recorder:

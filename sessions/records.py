@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.domain import METRICS, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
 
 STATUSES: tuple[str, ...] = ("running", "interrupted", "finished", "failed")
 HUMAN_METRICS: tuple[str, ...] = (*METRICS, "is_refusal")

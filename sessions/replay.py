@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from core.domain import Message, TurnScore
-from sessions.records import HumanScore, StoredSession
-from sessions.store import Store
+from pingpong.core.domain import Message, TurnScore
+from pingpong.sessions.records import HumanScore, StoredSession
+from pingpong.sessions.store import Store
 
 
 @dataclass(frozen=True)

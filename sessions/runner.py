@@ -31,9 +31,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.domain import SessionSpec
-from core.events import CallFinished, Event, SessionFailed, SessionFinished
-from sessions.plan import PlanItem
+from pingpong.core.domain import SessionSpec
+from pingpong.core.events import CallFinished, Event, SessionFailed, SessionFinished
+from pingpong.sessions.plan import PlanItem
 
 FINISHED, FAILED, INTERRUPTED, RUNNING = "finished", "failed", "interrupted", "running"
 
@@ -169,7 +169,7 @@ def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dic
 
 def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
     """What to do with one pair, given its sessions: ('skip'|'resume'|'elsewhere'|'new', id)."""
-    from sessions.store import pid_alive
+    from pingpong.sessions.store import pid_alive
 
     if any(r["status"] == FINISHED for r in rows):
         return "skip", None
@@ -189,7 +189,7 @@ class BatchRunner:
         """renderer: one core.prompts.PromptRenderer shared by every conversation (pass one
         built with the home's templates folder; it also saves compiling templates per session)."""
         if concurrency < 1:
-            from core.errors import UserError
+            from pingpong.core.errors import UserError
 
             raise UserError(f"--concurrency: must be 1 or more, got {concurrency}")
         self.store = store
@@ -259,7 +259,7 @@ class BatchRunner:
         prepare() looked; checking and creating under one BEGIN IMMEDIATE means two processes
         never both create a session for it. Returns decide()'s action and the session id.
         """
-        from sessions import live
+        from pingpong.sessions import live
 
         player, character, situation = item.key
         with self.store.transaction() as db:
@@ -281,8 +281,8 @@ class BatchRunner:
     async def _conversation(self, gate: asyncio.Semaphore, item: PlanItem, sid: int | None) -> None:
         from contextlib import aclosing
 
-        from core.errors import UserError
-        from sessions import live
+        from pingpong.core.errors import UserError
+        from pingpong.sessions import live
 
         counts = self.progress.players[item.player]
         async with gate:
@@ -348,13 +348,13 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     Returns the setup and the specs of the models it uses (for ModelPool and the
     reachability check, which the caller runs next: sessions.plan_checks.check_reachable).
     """
-    from characters.library import CardLibrary
-    from core import config
-    from core.domain import HUMAN
-    from core.errors import UserError
-    from sessions.plan import build_plan, default_run_name, pick
-    from sessions.plan_checks import resolve_models
-    from situations.library import SituationLibrary
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core import config
+    from pingpong.core.domain import HUMAN
+    from pingpong.core.errors import UserError
+    from pingpong.sessions.plan import build_plan, default_run_name, pick
+    from pingpong.sessions.plan_checks import resolve_models
+    from pingpong.situations.library import SituationLibrary
 
     if models is None:
         models = config.load_models(home)

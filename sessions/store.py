@@ -23,10 +23,10 @@ from urllib.parse import quote
 
 import sqlite_utils
 
-from core.domain import CallRecord, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
-from core.errors import UserError
-from sessions.migrations import MIGRATIONS
-from sessions.records import HUMAN_METRICS, STATUSES, HumanScore, SessionSummary, StoredSession, judge_final
+from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.errors import UserError
+from pingpong.sessions.migrations import MIGRATIONS
+from pingpong.sessions.records import HUMAN_METRICS, STATUSES, HumanScore, SessionSummary, StoredSession, judge_final
 
 BUSY_TIMEOUT_MS = 30_000
 _HOST = socket.gethostname()

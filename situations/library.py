@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from characters.collection import YamlCollection
-from characters.files import load_model_file
-from core.domain import Situation
-from core.home import Home
+from pingpong.characters.collection import YamlCollection
+from pingpong.characters.files import load_model_file
+from pingpong.core.domain import Situation
+from pingpong.core.home import Home
 
 BUNDLED_DIR = Path(__file__).parent / "bundled"
 

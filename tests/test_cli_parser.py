@@ -2,33 +2,33 @@
 
 import pytest
 
-from tui.cli import COMMANDS, build_parser
+from pingpong.tui.cli import COMMANDS, build_parser
 
 LINES = [
-    ([], "tui.commands.app:open_tui"),
+    ([], "pingpong.tui.commands.app:open_tui"),
     (["play", "--character", "c", "--situation", "s", "--player", "m", "--interrogator", "human",
-      "--judge", "a", "--judge", "b"], "tui.commands.app:play"),
+      "--judge", "a", "--judge", "b"], "pingpong.tui.commands.app:play"),
     (["--home", "/tmp/x", "run", "--player", "a", "--player", "b", "--interrogator", "i", "--judge", "j",
       "--lang", "ru", "--characters", "x,y", "--situations", "z", "--concurrency", "4", "--every", "2",
-      "--run", "r"], "tui.commands.run:run"),
+      "--run", "r"], "pingpong.tui.commands.run:run"),
     (["leaderboard", "--lang", "en", "--format", "csv", "--weights", "2,1,1", "--scores", "human"],
-     "tui.commands.stats:leaderboard"),
-    (["agreement", "--format", "json", "--level", "conversation"], "tui.commands.stats:agreement"),
-    (["sessions", "list", "--format", "json"], "tui.commands.sessions:list_sessions"),
-    (["sessions", "show", "3", "--format", "json"], "tui.commands.sessions:show_session"),
+     "pingpong.tui.commands.stats:leaderboard"),
+    (["agreement", "--format", "json", "--level", "conversation"], "pingpong.tui.commands.stats:agreement"),
+    (["sessions", "list", "--format", "json"], "pingpong.tui.commands.sessions:list_sessions"),
+    (["sessions", "show", "3", "--format", "json"], "pingpong.tui.commands.sessions:show_session"),
     (["sessions", "score", "3", "--turn", "2", "--metric", "fluency", "--value", "4", "--author", "a",
-      "--reason", "r"], "tui.commands.sessions:score"),
-    (["sessions", "score", "3", "--turn", "1", "--refusal", "true"], "tui.commands.sessions:score"),
-    (["sessions", "resume", "3"], "tui.commands.sessions:resume"),
-    (["export", "--format", "pingpong", "--out", "dir"], "tui.commands.exchange:export"),
-    (["import", "a.json", "b.jsonl"], "tui.commands.exchange:import_"),
-    (["cards", "list", "--format", "json"], "tui.commands.cards:list_cards"),
-    (["cards", "show", "x"], "tui.commands.cards:show_card"),
-    (["cards", "validate", "a.png"], "tui.commands.cards:validate_cards"),
-    (["cards", "import", "a.charx"], "tui.commands.cards:import_cards"),
-    (["situations", "list", "--format", "json"], "tui.commands.situations:list_situations"),
-    (["situations", "show", "x", "--format", "json"], "tui.commands.situations:show_situation"),
-    (["--db=/tmp/p.db", "models", "--format", "json"], "tui.commands.models:models"),
+      "--reason", "r"], "pingpong.tui.commands.sessions:score"),
+    (["sessions", "score", "3", "--turn", "1", "--refusal", "true"], "pingpong.tui.commands.sessions:score"),
+    (["sessions", "resume", "3"], "pingpong.tui.commands.sessions:resume"),
+    (["export", "--format", "pingpong", "--out", "dir"], "pingpong.tui.commands.exchange:export"),
+    (["import", "a.json", "b.jsonl"], "pingpong.tui.commands.exchange:import_"),
+    (["cards", "list", "--format", "json"], "pingpong.tui.commands.cards:list_cards"),
+    (["cards", "show", "x"], "pingpong.tui.commands.cards:show_card"),
+    (["cards", "validate", "a.png"], "pingpong.tui.commands.cards:validate_cards"),
+    (["cards", "import", "a.charx"], "pingpong.tui.commands.cards:import_cards"),
+    (["situations", "list", "--format", "json"], "pingpong.tui.commands.situations:list_situations"),
+    (["situations", "show", "x", "--format", "json"], "pingpong.tui.commands.situations:show_situation"),
+    (["--db=/tmp/p.db", "models", "--format", "json"], "pingpong.tui.commands.models:models"),
 ]
 
 

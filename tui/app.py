@@ -13,10 +13,10 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from core.domain import HUMAN, Character, SessionSpec, Situation
-from core.errors import UserError
-from core.home import Home
-from tui.palette import PingPongCommands
+from pingpong.core.domain import HUMAN, Character, SessionSpec, Situation
+from pingpong.core.errors import UserError
+from pingpong.core.home import Home
+from pingpong.tui.palette import PingPongCommands
 
 
 @dataclass
@@ -68,7 +68,7 @@ class PingPongApp(App):
         return self._store
 
     def open_store(self):
-        from sessions.store import Store
+        from pingpong.sessions.store import Store
 
         self.home.ensure()
         return Store(self.home.db_path)
@@ -76,7 +76,7 @@ class PingPongApp(App):
     @property
     def models(self) -> dict:
         if self._models is None:
-            from core.config import load_models
+            from pingpong.core.config import load_models
 
             self._models = load_models(self.home)
         return self._models
@@ -84,20 +84,20 @@ class PingPongApp(App):
     @property
     def pool(self):
         if self._pool is None:
-            from core.llm import ModelPool
+            from pingpong.core.llm import ModelPool
 
             self._pool = ModelPool(self.models)
         return self._pool
 
     def cards(self):
-        from characters.library import CardLibrary
+        from pingpong.characters.library import CardLibrary
 
         if self.bundled is not None:
             return CardLibrary(self.home, bundled_dir=self.bundled[0])
         return CardLibrary(self.home)
 
     def situations(self):
-        from situations.library import SituationLibrary
+        from pingpong.situations.library import SituationLibrary
 
         if self.bundled is not None:
             return SituationLibrary(self.home, bundled_dir=self.bundled[1])
@@ -105,7 +105,7 @@ class PingPongApp(App):
 
     def author(self) -> str:
         """Who a person's score is recorded under (config `author`, else the OS user)."""
-        from core.config import author
+        from pingpong.core.config import author
 
         try:
             return author(self.home)
@@ -113,13 +113,13 @@ class PingPongApp(App):
             return HUMAN
 
     def start_session(self, spec: SessionSpec, character: Character, situation: Situation) -> int:
-        from sessions.live import start_session
+        from pingpong.sessions.live import start_session
 
         return start_session(self.store, spec, character, situation)
 
     # -- lifecycle ------------------------------------------------------------------------
     def on_mount(self) -> None:
-        from tui.screens.home import HomeScreen
+        from pingpong.tui.screens.home import HomeScreen
 
         try:
             self.store.mark_orphans_interrupted()
@@ -140,37 +140,37 @@ class PingPongApp(App):
 
     # -- navigation actions (also used by the command palette) ---------------------------
     def open_live(self, session_id: int, *, follow: bool = False, paused: bool = False) -> None:
-        from tui.screens.live import LiveScreen
+        from pingpong.tui.screens.live import LiveScreen
 
         self.push_screen(LiveScreen(session_id, follow=follow, paused=paused))
 
     def action_new_session(self, defaults: dict | None = None) -> None:
-        from tui.screens.new_session import NewSessionScreen
+        from pingpong.tui.screens.new_session import NewSessionScreen
 
         self.push_screen(NewSessionScreen(defaults or {}))
 
     def action_open_replay(self, session_id: int) -> None:
-        from tui.screens.replay import ReplayScreen
+        from pingpong.tui.screens.replay import ReplayScreen
 
         self.push_screen(ReplayScreen(session_id))
 
     def action_leaderboard(self) -> None:
-        from tui.screens.leaderboard import LeaderboardScreen
+        from pingpong.tui.screens.leaderboard import LeaderboardScreen
 
         self.push_screen(LeaderboardScreen())
 
     def action_characters(self) -> None:
-        from tui.screens.characters import CharactersScreen
+        from pingpong.tui.screens.characters import CharactersScreen
 
         self.push_screen(CharactersScreen())
 
     def action_watch(self) -> None:
-        from tui.screens.watch import WatchScreen
+        from pingpong.tui.screens.watch import WatchScreen
 
         self.push_screen(WatchScreen())
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen
+        from pingpong.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))

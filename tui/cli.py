@@ -90,15 +90,15 @@ def _agreement_args(p: argparse.ArgumentParser) -> None:
 
 def _sessions_args(p: argparse.ArgumentParser) -> None:
     ss = p.add_subparsers(title="sessions commands", metavar="ACTION", required=True)
-    q = _sub(ss, "list", "tui.commands.sessions:list_sessions", "list sessions")
+    q = _sub(ss, "list", "pingpong.tui.commands.sessions:list_sessions", "list sessions")
     _fmt(q)
     q.add_argument("--status", choices=("running", "interrupted", "finished", "failed"), help="only this status")
     q.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     q.add_argument("--limit", type=int, default=None, metavar="N", help="at most N, newest first")
-    q = _sub(ss, "show", "tui.commands.sessions:show_session", "show one session")
+    q = _sub(ss, "show", "pingpong.tui.commands.sessions:show_session", "show one session")
     q.add_argument("id", type=int, help="session id (see `pingpong sessions list`)")
     _fmt(q)
-    q = _sub(ss, "score", "tui.commands.sessions:score", "record a person's score for one turn (append-only)")
+    q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn (append-only)")
     q.add_argument("id", type=int, help="session id")
     q.add_argument("--turn", type=int, required=True, metavar="N", help="player turn, from 1")
     q.add_argument("--metric", choices=("in_character", "entertaining", "fluency"), help="metric to score")
@@ -106,7 +106,7 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     q.add_argument("--refusal", choices=("true", "false"), help="mark the turn a refusal, or not")
     q.add_argument("--author", metavar="A", help="who scores (default: author in config.toml, else OS user)")
     q.add_argument("--reason", metavar="R", help="why, in a few words")
-    q = _sub(ss, "resume", "tui.commands.sessions:resume", "continue an interrupted session")
+    q = _sub(ss, "resume", "pingpong.tui.commands.sessions:resume", "continue an interrupted session")
     q.add_argument("id", type=int, help="session id")
 
 
@@ -122,25 +122,25 @@ def _import_args(p: argparse.ArgumentParser) -> None:
 
 def _cards_args(p: argparse.ArgumentParser) -> None:
     cs = p.add_subparsers(title="cards commands", metavar="ACTION", required=True)
-    q = _sub(cs, "list", "tui.commands.cards:list_cards", "list character cards")
+    q = _sub(cs, "list", "pingpong.tui.commands.cards:list_cards", "list character cards")
     _fmt(q)
     q.add_argument("--lang", metavar="L", help="only cards in this language")
-    q = _sub(cs, "show", "tui.commands.cards:show_card", "show one card")
+    q = _sub(cs, "show", "pingpong.tui.commands.cards:show_card", "show one card")
     q.add_argument("name", help="card name (see `pingpong cards list`)")
     _fmt(q)
-    q = _sub(cs, "validate", "tui.commands.cards:validate_cards", "check card files without importing")
+    q = _sub(cs, "validate", "pingpong.tui.commands.cards:validate_cards", "check card files without importing")
     q.add_argument("paths", nargs="+", metavar="PATH", help=CARD_FILES)
-    q = _sub(cs, "import", "tui.commands.cards:import_cards", "import card files into your library")
+    q = _sub(cs, "import", "pingpong.tui.commands.cards:import_cards", "import card files into your library")
     q.add_argument("paths", nargs="+", metavar="PATH", help=CARD_FILES)
     q.add_argument("--lang", metavar="L", help="language of the imported cards (default: guessed)")
 
 
 def _situations_args(p: argparse.ArgumentParser) -> None:
     s2 = p.add_subparsers(title="situations commands", metavar="ACTION", required=True)
-    q = _sub(s2, "list", "tui.commands.situations:list_situations", "list situations")
+    q = _sub(s2, "list", "pingpong.tui.commands.situations:list_situations", "list situations")
     _fmt(q)
     q.add_argument("--lang", metavar="L", help="only situations in this language")
-    q = _sub(s2, "show", "tui.commands.situations:show_situation", "show one situation")
+    q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
     _fmt(q)
 
@@ -151,16 +151,16 @@ def _models_args(p: argparse.ArgumentParser) -> None:
 
 
 COMMANDS = {
-    "play": ("tui.commands.app:play", "open the TUI straight into a live session", _play_args),
-    "run": ("tui.commands.run:run", "batch run: players x characters x situations, resumable", _run_args),
-    "leaderboard": ("tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
-    "agreement": ("tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
+    "play": ("pingpong.tui.commands.app:play", "open the TUI straight into a live session", _play_args),
+    "run": ("pingpong.tui.commands.run:run", "batch run: players x characters x situations, resumable", _run_args),
+    "leaderboard": ("pingpong.tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
+    "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
-    "export": ("tui.commands.exchange:export", "export sessions", _export_args),
-    "import": ("tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),
+    "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
+    "import": ("pingpong.tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),
     "cards": (None, "character cards", _cards_args),
     "situations": (None, "situations", _situations_args),
-    "models": ("tui.commands.models:models", "configured models, with reachability", _models_args),
+    "models": ("pingpong.tui.commands.models:models", "configured models, with reachability", _models_args),
 }
 """name -> (handler, help, the function adding its arguments)"""
 
@@ -184,7 +184,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Live role-play evaluation of language models. Without a command, opens the TUI.",
     )
     _common(parser)
-    parser.set_defaults(handler="tui.commands.app:open_tui")
+    parser.set_defaults(handler="pingpong.tui.commands.app:open_tui")
     subs = parser.add_subparsers(title="commands", metavar="COMMAND")
     chosen = _command_in(sys.argv[1:] if argv is None else argv)
     for name, (handler, help, add_arguments) in COMMANDS.items():
@@ -199,8 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     from importlib import import_module
 
-    from core.errors import RunFailed, UserError
-    from core.home import Home
+    from pingpong.core.errors import RunFailed, UserError
+    from pingpong.core.home import Home
 
     try:
         home = Home.resolve(getattr(args, "home", None), getattr(args, "db", None), getattr(args, "config", None))

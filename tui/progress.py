@@ -15,7 +15,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from sessions.runner import RunProgress
+from pingpong.sessions.runner import RunProgress
 
 
 def duration(seconds: float | None) -> str:

@@ -7,7 +7,7 @@ import json
 import zipfile
 import zlib
 
-from core.errors import UserError
+from pingpong.core.errors import UserError
 
 from ..files import MAX_TEXT_BYTES, decode_text
 

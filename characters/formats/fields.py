@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import UserError
+from pingpong.core.errors import UserError
 
 _JSON_TYPES = {str: "text", bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "an object"}
 

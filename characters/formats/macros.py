@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from core.domain import ExampleTurn
-from core.macros import replace_macros
+from pingpong.core.domain import ExampleTurn
+from pingpong.core.macros import replace_macros
 
 _ORIGINAL = re.compile(r"\{\{\s*original\s*\}\}", re.IGNORECASE)
 _START = re.compile(r"^\s*<START>\s*$", re.IGNORECASE | re.MULTILINE)

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.domain import Character, Situation
-from core.errors import UserError
+from pingpong.core.domain import Character, Situation
+from pingpong.core.errors import UserError
 
 from ..files import describe_validation
 from ..text import first_sentences, slugify, unique_name

@@ -13,7 +13,7 @@ import json
 import struct
 import zlib
 
-from core.errors import UserError
+from pingpong.core.errors import UserError
 
 from ..files import MAX_TEXT_BYTES
 

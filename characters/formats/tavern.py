@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.domain import Character
-from core.errors import UserError
+from pingpong.core.domain import Character
+from pingpong.core.errors import UserError
 
 from ..files import describe_validation
 from ..text import first_sentences, guess_lang, slugify, unique_name

@@ -105,7 +105,7 @@ def write_charx(path: Path, card: dict) -> Path:
 def run_cli(home: Path, *args: str, columns: int = 80) -> subprocess.CompletedProcess:
     """`python -m tui.cli --home HOME ARGS...` as a real process."""
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args, "--home", str(home)],
+        [sys.executable, "-m", "pingpong.tui.cli", *args, "--home", str(home)],
         cwd=REPO, capture_output=True, text=True, encoding="utf-8", timeout=60,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "utf-8", "COLUMNS": str(columns)},
     )

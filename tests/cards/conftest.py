@@ -7,7 +7,7 @@ import pytest
 
 @pytest.fixture
 def home(tmp_path):
-    from core.home import Home
+    from pingpong.core.home import Home
 
     return Home(tmp_path / "home")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from characters.library import CardLibrary
-from situations.library import SituationLibrary
+from pingpong.characters.library import CardLibrary
+from pingpong.situations.library import SituationLibrary
 
 
 def test_bundled_cards():

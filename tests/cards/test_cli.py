@@ -7,9 +7,9 @@ import zipfile
 
 import pytest
 
-from characters.importers import import_card
-from characters.library import CardLibrary
-from core.home import Home
+from pingpong.characters.importers import import_card
+from pingpong.characters.library import CardLibrary
+from pingpong.core.home import Home
 
 from .builders import (
     b64json, run_cli, settings_doc, snapshot, text_chunk, v2_card, v3_card, write_charx, write_json, write_png,

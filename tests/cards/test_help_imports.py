@@ -14,7 +14,7 @@ HEAVY = ("textual", "openai", "numpy", "scipy", "rich", "pydantic", "yaml", "jin
 
 PROBE = """
 import json, sys
-from tui.cli import main
+from pingpong.tui.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:

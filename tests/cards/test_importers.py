@@ -7,9 +7,9 @@ import zipfile
 
 import pytest
 
-from characters.importers import import_card, import_file
-from characters.text import first_sentences, guess_lang, slugify
-from core.errors import UserError
+from pingpong.characters.importers import import_card, import_file
+from pingpong.characters.text import first_sentences, guess_lang, slugify
+from pingpong.core.errors import UserError
 
 from .builders import b64json, settings_doc, text_chunk, v2_card, v3_card, write_charx, write_json, write_png
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from characters.library import CardLibrary, load_card_file
-from core.domain import Character, ExampleTurn, Situation
-from core.errors import UserError
-from situations.library import SituationLibrary, load_situation_file
+from pingpong.characters.library import CardLibrary, load_card_file
+from pingpong.core.domain import Character, ExampleTurn, Situation
+from pingpong.core.errors import UserError
+from pingpong.situations.library import SituationLibrary, load_situation_file
 
 GOOD = "name: ranger\nchar_name: Ola\nlang: en\nsummary: A ranger.\npersona: You are Ola.\n"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.domain import ModelSpec
-from core.retry import RetryPolicy
+from pingpong.core.domain import ModelSpec
+from pingpong.core.retry import RetryPolicy
 from tests.fakeserver import FakeServer
 
 FAST_RETRY = RetryPolicy(base=0.01, cap=0.05)
@@ -33,7 +33,7 @@ def fake_spec(server: FakeServer, name: str, **kw) -> ModelSpec:
 @pytest.fixture
 def fake_specs(fake_server):
     """player / interrogator / judge-a / judge-b, all on the fake server, plus offline."""
-    from core.config import offline_spec
+    from pingpong.core.config import offline_spec
 
     specs = {n: fake_spec(fake_server, n) for n in ("player", "interrogator", "judge-a", "judge-b")}
     specs["offline"] = offline_spec()
@@ -43,7 +43,7 @@ def fake_specs(fake_server):
 @pytest.fixture
 async def fake_pool(fake_specs):
     """A ModelPool over fake_specs with tiny backoffs; closed after the test."""
-    from core.llm import ModelPool
+    from pingpong.core.llm import ModelPool
 
     pool = ModelPool(fake_specs, retry=FAST_RETRY)
     try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from core.domain import Character, ExampleTurn, SessionSpec, Situation
-from core.events import Event, MessageCompleted
+from pingpong.core.domain import Character, ExampleTurn, SessionSpec, Situation
+from pingpong.core.events import Event, MessageCompleted
 
 
 def card(**kw) -> Character:

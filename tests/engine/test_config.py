@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.config import check_ready, is_local, load_models, resolve
-from core.errors import UserError
-from core.home import Home
+from pingpong.core.config import check_ready, is_local, load_models, resolve
+from pingpong.core.errors import UserError
+from pingpong.core.home import Home
 
 GOOD = """
 [models.gpt-4o-mini]
@@ -119,7 +119,7 @@ def test_other_params_pass_through(tmp_path):
 
 
 def test_author_must_be_text(tmp_path):
-    from core.config import author
+    from pingpong.core.config import author
 
     assert author(_home(tmp_path, 'author = " ann "\n')) == "ann"
     with pytest.raises(UserError, match="config.toml: author: expected a name in quotes"):

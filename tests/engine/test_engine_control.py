@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from core.control import SessionControl
-from core.domain import JudgeVerdict, Message, TurnScore
-from core.engine import SessionEngine
-from core.events import (
+from pingpong.core.control import SessionControl
+from pingpong.core.domain import JudgeVerdict, Message, TurnScore
+from pingpong.core.engine import SessionEngine
+from pingpong.core.events import (
     Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFinished, TurnStarted, VerdictReady,
 )
 from tests.engine.engine_support import card, collect, messages, of, requests_for, situation, spec, until

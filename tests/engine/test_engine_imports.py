@@ -11,20 +11,24 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = r"""
 import importlib, importlib.abc, pkgutil, sys
 
-BLOCKED = ("textual", "sessions", "tui", "characters", "situations")
+BLOCKED = ("textual", "sqlite3", "sqlite_utils", "pingpong.sessions", "pingpong.tui",
+           "pingpong.characters", "pingpong.situations")
+
+def blocked(name):
+    return any(name == b or name.startswith(b + ".") for b in BLOCKED)
 
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED:
+        if blocked(name):
             raise ImportError(f"core must not import {name}")
         return None
 
 sys.meta_path.insert(0, Block())
-import core
-names = [m.name for m in pkgutil.walk_packages(core.__path__, "core.")]
+import pingpong.core
+names = [m.name for m in pkgutil.walk_packages(pingpong.core.__path__, "pingpong.core.")]
 for name in names:
     importlib.import_module(name)
-leaked = sorted(n for n in sys.modules if n.split(".")[0] in BLOCKED)
+leaked = sorted(n for n in sys.modules if blocked(n))
 assert not leaked, leaked
 print(len(names), "modules:", " ".join(sorted(names)))
 """
@@ -35,6 +39,6 @@ def test_core_imports_without_textual_or_upper_layers():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     listed = done.stdout.split()
-    for module in ("core.engine", "core.prompts", "core.judging", "core.control", "core.seats",
-                   "core.llm", "core.offline"):
+    for module in ("pingpong.core.engine", "pingpong.core.prompts", "pingpong.core.judging", "pingpong.core.control", "pingpong.core.seats",
+                   "pingpong.core.llm", "pingpong.core.offline"):
         assert module in listed

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
-from core.domain import JudgeVerdict
-from core.engine import SessionEngine
-from core.events import (
+from pingpong.core.domain import JudgeVerdict
+from pingpong.core.engine import SessionEngine
+from pingpong.core.events import (
     CallFinished, Delta, JudgeStarted, MessageCompleted, SessionFailed, SessionFinished,
     TurnStarted, VerdictReady,
 )
-from core.llm import ModelPool
+from pingpong.core.llm import ModelPool
 from tests.engine.conftest import FAST_RETRY, fake_spec
 from tests.engine.engine_support import card, collect, messages, of, requests_for, situation, spec
 from tests.fakeserver import bad_request, cut, judge_json, rate_limit, reply, server_error

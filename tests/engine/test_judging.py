@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.judging import (
+from pingpong.core.judging import (
     ParseError, as_bool, as_int, json_candidates, looks_like_refusal, parse_interrogator,
     parse_interrogator_judge, parse_judge,
 )

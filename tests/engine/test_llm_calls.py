@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.domain import ModelSpec
-from core.errors import UserError
-from core.llm import ROLE_DEFAULTS, ChatRequest, ModelPool, merge_system
+from pingpong.core.domain import ModelSpec
+from pingpong.core.errors import UserError
+from pingpong.core.llm import ROLE_DEFAULTS, ChatRequest, ModelPool, merge_system
 from tests.engine.conftest import FAST_RETRY, fake_spec
 from tests.fakeserver import bad_request, reply
 

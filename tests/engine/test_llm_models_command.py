@@ -15,7 +15,7 @@ def _run(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProce
     env = {k: v for k, v in os.environ.items() if not k.startswith("PINGPONG_TEST_")}
     env.update(env_extra or {})
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "pingpong.tui.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
 
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from core.llm import AdaptiveLimiter, ChatRequest, ModelPool
+from pingpong.core.llm import AdaptiveLimiter, ChatRequest, ModelPool
 from tests.engine.conftest import FAST_RETRY, fake_spec
 from tests.fakeserver import FakeServer, rate_limit, reply
 

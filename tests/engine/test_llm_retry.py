@@ -6,8 +6,8 @@ import email.utils
 
 import pytest
 
-from core.llm import ChatRequest, ModelCallError, ModelPool
-from core.retry import RetryPolicy, parse_retry_after
+from pingpong.core.llm import ChatRequest, ModelCallError, ModelPool
+from pingpong.core.retry import RetryPolicy, parse_retry_after
 from tests.engine.conftest import FAST_RETRY, fake_spec
 from tests.fakeserver import (Faults, FakeServer, bad_request, cut, error, quota_exhausted, rate_limit, reply,
                               server_error)
@@ -133,7 +133,7 @@ async def test_too_long_retry_after_gives_up(fake_server):
 
 
 async def test_connection_refused_is_retried_then_fails(unused_port_url):
-    from core.domain import ModelSpec
+    from pingpong.core.domain import ModelSpec
 
     spec = ModelSpec(name="gone", base_url=unused_port_url, model="x", timeout=1, deadline=5)
     async with ModelPool({"gone": spec}, retry=RetryPolicy(base=0.01, cap=0.02, max_attempts=2)) as pool:

@@ -1,7 +1,7 @@
 """{{char}}/{{user}} become names as plain text; any other braces stay exactly as written."""
 
-from core.domain import Character, ExampleTurn
-from core.macros import replace_macros, with_names
+from pingpong.core.domain import Character, ExampleTurn
+from pingpong.core.macros import replace_macros, with_names
 
 
 def test_replace_macros_is_plain_text():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from core.config import offline_spec
-from core.domain import Character, Message, Situation
-from core.llm import ChatRequest
-from core.offline import MARK, OfflineModel, score_reply
+from pingpong.core.config import offline_spec
+from pingpong.core.domain import Character, Message, Situation
+from pingpong.core.llm import ChatRequest
+from pingpong.core.offline import MARK, OfflineModel, score_reply
 
 CARD = Character(name="keeper", char_name="Mara", lang="en", summary="A lighthouse keeper.",
                  persona="Mara keeps the lighthouse on a rocky island. She distrusts strangers. "

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.domain import Message
-from core.errors import UserError
-from core.prompts import PromptRenderer
+from pingpong.core.domain import Message
+from pingpong.core.errors import UserError
+from pingpong.core.prompts import PromptRenderer
 from tests.engine.engine_support import card, situation
 
 NASTY = "Ada {{ 7*7 }} {% for x in y %}{% endfor %} {{ config }} {{ ''.__class__ }}"

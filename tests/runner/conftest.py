@@ -84,7 +84,7 @@ class Result:
 
 def pingpong(root: Path, *args: str) -> Result:
     """Run the real CLI in this process; stdout is not a TTY, so progress comes as plain lines."""
-    from tui.cli import main
+    from pingpong.tui.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -95,7 +95,7 @@ def pingpong(root: Path, *args: str) -> Result:
 def spawn(root: Path, *args: str, **kw) -> subprocess.Popen:
     """The real CLI in a child process (for SIGKILL / SIGINT tests)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, "-m", "tui.cli", "--home", str(root), *args],
+    return subprocess.Popen([sys.executable, "-m", "pingpong.tui.cli", "--home", str(root), *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)
 

@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from core.domain import Character, Situation
-from core.errors import UserError
-from sessions.plan import build_plan, default_run_name, pick, thin_pairs
-from sessions.runner import decide
+from pingpong.core.domain import Character, Situation
+from pingpong.core.errors import UserError
+from pingpong.sessions.plan import build_plan, default_run_name, pick, thin_pairs
+from pingpong.sessions.runner import decide
 
 
 def cards(n: int) -> list[Character]:
@@ -81,7 +81,7 @@ def test_decide_per_pair():
 
 
 def test_diagonal_order_visits_each_pair_once_and_thinning_is_nested():
-    from sessions.plan import diagonal_order
+    from pingpong.sessions.plan import diagonal_order
 
     for n, m in [(8, 8), (4, 6), (5, 3), (1, 7), (6, 4)]:
         assert sorted(diagonal_order(n, m)) == [(c, s) for c in range(n) for s in range(m)]

@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from core.domain import CallRecord
-from core.events import CallFinished, Delta
-from sessions.runner import PlayerCounts, RunProgress
-from tui.progress import bars, status_line, summary
+from pingpong.core.domain import CallRecord
+from pingpong.core.events import CallFinished, Delta
+from pingpong.sessions.runner import PlayerCounts, RunProgress
+from pingpong.tui.progress import bars, status_line, summary
 
 
 def call(role, status, latency=100.0, tokens=(10, 5)):

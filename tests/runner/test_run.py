@@ -77,9 +77,9 @@ def test_failing_player_gives_exit_1_and_a_retry_starts_fresh(tmp_path, monkeypa
 
 
 def test_offline_models_need_no_config(tmp_path):
-    from characters.library import CardLibrary
-    from core.home import Home
-    from situations.library import SituationLibrary
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.home import Home
+    from pingpong.situations.library import SituationLibrary
 
     root = tmp_path / "home"
     result = pingpong(root, "run", "--player", "offline", "--interrogator", "offline",
@@ -96,10 +96,10 @@ def test_two_runs_of_the_same_plan_never_run_a_pair_twice(home, fake):
     taken when it comes to it and creates no session of its own."""
     import asyncio
 
-    from core.home import Home
-    from core.llm import ModelPool
-    from sessions.runner import BatchRunner, prepare_run
-    from sessions.store import Store
+    from pingpong.core.home import Home
+    from pingpong.core.llm import ModelPool
+    from pingpong.sessions.runner import BatchRunner, prepare_run
+    from pingpong.sessions.store import Store
 
     setup, specs = prepare_run(Home(home), players=["alpha", "beta"], interrogator="asker",
                                judges=["judge-one", "judge-two"], characters=CHARACTERS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.domain import Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
-from sessions.store import Store
+from pingpong.core.domain import Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.sessions.store import Store
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from sessions.agreement import agreement_report, krippendorff_alpha, pairwise_tau
-from sessions.curves import dmt_curve, dmt_scores, score_by_turn
+from pingpong.sessions.agreement import agreement_report, krippendorff_alpha, pairwise_tau
+from pingpong.sessions.curves import dmt_curve, dmt_scores, score_by_turn
 from tests.stats.conftest import add_session
 
 J1 = [[(5, 4, 3, 0), (2, 2, 2, 0), (4, 5, 4, 1)], [(3, 3, 3, 0), (1, 2, 1, 0), (5, 5, 5, 0)]]
@@ -86,8 +86,8 @@ def test_kendall_between_judge_rankings(store):
 
 
 def test_agreement_cli_json(tmp_path, capsys):
-    from sessions.store import Store
-    from tui.cli import main
+    from pingpong.sessions.store import Store
+    from pingpong.tui.cli import main
 
     home = tmp_path / "home"
     with Store(home / "pingpong.db") as s:

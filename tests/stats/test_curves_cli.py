@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def pingpong(home, *args):
-    return subprocess.run([sys.executable, "-m", "tui.cli", "--home", str(home), *args],
+    return subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(home), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 

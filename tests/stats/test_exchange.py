@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from sessions.leaderboard import compute_leaderboard
-from sessions.store import Store
-from tui.cli import main
+from pingpong.sessions.leaderboard import compute_leaderboard
+from pingpong.sessions.store import Store
+from pingpong.tui.cli import main
 
 JUDGES = ("judge-one", "judge-two")
 
@@ -95,7 +95,7 @@ def test_jsonl_round_trip_is_byte_identical(tmp_path, capsys):
         sid = s.sessions()[3].id
         s.add_human_score(sid, 1, "fluency", 2, "ann", "wrong case ending")
         s.add_human_score(sid, 1, "is_refusal", 0, "bob")
-        from core.domain import CallRecord
+        from pingpong.core.domain import CallRecord
         s.add_call(sid, CallRecord(role="player", model="player-x", turn=1, status="retry", error="429",
                                    latency_ms=12.5))
         s.db.conn.execute("INSERT INTO runs (name, created_at, config) VALUES ('r1', '2025-01-01', '{\"a\": 1}')")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.errors import UserError
-from sessions.leaderboard import (
+from pingpong.core.errors import UserError
+from pingpong.sessions.leaderboard import (
     bootstrap_means, compute_leaderboard, half_width, length_factor, parse_weights, tie_ranks,
 )
 from tests.stats.conftest import add_session
@@ -145,7 +145,7 @@ def test_only_refusals_and_single_conversation(store):
 
 
 def test_unfinished_and_failed_turns_are_left_out(store):
-    from core.domain import JudgeVerdict, TurnScore
+    from pingpong.core.domain import JudgeVerdict, TurnScore
 
     add_session(store, "A", {"J1": [(4, 4, 4, 0)]}, status="interrupted")
     sid = add_session(store, "A", {"J1": [(2, 2, 2, 0)]})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.domain import Character, ExampleTurn, SessionSpec, Situation
-from sessions.store import Store
+from pingpong.core.domain import Character, ExampleTurn, SessionSpec, Situation
+from pingpong.sessions.store import Store
 
 
 def make_character() -> Character:

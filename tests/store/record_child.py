@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from core.config import offline_spec
-from core.domain import CallRecord
-from core.events import MessageCompleted
-from core.llm import ModelPool
-from sessions.live import run_session, start_session
-from sessions.store import Store
+from pingpong.core.config import offline_spec
+from pingpong.core.domain import CallRecord
+from pingpong.core.events import MessageCompleted
+from pingpong.core.llm import ModelPool
+from pingpong.sessions.live import run_session, start_session
+from pingpong.sessions.store import Store
 from tests.store.conftest import make_character, make_situation, make_spec
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.domain import JudgeVerdict, Message, TurnScore
-from sessions.store import Store
+from pingpong.core.domain import JudgeVerdict, Message, TurnScore
+from pingpong.sessions.store import Store
 
 from .conftest import make_character, make_situation, make_spec
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", "--home", str(home), *args],
+    return subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(home), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "USER": "tester", "HOME": str(home)})
 

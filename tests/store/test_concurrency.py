@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sessions.store import Store
+from pingpong.sessions.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 

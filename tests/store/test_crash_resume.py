@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from core.config import offline_spec
-from core.events import MessageCompleted, SessionFinished
-from core.llm import ModelPool
-from sessions.live import run_session, start_session
-from sessions.store import Store
+from pingpong.core.config import offline_spec
+from pingpong.core.events import MessageCompleted, SessionFinished
+from pingpong.core.llm import ModelPool
+from pingpong.sessions.live import run_session, start_session
+from pingpong.sessions.store import Store
 
 from .conftest import make_character, make_situation, make_spec
 
@@ -77,7 +77,7 @@ def test_sigkill_mid_session_then_resume_completes_without_duplicates(tmp_path):
     finally:
         store.close()
 
-    result = subprocess.run([sys.executable, "-m", "tui.cli", "--home", str(home), "sessions", "resume", str(sid)],
+    result = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(home), "sessions", "resume", str(sid)],
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert f"session {sid}: finished" in result.stdout
@@ -122,7 +122,7 @@ async def test_stopping_the_consumer_marks_the_session_interrupted_and_resume_fi
 
 
 async def test_a_finished_session_cannot_be_run_again(store):
-    from core.errors import UserError
+    from pingpong.core.errors import UserError
 
     sid = start_session(store, make_spec(num_turns=1), make_character(), make_situation())
     store.set_status(sid, "finished")

@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from core.domain import CallRecord, JudgeVerdict, Message, TurnScore
-from core.errors import UserError
-from core.events import (CallFinished, Delta, MessageCompleted, SessionFailed, SessionFinished,
+from pingpong.core.domain import CallRecord, JudgeVerdict, Message, TurnScore
+from pingpong.core.errors import UserError
+from pingpong.core.events import (CallFinished, Delta, MessageCompleted, SessionFailed, SessionFinished,
                          TurnStarted, VerdictReady)
-from sessions.recorder import Recorder
-from sessions.replay import replay
+from pingpong.sessions.recorder import Recorder
+from pingpong.sessions.replay import replay
 
 from .conftest import make_spec
 

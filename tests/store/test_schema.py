@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from core.errors import UserError
-from sessions.migrations import MIGRATIONS
-from sessions.store import Store
+from pingpong.core.errors import UserError
+from pingpong.sessions.migrations import MIGRATIONS
+from pingpong.sessions.store import Store
 
 EXPECTED = {
     "runs": {"id", "name", "created_at", "config"},
@@ -99,7 +99,7 @@ def test_player_length_totals_follow_the_messages_also_after_upgrading(tmp_path)
     """Migration 2 backfills the totals of a version-1 database; its triggers keep them."""
     import sqlite_utils
 
-    from sessions.migrations import m001_initial
+    from pingpong.sessions.migrations import m001_initial
 
     path = tmp_path / "old.db"
     old = sqlite_utils.Database(path)

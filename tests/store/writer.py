@@ -11,8 +11,8 @@ import json
 import sys
 import time
 
-from core.domain import CallRecord, JudgeVerdict, Message, TurnScore
-from sessions.store import Store
+from pingpong.core.domain import CallRecord, JudgeVerdict, Message, TurnScore
+from pingpong.sessions.store import Store
 from tests.store.conftest import make_character, make_situation, make_spec
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.domain import Character, ExampleTurn, Situation
-from core.home import Home
+from pingpong.core.domain import Character, ExampleTurn, Situation
+from pingpong.core.home import Home
 
 CARDS = [
     Character(
@@ -65,7 +65,7 @@ def home(tmp_path: Path) -> Home:
 
 @pytest.fixture
 def store(home: Home):
-    from sessions.store import Store
+    from pingpong.sessions.store import Store
 
     s = Store(home.db_path)
     yield s
@@ -74,7 +74,7 @@ def store(home: Home):
 
 @pytest.fixture
 def make_app(home: Home, bundled):
-    from tui.app import create_app
+    from pingpong.tui.app import create_app
 
     def make(**kw):
         kw.setdefault("bundled", bundled)
@@ -93,7 +93,7 @@ def write_session(store, *, character=CARDS[0], situation=SITUATIONS[0], player=
                   judges=("offline", "strict-judge"), run_id=None, status="finished", human_turns=(),
                   turns=2, planned: int | None = None) -> int:
     """A fixed, judged session written straight through the store (no engine, no clock in view)."""
-    from core.domain import JudgeVerdict, Message, SessionSpec, TurnScore
+    from pingpong.core.domain import JudgeVerdict, Message, SessionSpec, TurnScore
 
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator="offline", judges=list(judges), num_turns=planned or turns, lang=character.lang)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.domain import SessionSpec
+from pingpong.core.domain import SessionSpec
 from tests.tui.conftest import CARDS, SITUATIONS
 from tests.tui.helpers import wait_for
-from tui.app import PlayRequest
-from tui.cli import main
-from tui.screens.live import LiveScreen
+from pingpong.tui.app import PlayRequest
+from pingpong.tui.cli import main
+from pingpong.tui.screens.live import LiveScreen
 
 
 def test_play_unknown_character_is_one_line(tmp_path, capsys):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.widgets import Input, Select
 
 from tests.tui.helpers import wait_for
-from tui.screens.live import LiveScreen
-from tui.screens.new_session import NewSessionScreen
-from tui.screens.pickers import ModelPicker
-from tui.widgets.transcript import MessageCard
+from pingpong.tui.screens.live import LiveScreen
+from pingpong.tui.screens.new_session import NewSessionScreen
+from pingpong.tui.screens.pickers import ModelPicker
+from pingpong.tui.widgets.transcript import MessageCard
 
 
 async def test_new_session_runs_to_judged_end(app, store):
@@ -69,7 +69,7 @@ async def test_human_seat_two_turns_then_hand_back(app, store):
 async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
     """Keys typed as soon as a person holds the seat go to the input box (kept until the engine
     asks), never to the screen's shortcuts (h would open the hand-back picker)."""
-    from core.domain import SessionSpec
+    from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS
 
     spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
@@ -95,7 +95,7 @@ async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
 
 
 async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store):
-    from core.domain import SessionSpec
+    from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS
 
     spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",

@@ -6,10 +6,10 @@ from textual.widgets import DataTable
 
 from tests.tui.conftest import write_session
 from tests.tui.helpers import run_palette_command, wait_for
-from tui.screens.help import HelpScreen
-from tui.screens.home import PAGE, HomeScreen
-from tui.screens.leaderboard import LeaderboardScreen
-from tui.screens.live import LiveScreen
+from pingpong.tui.screens.help import HelpScreen
+from pingpong.tui.screens.home import PAGE, HomeScreen
+from pingpong.tui.screens.leaderboard import LeaderboardScreen
+from pingpong.tui.screens.live import LiveScreen
 
 
 async def test_palette_opens_leaderboard(app):

@@ -8,8 +8,8 @@ from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import SITUATIONS, write_session
 from tests.tui.helpers import wait_for
-from tui.screens.home import HomeScreen
-from tui.screens.live import LiveScreen
+from pingpong.tui.screens.home import HomeScreen
+from pingpong.tui.screens.live import LiveScreen
 
 SIZE = (80, 24)
 
@@ -79,7 +79,7 @@ async def test_home_refreshes_by_itself_keeping_the_selection(app, store, monkey
 
 
 async def test_home_final_column_says_refusal_or_no_judges(app, store):
-    from core.domain import JudgeVerdict, TurnScore
+    from pingpong.core.domain import JudgeVerdict, TurnScore
 
     scored = write_session(store, judges=("offline",), turns=1)
     refused = write_session(store, judges=(), turns=1)
@@ -98,8 +98,8 @@ async def test_home_final_column_says_refusal_or_no_judges(app, store):
 
 
 async def test_watch_runs_table_fits_80_columns(app, store):
-    from sessions.plan import default_run_name
-    from tui.screens.watch import WatchScreen
+    from pingpong.sessions.plan import default_run_name
+    from pingpong.tui.screens.watch import WatchScreen
 
     name = default_run_name(["player-model-a", "player-model-b"], "slow", ["judge-one", "judge-two"], "en")
     run = store.run_id(name)
@@ -120,8 +120,8 @@ async def test_watch_runs_table_fits_80_columns(app, store):
 
 
 async def test_new_session_situation_text_ends_in_an_ellipsis_when_cut(app, bundled):
-    from tui.screens.new_session import NewSessionScreen
-    from tui.widgets.clamped import ClampedText
+    from pingpong.tui.screens.new_session import NewSessionScreen
+    from pingpong.tui.widgets.clamped import ClampedText
 
     long_text = " ".join(["The storm has knocked out the radio and the sailor keeps asking questions."] * 6)
     (bundled[1] / "long-night.yaml").write_text(
@@ -143,9 +143,9 @@ async def test_new_session_situation_text_ends_in_an_ellipsis_when_cut(app, bund
 
 
 async def test_follow_view_adds_new_messages_and_stays_at_the_end(app, store):
-    from core.domain import Message
+    from pingpong.core.domain import Message
 
-    from tui.widgets.transcript import MessageCard, Transcript
+    from pingpong.tui.widgets.transcript import MessageCard, Transcript
 
     sid = write_session(store, status="running", turns=5, planned=8)
     async with app.run_test(size=SIZE) as pilot:
@@ -170,8 +170,8 @@ async def test_follow_view_adds_new_messages_and_stays_at_the_end(app, store):
 
 
 async def test_first_sessions_arriving_on_an_empty_home_take_the_focus(app, store):
-    from tui.screens.characters import CharactersScreen
-    from tui.screens.watch import WatchScreen
+    from pingpong.tui.screens.characters import CharactersScreen
+    from pingpong.tui.screens.watch import WatchScreen
 
     async with app.run_test(size=SIZE) as pilot:
         home = app.screen

@@ -9,15 +9,15 @@ from textual.widgets import DataTable, Input
 
 from tests.tui.conftest import CARDS, SITUATIONS, write_session
 from tests.tui.helpers import wait_for
-from tui.screens.characters import CharactersScreen
-from tui.screens.home import HomeScreen
-from tui.screens.leaderboard import LeaderboardScreen
-from tui.screens.live import LiveScreen
-from tui.screens.override import OverrideScreen
-from tui.screens.pickers import PathPrompt
-from tui.screens.replay import ReplayScreen
-from tui.screens.watch import WatchScreen
-from tui.widgets.transcript import MessageCard
+from pingpong.tui.screens.characters import CharactersScreen
+from pingpong.tui.screens.home import HomeScreen
+from pingpong.tui.screens.leaderboard import LeaderboardScreen
+from pingpong.tui.screens.live import LiveScreen
+from pingpong.tui.screens.override import OverrideScreen
+from pingpong.tui.screens.pickers import PathPrompt
+from pingpong.tui.screens.replay import ReplayScreen
+from pingpong.tui.screens.watch import WatchScreen
+from pingpong.tui.widgets.transcript import MessageCard
 
 
 async def open_replay(app, pilot, session_id):
@@ -126,7 +126,7 @@ async def test_characters_import(app, home, tmp_path):
 
 
 async def test_watch_sees_sessions_written_by_another_thread(app, home):
-    from sessions.store import Store
+    from pingpong.sessions.store import Store
 
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("w")
@@ -153,7 +153,7 @@ async def test_watch_sees_sessions_written_by_another_thread(app, home):
 
 
 async def test_characters_spot_check_chat(app, store):
-    from tui.screens.characters import SpotCheckScreen
+    from pingpong.tui.screens.characters import SpotCheckScreen
 
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("c")
@@ -175,8 +175,8 @@ async def test_characters_spot_check_chat(app, store):
 
 
 async def test_version_one_session_shows_overall_scores(app, store):
-    from core.domain import SessionSpec
-    from tui.screens.live import LiveScreen as Live
+    from pingpong.core.domain import SessionSpec
+    from pingpong.tui.screens.live import LiveScreen as Live
 
     spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
                        interrogator="offline", judges=[], version=1, lang="en")

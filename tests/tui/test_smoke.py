@@ -1,4 +1,4 @@
-from tui.screens.home import HomeScreen
+from pingpong.tui.screens.home import HomeScreen
 
 
 async def test_home_empty(app):

@@ -46,7 +46,7 @@ def test_new_session(snap_compare, app):
 
 def test_live_finished(snap_compare, app):
     async def before(pilot):
-        from tui.screens.live import LiveScreen
+        from pingpong.tui.screens.live import LiveScreen
 
         await _home_loaded(pilot)
         await pilot.press("n")

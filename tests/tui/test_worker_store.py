@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from sessions.store import Store
-from tui.worker_store import StoreClosed, WorkerStore
+from pingpong.sessions.store import Store
+from pingpong.tui.worker_store import StoreClosed, WorkerStore
 
 
 def test_close_while_a_worker_queries_waits_for_the_query(tmp_path):

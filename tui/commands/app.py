@@ -5,13 +5,13 @@ Names are checked before the app starts, so a typo is one line and exit status 2
 
 from __future__ import annotations
 
-from core.domain import HUMAN, OFFLINE, SessionSpec
-from core.errors import UserError
-from core.home import Home
+from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec
+from pingpong.core.errors import UserError
+from pingpong.core.home import Home
 
 
 def open_tui(args, home: Home) -> int:
-    from tui.app import create_app
+    from pingpong.tui.app import create_app
 
     _check_database(home)
     create_app(home).run()
@@ -19,10 +19,10 @@ def open_tui(args, home: Home) -> int:
 
 
 def play(args, home: Home) -> int:
-    from characters.library import CardLibrary
-    from core.config import load_models, resolve
-    from situations.library import SituationLibrary
-    from tui.app import NewSessionRequest, PlayRequest, create_app
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.config import load_models, resolve
+    from pingpong.situations.library import SituationLibrary
+    from pingpong.tui.app import NewSessionRequest, PlayRequest, create_app
 
     models = load_models(home)
     player = args.player or OFFLINE
@@ -57,7 +57,7 @@ def play(args, home: Home) -> int:
 
 def _check_database(home: Home) -> None:
     """Open (and migrate) the database once, so a bad file is a one-line error, not a crash."""
-    from sessions.store import Store
+    from pingpong.sessions.store import Store
 
     home.ensure()
     Store(home.db_path).close()

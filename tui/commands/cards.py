@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.commands.output import clip, console, fields_grid, print_json, warn
+from pingpong.tui.commands.output import clip, console, fields_grid, print_json, warn
 
 
 def card_row(card, source: str) -> dict:
@@ -24,7 +24,7 @@ def card_row(card, source: str) -> dict:
 
 
 def list_cards(args, home) -> int:
-    from characters.library import CardLibrary
+    from pingpong.characters.library import CardLibrary
 
     lib = CardLibrary(home)
     cards = lib.all(lang=args.lang)
@@ -50,7 +50,7 @@ def list_cards(args, home) -> int:
 
 
 def show_card(args, home) -> int:
-    from characters.library import CardLibrary
+    from pingpong.characters.library import CardLibrary
 
     lib = CardLibrary(home)
     card = lib.get(args.name)
@@ -91,8 +91,8 @@ def _summary(path: str, imported) -> str:
 
 def validate_cards(args, home) -> int:
     """Check each file (any importable format) without touching the library."""
-    from characters.importers import import_file
-    from core.errors import UserError
+    from pingpong.characters.importers import import_file
+    from pingpong.core.errors import UserError
 
     failed = 0
     for path in args.paths:
@@ -117,9 +117,9 @@ def _same_situation(lib, situation) -> str | None:
 
 def import_cards(args, home) -> int:
     """Convert every file first; only when all of them are good are they saved (all or nothing)."""
-    from characters.importers import import_file
-    from characters.library import CardLibrary
-    from situations.library import SituationLibrary
+    from pingpong.characters.importers import import_file
+    from pingpong.characters.library import CardLibrary
+    from pingpong.situations.library import SituationLibrary
 
     cards, situations = CardLibrary(home), SituationLibrary(home)
     batch = []

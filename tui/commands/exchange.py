@@ -6,8 +6,8 @@ import sys
 
 
 def export(args, home) -> int:
-    from sessions.exchange import export as do_export
-    from sessions.store import Store
+    from pingpong.sessions.exchange import export as do_export
+    from pingpong.sessions.store import Store
 
     with Store(home.db_path) as store:
         line = do_export(store, args.format, args.out, sys.stdout)
@@ -20,9 +20,9 @@ def export(args, home) -> int:
 
 def import_(args, home) -> int:
     """Each file in its own transaction: a bad file is reported (exit 2) and leaves nothing."""
-    from core.errors import UserError
-    from sessions.exchange import import_paths
-    from sessions.store import Store
+    from pingpong.core.errors import UserError
+    from pingpong.sessions.exchange import import_paths
+    from pingpong.sessions.store import Store
 
     home.ensure()
     with Store(home.db_path) as store:

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from tui.commands.output import console, print_json
+from pingpong.tui.commands.output import console, print_json
 
 CHECK_TIMEOUT = 3.0
 
@@ -22,7 +22,7 @@ def _probe(base_url: str, key: str | None, timeout: float = CHECK_TIMEOUT) -> tu
     if key:
         headers["Authorization"] = f"Bearer {key}"
     request = urllib.request.Request(url, headers=headers, method="GET")
-    from core.config import is_local
+    from pingpong.core.config import is_local
 
     # a proxy from the environment must not swallow requests to this machine
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if is_local(base_url) \
@@ -46,7 +46,7 @@ def model_rows(home, check: bool = True) -> list[dict]:
     """One dict per configured model (built-in offline included), checked concurrently."""
     import os
 
-    from core.config import is_local, key_status, load_models
+    from pingpong.core.config import is_local, key_status, load_models
 
     rows, probes = [], {}
     for spec in load_models(home).values():

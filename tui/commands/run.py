@@ -14,19 +14,19 @@ def run(args, home) -> int:
 
     from rich.console import Console
 
-    from core.errors import RunFailed
-    from sessions.runner import BatchRunner, loop_factory, prepare_run
+    from pingpong.core.errors import RunFailed
+    from pingpong.sessions.runner import BatchRunner, loop_factory, prepare_run
 
     setup, specs = prepare_run(
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
         lang=args.lang, characters=args.characters, situations=args.situations,
         every=args.every, run_name=args.run_name, version=args.version)
-    from sessions.store import Store
+    from pingpong.sessions.store import Store
 
     home.ensure()
     store = Store(home.db_path)
     try:
-        from core.prompts import PromptRenderer
+        from pingpong.core.prompts import PromptRenderer
 
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
                              renderer=PromptRenderer(home.templates_dir))
@@ -35,7 +35,7 @@ def run(args, home) -> int:
             interrupted = loop.run(_main(runner, specs, console))
     finally:
         store.close()
-    from tui.progress import summary
+    from pingpong.tui.progress import summary
 
     progress = runner.progress
     console.print(summary(progress))
@@ -56,9 +56,9 @@ async def _main(runner, specs, console) -> bool:
     """Check endpoints, run with progress; True when Ctrl-C stopped the run."""
     import asyncio
 
-    from core.llm import ModelPool
-    from sessions.plan_checks import check_reachable
-    from tui.progress import show_progress
+    from pingpong.core.llm import ModelPool
+    from pingpong.sessions.plan_checks import check_reachable
+    from pingpong.tui.progress import show_progress
 
     await check_reachable(specs.values())
     runner.pool = ModelPool(specs)

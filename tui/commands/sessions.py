@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 
-from core.errors import RunFailed, UserError
-from core.home import Home
-from tui.commands.output import console as _console
-from tui.commands.output import print_json
+from pingpong.core.errors import RunFailed, UserError
+from pingpong.core.home import Home
+from pingpong.tui.commands.output import console as _console
+from pingpong.tui.commands.output import print_json
 
 
 def _store(home: Home):
-    from sessions.store import Store
+    from pingpong.sessions.store import Store
 
     return Store(home.db_path)
 
@@ -68,7 +68,7 @@ def _print_session(session) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from sessions.replay import steps_of
+    from pingpong.sessions.replay import steps_of
 
     console = _console()
     spec = session.spec
@@ -121,7 +121,7 @@ def score(args, home: Home) -> int:
         metric, value = args.metric, args.value
     else:
         metric, value = "is_refusal", args.refusal == "true"
-    from core.config import author as config_author
+    from pingpong.core.config import author as config_author
 
     author = args.author.strip() if args.author and args.author.strip() else config_author(home)
     store = _store(home)
@@ -140,8 +140,8 @@ def resume(args, home: Home) -> int:
 
     from rich.markup import escape
 
-    from core.domain import HUMAN
-    from core.events import MessageCompleted, SessionFailed, SessionFinished, VerdictReady
+    from pingpong.core.domain import HUMAN
+    from pingpong.core.events import MessageCompleted, SessionFailed, SessionFinished, VerdictReady
 
     store = _store(home)
     try:
@@ -154,14 +154,14 @@ def resume(args, home: Home) -> int:
         spec = session.spec
         if session.turns_done < session.num_turns and HUMAN in (spec.player, spec.interrogator):
             raise UserError(f"session {args.id}: has a human seat; resume it in the TUI (pingpong)")
-        from core.config import check_ready, load_models, resolve
+        from pingpong.core.config import check_ready, load_models, resolve
 
         models = load_models(home)
         names = dict.fromkeys([spec.player, spec.interrogator, *spec.judges])
         specs = {name: resolve(models, name) for name in names if name != HUMAN}
         for model in specs.values():
             check_ready(model)
-        from core.llm import ModelPool
+        from pingpong.core.llm import ModelPool
 
         console = _console()
         outcome: dict[str, str | None] = {"status": None, "error": None}
@@ -169,7 +169,7 @@ def resume(args, home: Home) -> int:
         async def main() -> None:
             pool = ModelPool(models)
             try:
-                from sessions.live import run_session
+                from pingpong.sessions.live import run_session
 
                 async for event in run_session(store, pool, args.id):
                     if isinstance(event, MessageCompleted):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.commands.output import clip, console, fields_grid, print_json, warn
+from pingpong.tui.commands.output import clip, console, fields_grid, print_json, warn
 
 
 def situation_row(s, source: str) -> dict:
@@ -20,7 +20,7 @@ def situation_row(s, source: str) -> dict:
 
 
 def list_situations(args, home) -> int:
-    from situations.library import SituationLibrary
+    from pingpong.situations.library import SituationLibrary
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)
@@ -44,7 +44,7 @@ def list_situations(args, home) -> int:
 
 
 def show_situation(args, home) -> int:
-    from situations.library import SituationLibrary
+    from pingpong.situations.library import SituationLibrary
 
     lib = SituationLibrary(home)
     s = lib.get(args.name)

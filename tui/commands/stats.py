@@ -66,8 +66,8 @@ def render_leaderboard(rows: list[dict], fmt: str, out=None) -> None:
 
 
 def leaderboard(args, home) -> int:
-    from sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, parse_weights
-    from sessions.store import Store
+    from pingpong.sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, parse_weights
+    from pingpong.sessions.store import Store
 
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
@@ -85,7 +85,7 @@ def leaderboard(args, home) -> int:
 def _add_curves(store, rows: list[dict], *, lang, run, weights) -> None:
     """Each row gains `by_turn` (mean final score per turn index, judges' scores) and
     `dmt_score` (per metric, strict prefix scoring with good = Likert >= 4)."""
-    from sessions.curves import dmt_scores, score_by_turn
+    from pingpong.sessions.curves import dmt_scores, score_by_turn
 
     by_turn = score_by_turn(store, lang=lang, run=run, weights=weights)
     dmt = dmt_scores(store, lang=lang, run=run)
@@ -96,7 +96,7 @@ def _add_curves(store, rows: list[dict], *, lang, run, weights) -> None:
 
 def render_curves(rows: list[dict], fmt: str, out=None) -> None:
     """Score by turn and DMT-Score per player, after the leaderboard."""
-    from core.domain import METRICS
+    from pingpong.core.domain import METRICS
 
     out = out or sys.stdout
     turns = max((len(r["by_turn"]) for r in rows), default=0)
@@ -122,8 +122,8 @@ def render_curves(rows: list[dict], fmt: str, out=None) -> None:
 
 
 def agreement(args, home) -> int:
-    from sessions.agreement import agreement_report
-    from sessions.store import Store
+    from pingpong.sessions.agreement import agreement_report
+    from pingpong.sessions.store import Store
 
     with Store(home.db_path) as store:
         report = agreement_report(store, level=args.level, lang=getattr(args, "lang", None))

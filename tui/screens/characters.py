@@ -11,9 +11,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
-from core.macros import with_names
-from tui.screens.pickers import PathPrompt
+from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
+from pingpong.core.macros import with_names
+from pingpong.tui.screens.pickers import PathPrompt
 
 LANGS = (None, "en", "ru")
 SPOT_CHECK = "spot-check"
@@ -197,7 +197,7 @@ class CharactersScreen(Screen):
 
     def import_path(self, path: str) -> list[str]:
         """Import every card in the file into the user's library; errors become notifications."""
-        from characters.importers import import_card
+        from pingpong.characters.importers import import_card
 
         try:
             library = self.app.cards()

@@ -13,8 +13,8 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from tui.widgets.panels import EmptyState
-from tui.worker_store import WorkerStore
+from pingpong.tui.widgets.panels import EmptyState
+from pingpong.tui.worker_store import WorkerStore
 
 PAGE = 200
 CHUNK = 1000

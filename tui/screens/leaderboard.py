@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual_plotext import PlotextPlot
 
-from tui.worker_store import WorkerStore
+from pingpong.tui.worker_store import WorkerStore
 
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
@@ -82,9 +82,9 @@ class LeaderboardScreen(Screen):
 
     @work(thread=True, exclusive=True, group="board", exit_on_error=False)
     def compute(self, scores: str, lang: str | None) -> None:
-        from sessions.leaderboard import compute_leaderboard
+        from pingpong.sessions.leaderboard import compute_leaderboard
 
-        from sessions.curves import score_by_turn
+        from pingpong.sessions.curves import score_by_turn
 
         with self._store.use() as store:
             try:

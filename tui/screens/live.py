@@ -19,15 +19,15 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
-from core.domain import HUMAN
-from core.events import (
+from pingpong.core.domain import HUMAN
+from pingpong.core.events import (
     CallFinished, Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFailed,
     SessionFinished, TurnStarted, VerdictReady,
 )
-from tui.screens.override import rate_turn
-from tui.widgets.panels import ExplanationsPanel
-from tui.widgets.transcript import Transcript
-from tui.worker_store import WorkerStore
+from pingpong.tui.screens.override import rate_turn
+from pingpong.tui.widgets.panels import ExplanationsPanel
+from pingpong.tui.widgets.transcript import Transcript
+from pingpong.tui.worker_store import WorkerStore
 
 REDRAW_SECONDS = 0.1
 
@@ -140,7 +140,7 @@ class LiveScreen(Screen):
 
     # -- engine -------------------------------------------------------------------------
     def start_engine(self) -> None:
-        from core.engine import SessionControl
+        from pingpong.core.engine import SessionControl
 
         self.control = SessionControl(paused=self.start_paused)
         self.start_paused = False  # a retry starts running
@@ -155,7 +155,7 @@ class LiveScreen(Screen):
 
     @work(exclusive=True, group="engine", exit_on_error=False)
     async def run_engine(self) -> None:
-        from sessions.live import run_session
+        from pingpong.sessions.live import run_session
 
         error = None
         try:
@@ -462,7 +462,7 @@ class LiveScreen(Screen):
         if self.control is None or not self.running:
             self.notify("The session is not running", severity="warning")
             return
-        from tui.screens.pickers import ModelPicker
+        from pingpong.tui.screens.pickers import ModelPicker
 
         names = [n for n in self.app.models]
 

@@ -12,8 +12,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, TextArea
 
-from core.domain import HUMAN, OFFLINE, SessionSpec, Situation
-from tui.widgets.clamped import ClampedText
+from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
+from pingpong.tui.widgets.clamped import ClampedText
 
 FREE = "__free__"
 

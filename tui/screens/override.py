@@ -16,9 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from core.domain import METRICS, JudgeVerdict
-from tui.widgets.rating import RatingField, RefusalField
-from tui.widgets.scoring import fmt_score, human_latest, judge_scores, mean_scores
+from pingpong.core.domain import METRICS, JudgeVerdict
+from pingpong.tui.widgets.rating import RatingField, RefusalField
+from pingpong.tui.widgets.scoring import fmt_score, human_latest, judge_scores, mean_scores
 
 
 @dataclass

@@ -9,9 +9,9 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from tui.screens.override import rate_turn
-from tui.widgets.panels import ExplanationsPanel
-from tui.widgets.transcript import Transcript
+from pingpong.tui.screens.override import rate_turn
+from pingpong.tui.widgets.panels import ExplanationsPanel
+from pingpong.tui.widgets.transcript import Transcript
 
 
 class ReplayScreen(Screen):
@@ -56,7 +56,7 @@ class ReplayScreen(Screen):
         self._show()
 
     def _load_steps(self) -> None:
-        from sessions.replay import steps_of
+        from pingpong.sessions.replay import steps_of
 
         self.steps = steps_of(self.stored)
         self.turns = [step.turn for step in self.steps]

@@ -14,7 +14,7 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from tui.worker_store import WorkerStore
+from pingpong.tui.worker_store import WorkerStore
 
 NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
 STATUSES = ("running", "finished", "failed", "interrupted")

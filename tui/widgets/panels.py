@@ -8,8 +8,8 @@ from typing import Any
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.domain import JudgeVerdict
-from tui.widgets.scoring import explanations
+from pingpong.core.domain import JudgeVerdict
+from pingpong.tui.widgets.scoring import explanations
 
 
 class ExplanationsPanel(VerticalScroll):

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from core.domain import METRICS, JudgeVerdict, TurnScore
+from pingpong.core.domain import METRICS, JudgeVerdict, TurnScore
 
 SHORT = {"in_character": "IC", "entertaining": "EN", "fluency": "FL"}
 HUMAN_METRICS = (*METRICS, "is_refusal")

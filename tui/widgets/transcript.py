@@ -16,8 +16,8 @@ from textual.message import Message as TMessage
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from core.domain import HUMAN, JudgeVerdict, Message
-from tui.widgets.scoring import score_line
+from pingpong.core.domain import HUMAN, JudgeVerdict, Message
+from pingpong.tui.widgets.scoring import score_line
 
 ROLE_LABEL = {"user": "interrogator", "assistant": "player"}
 
