@@ -60,6 +60,7 @@ class Character(_Model):
     example_dialogue: list[ExampleTurn] = Field(default_factory=list)
     example_text: str = Field("", description="example dialogue that could not be split into turns")
     greeting: str = ""
+    catchphrases: list[str] = Field(default_factory=list, description="lines the character is known to say")
     tags: list[str] = Field(default_factory=list)
     source_kind: str | None = Field(None, description="game, book, film, anime, historical, companion, npc, professional, original")
     role_type: str | None = Field(None, description="fictional, historical, professional, companion, assistant, npc")

@@ -1,0 +1,1 @@
+"""Evaluation methods: one module per method (turn policy, prompts, rubric)."""
