@@ -150,6 +150,12 @@ def _models_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-check", action="store_true", help="skip the reachability check")
 
 
+def _serve_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", type=int, default=8000, metavar="P", help="port to listen on (default 8000)")
+    p.add_argument("--host", default="127.0.0.1", metavar="H",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 opens it to your network)")
+
+
 COMMANDS = {
     "play": ("pingpong.tui.commands.app:play", "open the TUI straight into a live session", _play_args),
     "run": ("pingpong.tui.commands.run:run", "batch run: players x characters x situations, resumable", _run_args),
@@ -161,6 +167,7 @@ COMMANDS = {
     "cards": (None, "character cards", _cards_args),
     "situations": (None, "situations", _situations_args),
     "models": ("pingpong.tui.commands.models:models", "configured models, with reachability", _models_args),
+    "serve": ("pingpong.tui.commands.serve:serve", "the same TUI in a web browser (textual-serve)", _serve_args),
 }
 """name -> (handler, help, the function adding its arguments)"""
 

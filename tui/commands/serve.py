@@ -1,0 +1,76 @@
+"""`pingpong serve`: the same TUI in a web browser, through textual-serve.
+
+textual-serve starts one process per browser connection from a shell command,
+so the command is built here: this Python running `pingpong.tui.cli` with the
+same home, database and config the server was given (quoted with shlex, so
+paths with spaces or quotes survive the shell).
+"""
+
+from __future__ import annotations
+
+import shlex
+import socket
+import sys
+
+from pingpong.core.errors import UserError
+from pingpong.core.home import Home
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+WILDCARD_HOSTS = ("", "0.0.0.0", "::")
+
+
+def app_command(home: Home) -> str:
+    """The shell command that opens the TUI on home, as textual-serve runs it for each browser."""
+    argv = [sys.executable, "-m", "pingpong.tui.cli", "--home", str(home.root.resolve())]
+    if home.db_override is not None:
+        argv += ["--db", str(home.db_override.resolve())]
+    if home.config_override is not None:
+        argv += ["--config", str(home.config_override.resolve())]
+    return shlex.join(argv)
+
+
+def public_url(host: str, port: int) -> str:
+    """The address a browser opens (and the page's websocket points back to)."""
+    if host in WILDCARD_HOSTS:
+        host = socket.getfqdn()
+    if ":" in host:  # a bare IPv6 address
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def _check_database(home: Home) -> None:
+    """Open (and migrate) the database once here, so a bad file is one line, not a broken page per visitor."""
+    from pingpong.sessions.store import Store
+
+    home.ensure()
+    Store(home.db_path).close()
+
+
+def serve(args, home: Home) -> int:
+    import logging
+
+    from textual_serve.server import Server
+
+    host = args.host or DEFAULT_HOST
+    port = DEFAULT_PORT if args.port is None else args.port
+    if not 1 <= port <= 65535:
+        raise UserError(f"--port: expected 1 to 65535, got {port}")
+    _check_database(home)
+    url = public_url(host, port)
+
+    class _Server(Server):
+        """textual-serve, with one line at start instead of its banner, and only warnings logged."""
+
+        def initialize_logging(self) -> None:
+            logging.basicConfig(level=logging.WARNING, format="pingpong serve: %(message)s")
+
+        async def on_startup(self, app) -> None:
+            print(f"pingpong: serving the TUI at {url} (ctrl+c stops)", flush=True)
+
+    server = _Server(app_command(home), host=host, port=port, title="pingpong", public_url=url)
+    try:
+        server.serve()
+    except OSError as exc:
+        raise UserError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    return 0
