@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pingpong.characters.library import CardLibrary
 from pingpong.situations.library import SituationLibrary
 
@@ -24,3 +26,16 @@ def test_bundled_situations():
     for s in lib.all():
         assert lib.path(s.name).stem == s.name
         assert 1 <= s.num_turns <= 6 and s.tags
+
+
+def test_every_bundled_card_has_two_to_four_catchphrases():
+    for card in CardLibrary(None).all():
+        assert 2 <= len(card.catchphrases) <= 4, card.name
+        assert all(line.strip() == line and line for line in card.catchphrases), card.name
+        assert len(set(card.catchphrases)) == len(card.catchphrases), card.name
+
+
+def test_russian_cards_have_russian_catchphrases():
+    for card in CardLibrary(None).all("ru"):
+        for line in card.catchphrases:
+            assert re.search("[а-яё]", line, re.IGNORECASE), (card.name, line)

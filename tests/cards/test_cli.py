@@ -156,3 +156,18 @@ def test_import_into_a_home_that_is_a_file_is_one_line(tmp_path, cards):
     assert len(lines) == 1 and lines[0].startswith("pingpong: error: ") and str(home) in lines[0]
     assert "Traceback" not in done.stderr
     assert home.read_text(encoding="utf-8") == "I am a file, not a folder"
+
+
+def test_show_lists_the_catchphrases_between_persona_and_greeting(tmp_path, cards):
+    home = tmp_path / "home"
+    shown = run_cli(home, "cards", "show", "sherlock-holmes", columns=250)
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert out.index("persona") < out.index("catchphrases") < out.index("greeting")
+    for line in ("Elementary.", "Everyone looks; almost nobody observes.", "This is quite a three-pipe problem."):
+        assert f"• {line}" in out
+    as_json = json.loads(run_cli(home, "cards", "show", "koschei", "--format", "json").stdout)
+    assert as_json["catchphrases"][0] == "Дерзок ты, смертный."
+    assert run_cli(home, "cards", "import", str(cards["v3"])).returncode == 0
+    plain = run_cli(home, "cards", "show", "old-tomas", columns=250)
+    assert plain.returncode == 0 and "catchphrases" not in plain.stdout  # no empty panel for a card without any

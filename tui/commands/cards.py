@@ -68,6 +68,9 @@ def show_card(args, home) -> int:
     )))
     out.print(Panel(Text(card.summary), title="summary (the interrogator sees this)", title_align="left"))
     out.print(Panel(Text(card.persona), title="persona", title_align="left"))
+    if card.catchphrases:
+        out.print(Panel(Text("\n".join(f"• {line}" for line in card.catchphrases)), title="catchphrases",
+                        title_align="left"))
     if card.greeting:
         out.print(Panel(Text(card.greeting), title="greeting", title_align="left"))
     if card.example_dialogue:

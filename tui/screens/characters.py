@@ -31,6 +31,9 @@ def card_text(card: Character) -> Text:
     text.append(card.summary)
     text.append("\n\nPersona (what the player sees)\n", style="bold underline")
     text.append(card.persona)
+    if card.catchphrases:
+        text.append("\n\nCatchphrases\n", style="bold underline")
+        text.append("\n".join(f"• {line}" for line in card.catchphrases))
     if card.example_dialogue or card.example_text:
         text.append("\n\nExample dialogue\n", style="bold underline")
         for turn in card.example_dialogue:
