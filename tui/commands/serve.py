@@ -8,15 +8,17 @@ paths with spaces or quotes survive the shell).
 
 from __future__ import annotations
 
+import logging
 import shlex
 import socket
 import sys
 
+from aiohttp import web
+from textual_serve.server import Server
+
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
 WILDCARD_HOSTS = ("", "0.0.0.0", "::")
 
 
@@ -39,6 +41,25 @@ def public_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
+class TuiServer(Server):
+    """textual-serve, announcing itself in one line once it listens (its own banner is printed before
+    the port is bound), logging only warnings; ctrl+c and SIGTERM stop it gracefully."""
+
+    def initialize_logging(self) -> None:
+        logging.basicConfig(level=logging.WARNING, format="pingpong serve: %(message)s")
+
+    async def on_startup(self, app: web.Application) -> None:
+        """No banner here: the port is not bound yet."""
+
+    def announce(self, _banner: str) -> None:
+        print(f"pingpong: serving the TUI at {self.public_url} (ctrl+c stops)", flush=True)
+
+    def serve(self, debug: bool = False) -> None:
+        self.debug = debug
+        self.initialize_logging()
+        web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=True, print=self.announce)
+
+
 def _check_database(home: Home) -> None:
     """Open (and migrate) the database once here, so a bad file is one line, not a broken page per visitor."""
     from pingpong.sessions.store import Store
@@ -48,27 +69,11 @@ def _check_database(home: Home) -> None:
 
 
 def serve(args, home: Home) -> int:
-    import logging
-
-    from textual_serve.server import Server
-
-    host = args.host or DEFAULT_HOST
-    port = DEFAULT_PORT if args.port is None else args.port
+    host, port = args.host, args.port
     if not 1 <= port <= 65535:
         raise UserError(f"--port: expected 1 to 65535, got {port}")
     _check_database(home)
-    url = public_url(host, port)
-
-    class _Server(Server):
-        """textual-serve, with one line at start instead of its banner, and only warnings logged."""
-
-        def initialize_logging(self) -> None:
-            logging.basicConfig(level=logging.WARNING, format="pingpong serve: %(message)s")
-
-        async def on_startup(self, app) -> None:
-            print(f"pingpong: serving the TUI at {url} (ctrl+c stops)", flush=True)
-
-    server = _Server(app_command(home), host=host, port=port, title="pingpong", public_url=url)
+    server = TuiServer(app_command(home), host=host, port=port, title="pingpong", public_url=public_url(host, port))
     try:
         server.serve()
     except OSError as exc:

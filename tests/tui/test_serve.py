@@ -1,0 +1,268 @@
+"""`pingpong serve`: a real server on 127.0.0.1, its page, the app's first screen over the websocket,
+and a screenshot taken by headless Chromium (driven through its DevTools websocket).
+
+Chromium's `--screenshot` flag alone cannot be used: its virtual time runs out before the app's first
+bytes arrive over the websocket, so it photographs textual-serve's splash. Through DevTools the test
+waits until the terminal has received the app's output, then until two screenshots in a row agree.
+No test reaches the internet: Chromium resolves every host but 127.0.0.1 to "not found".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from pingpong.core.home import Home
+from pingpong.tui.commands.serve import app_command
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 60.0
+ANSI = re.compile(rb"\x1b\[[0-9;?$]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+HOME_TEXT = "No sessions yet"  # the Home screen of an empty database (tui/screens/home.py EMPTY_TEXT)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`pingpong serve --port P --home TMP` as a real process; yields its URL; stopped as ctrl+c would."""
+    home = tmp_path_factory.mktemp("serve") / "my home"
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", str(port), "--home", str(home)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    try:
+        line, deadline = b"", time.monotonic() + START_TIMEOUT
+        while b"\n" not in line and time.monotonic() < deadline and proc.poll() is None:
+            if select.select([proc.stdout], [], [], 0.2)[0]:
+                line += os.read(proc.stdout.fileno(), 4096)
+        url = f"http://127.0.0.1:{port}"
+        assert line.decode() == f"pingpong: serving the TUI at {url} (ctrl+c stops)\n"
+        yield url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            rest, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+    assert proc.returncode == 0, rest.decode(errors="replace")
+    assert b"Traceback" not in rest, rest.decode(errors="replace")
+
+
+def test_app_command_keeps_the_global_options_through_the_shell(tmp_path):
+    home = Home(tmp_path / "it's a home", tmp_path / "d b.sqlite", tmp_path / "conf $HOME.toml")
+    argv = shlex.split(app_command(home))
+    assert argv == [sys.executable, "-m", "pingpong.tui.cli", "--home", str(home.root), "--db", str(home.db_override),
+                    "--config", str(home.config_override)]
+    assert shlex.split(app_command(Home(tmp_path)))[3:] == ["--home", str(tmp_path)]
+
+
+def test_bad_port_is_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", "70000", "--home",
+                             str(tmp_path)], check=False, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == "pingpong: error: --port: expected 1 to 65535, got 70000\n"
+
+
+def test_busy_port_is_one_line(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", str(port), "--home",
+                                 str(tmp_path)], check=False, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"pingpong: error: cannot serve on 127.0.0.1:{port}: ")
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+async def _get(url: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.text()
+
+
+async def _screen_text(url: str, needle: str, timeout: float = START_TIMEOUT) -> str:
+    """Connect as the browser page does and collect the app's output (ANSI stripped) until needle shows."""
+    received = b""
+    ws_url = url.replace("http:", "ws:") + "/ws?width=100&height=30"
+    async with aiohttp.ClientSession() as session, session.ws_connect(ws_url) as ws:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                msg = await ws.receive(timeout=1.0)
+            except TimeoutError:
+                continue
+            if msg.type == aiohttp.WSMsgType.BINARY:
+                received += msg.data
+            elif msg.type != aiohttp.WSMsgType.TEXT:
+                break  # closed: the app exited
+            if needle in ANSI.sub(b"", received).decode("utf-8", "replace"):
+                break
+    return ANSI.sub(b"", received).decode("utf-8", "replace")
+
+
+async def test_page_is_textual_serve_and_the_app_shows_home(served):
+    status, page = await _get(served + "/")
+    assert status == 200
+    assert 'class="textual-terminal"' in page
+    assert f'data-session-websocket-url="{served.replace("http:", "ws:")}/ws"' in page
+    assert "<div>pingpong</div>" in page  # the splash names our app, not the shell command
+    text = await _screen_text(served, HOME_TEXT)
+    assert HOME_TEXT in text, text[-2000:]
+    assert "pingpong" in text and "0 sessions" in text
+
+
+# -- Chromium -------------------------------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--window-size=1200,800",
+)
+READY_JS = "document.body !== null && document.body.classList.contains('-first-byte')" \
+           " && !document.body.classList.contains('-closed')"
+
+
+class DevTools:
+    """The few DevTools protocol calls the test needs, over one page's websocket."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse):
+        self.ws, self.last_id = ws, 0
+
+    async def call(self, method: str, **params) -> dict:
+        self.last_id += 1
+        await self.ws.send_json({"id": self.last_id, "method": method, "params": params})
+        while True:
+            msg = await self.ws.receive_json(timeout=START_TIMEOUT)
+            if msg.get("id") == self.last_id:
+                assert "error" not in msg, msg
+                return msg["result"]
+
+    async def evaluate(self, expression: str):
+        return (await self.call("Runtime.evaluate", expression=expression, returnByValue=True))["result"].get("value")
+
+    async def screenshot(self) -> bytes:
+        return base64.b64decode((await self.call("Page.captureScreenshot", format="png"))["data"])
+
+
+async def _wait_for(condition, timeout: float = START_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not await condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.1)
+
+
+async def rendered_screenshot(url: str, profile: Path) -> bytes:
+    """A PNG of url once the terminal shows the app and has stopped changing."""
+    assert CHROMIUM is not None
+    proc = await asyncio.create_subprocess_exec(
+        CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = profile / "DevToolsActivePort"
+
+        async def devtools_up() -> bool:
+            return port_file.exists() and len(port_file.read_text().split()) >= 2
+
+        await _wait_for(devtools_up)
+        port = int(port_file.read_text().split()[0])
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
+                page = next(t for t in await response.json() if t["type"] == "page")
+            async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                tools = DevTools(ws)
+                await tools.call("Page.navigate", url=url)
+
+                async def ready() -> bool:
+                    return bool(await tools.evaluate(READY_JS))
+
+                await _wait_for(ready)
+                shots = [await tools.screenshot()]
+                deadline = time.monotonic() + START_TIMEOUT
+                while time.monotonic() < deadline:  # until two screenshots half a second apart agree
+                    await asyncio.sleep(0.5)
+                    shots.append(await tools.screenshot())
+                    if shots[-1] == shots[-2]:
+                        break
+                assert await tools.evaluate(READY_JS), "the app's session ended in the browser"
+                return shots[-1]
+    finally:
+        proc.terminate()
+        try:
+            await asyncio.wait_for(proc.wait(), 20)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+
+def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """(width, height, pixels) of an 8-bit RGB/RGBA PNG, every chunk's CRC checked."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, chunks = 8, {}
+    while pos < len(data):
+        (size,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        body, crc = data[pos + 8:pos + 8 + size], data[pos + 8 + size:pos + 12 + size]
+        assert struct.unpack(">I", crc)[0] == zlib.crc32(kind + body), f"bad CRC in {kind!r}"
+        chunks[kind] = chunks.get(kind, b"") + body
+        pos += 12 + size
+    assert b"IEND" in chunks
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
+    assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+    bpp = 4 if colour == 6 else 3
+    raw, stride, prev, pixels = zlib.decompress(chunks[b"IDAT"]), width * bpp, bytearray(width * bpp), []
+    for y in range(height):
+        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
+        kind, cur = line[0], bytearray(line[1:])
+        for i in range(stride):
+            a, b, c = (cur[i - bpp] if i >= bpp else 0), prev[i], (prev[i - bpp] if i >= bpp else 0)
+            if kind == 1:
+                cur[i] = (cur[i] + a) & 0xFF
+            elif kind == 2:
+                cur[i] = (cur[i] + b) & 0xFF
+            elif kind == 3:
+                cur[i] = (cur[i] + (a + b) // 2) & 0xFF
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                cur[i] = (cur[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        pixels += [bytes(cur[i:i + 3]) for i in range(0, stride, bpp)]
+        prev = cur
+    return width, height, pixels
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package `chromium`)")
+async def test_chromium_shows_the_home_screen(served, tmp_path):
+    shot = await rendered_screenshot(served + "/", tmp_path / "profile")
+    (tmp_path / "home.png").write_bytes(shot)
+    width, height, pixels = png_pixels(shot)
+    assert width == 1200 and 500 <= height <= 800
+    counts: dict[bytes, int] = {}
+    for pixel in pixels:
+        counts[pixel] = counts.get(pixel, 0) + 1
+    assert len(counts) >= 16  # text, borders, footer keys: far from a blank or one-colour page
+    assert max(counts.values()) < 0.97 * len(pixels)
