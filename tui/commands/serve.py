@@ -9,6 +9,7 @@ paths with spaces or quotes survive the shell).
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import socket
 import sys
@@ -77,5 +78,6 @@ def serve(args, home: Home) -> int:
     try:
         server.serve()
     except OSError as exc:
-        raise UserError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+        raise UserError(f"cannot serve on {host}:{port}: {reason}") from None
     return 0
