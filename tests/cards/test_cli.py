@@ -158,7 +158,7 @@ def test_import_into_a_home_that_is_a_file_is_one_line(tmp_path, cards):
     assert home.read_text(encoding="utf-8") == "I am a file, not a folder"
 
 
-def test_show_lists_the_catchphrases_between_persona_and_greeting(tmp_path, cards):
+def test_show_lists_the_catchphrases_between_persona_and_greeting(tmp_path):
     home = tmp_path / "home"
     shown = run_cli(home, "cards", "show", "sherlock-holmes", columns=250)
     assert shown.returncode == 0, shown.stderr
@@ -168,6 +168,10 @@ def test_show_lists_the_catchphrases_between_persona_and_greeting(tmp_path, card
         assert f"• {line}" in out
     as_json = json.loads(run_cli(home, "cards", "show", "koschei", "--format", "json").stdout)
     assert as_json["catchphrases"][0] == "Дерзок ты, смертный."
-    assert run_cli(home, "cards", "import", str(cards["v3"])).returncode == 0
-    plain = run_cli(home, "cards", "show", "old-tomas", columns=250)
-    assert plain.returncode == 0 and "catchphrases" not in plain.stdout  # no empty panel for a card without any
+    (home / "characters").mkdir(parents=True)
+    (home / "characters" / "ranger.yaml").write_text(
+        "name: ranger\nchar_name: Ola\nlang: en\nsummary: A park ranger.\npersona: Ola keeps the park.\n"
+        "greeting: Stay on the path.\n", encoding="utf-8")
+    plain = run_cli(home, "cards", "show", "ranger", columns=250)
+    assert plain.returncode == 0 and "Stay on the path." in plain.stdout
+    assert "catchphrases" not in plain.stdout  # no empty panel for a card without any
