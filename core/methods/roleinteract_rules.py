@@ -46,6 +46,8 @@ _DECLARE = re.compile(
 )
 _OPTION_WORD = re.compile(r"(?:\boptions?\b|\bvariants?\b|\bвариант(?:ы|а|ов)?\b|\bпункт(?:ы|а)?\b)\s*[:\-–—]?\s*",
                           re.IGNORECASE)
+_OPEN = re.compile(r"[(\[\"'«“]?\s*")
+_CLOSE = re.compile(r"\s*[)\]\"'»”]")
 _LINE_START = re.compile(r"^[ \t>\-–—•\"'«“]*(?:(?:options?|variants?|вариант(?:ы|а)?)\s*[:\-–—]?\s*)?",
                          re.IGNORECASE | re.MULTILINE)
 
@@ -88,7 +90,7 @@ class _Reader:
         if re.match(rf"\s+(?:{_JOINERS})(?:\s|$)", rest, re.IGNORECASE):
             return True
         word = re.match(r"\s+([^\W\d_]+)", rest)
-        return bool(word) and word.group(1).casefold() in words
+        return word is not None and word.group(1).casefold() in words
 
     def _is_word(self, start: int, end: int) -> bool:
         """A capital that reads as a word here ('A fine day', 'В этом'), not as an option."""
@@ -103,15 +105,14 @@ class _Reader:
         Lower-case letters need clean endings ('answer: b.'), so 'I'd pick a different one' is no
         choice; with strict, capitals do too (a line's first letter: 'A fine question' is none);
         later list items may be followed only by list words ('B, A is wrong' lists only B)."""
-        m = re.compile(r"[(\[\"'«“]?\s*").match(self.text, pos)
-        pos = m.end() if m else pos
-        t = self.token.match(self.text, pos)
+        opened = _OPEN.match(self.text, pos)
+        t = self.token.match(self.text, opened.end() if opened else pos)
         if not t:
             return None
         letter, end = t.group(1), t.end()
         if (letter.islower() or strict) and not self._ends_cleanly(end, words):
             return None
-        close = re.compile(r"\s*[)\]\"'»”]").match(self.text, end)
+        close = _CLOSE.match(self.text, end)
         return letter.upper(), close.end() if close else end
 
     def _list_at(self, pos: int, first_strict: bool) -> tuple[set[str], int]:
