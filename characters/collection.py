@@ -14,15 +14,20 @@ from typing import Generic, TypeVar
 
 from pingpong.core.errors import UserError
 
-from .files import dump_yaml, write_atomic
+from .files import to_yaml, write_atomic
 
 T = TypeVar("T")
 
 
 def yaml_files(folder: Path | None) -> list[Path]:
+    """The YAML files directly in folder; a missing or unreadable folder is a UserError only when
+    it exists but cannot be listed."""
     if folder is None or not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("."))
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("."))
+    except OSError as exc:
+        raise UserError(f"{folder}: cannot list the folder ({exc.strerror or exc})") from None
 
 
 class YamlCollection(Generic[T]):
@@ -42,7 +47,14 @@ class YamlCollection(Generic[T]):
             return self._items
         items: dict[str, T] = {}
         for source, folder in (("bundled", self.bundled_dir), ("user", self.user_dir)):
-            for path in yaml_files(folder):
+            try:
+                paths = yaml_files(folder)
+            except UserError as exc:
+                if source == "bundled":
+                    raise
+                self.problems.append(str(exc))
+                continue
+            for path in paths:
                 try:
                     item = self._load(path)
                 except UserError as exc:
@@ -93,9 +105,8 @@ class YamlCollection(Generic[T]):
         self._scan()
         path = self._paths.get(name) if self._sources.get(name) == "user" else None
         path = path or self.user_dir / f"{name}.yaml"
-        data = item.model_dump(mode="json", exclude_defaults=True)  # type: ignore[attr-defined]
         try:
-            write_atomic(path, dump_yaml(data))
+            write_atomic(path, to_yaml(item))  # type: ignore[arg-type]
         except OSError as exc:
             raise UserError(f"{path}: cannot save the {self.what} ({exc.strerror})") from None
         assert self._items is not None

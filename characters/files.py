@@ -8,12 +8,24 @@ exits 2. Used by the card and the situation libraries alike.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from pingpong.core.errors import UserError
+from pingpong.core.safe_parse import (
+    MAX_DEPTH,
+    check_plain,
+    decode_text,
+    int_digits,
+    read_limited,
+    real_path,
+    show,
+)
+
+__all__ = ["decode_text", "real_path"]  # re-exported: the card readers take them from here
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024
 """Text cards (YAML, JSON) above this are refused."""
@@ -21,6 +33,9 @@ MAX_CONTAINER_BYTES = 16 * 1024 * 1024
 """PNG and .charx cards carry an image, so they may be larger; the card inside is still capped."""
 
 M = TypeVar("M", bound=BaseModel)
+
+
+_LONG_INT = re.compile(r"[-+]?[0-9_]+(:[0-9_]+)*$")
 
 
 def _mb(n: int) -> str:
@@ -32,34 +47,8 @@ def too_large(where: str, size: int, limit: int) -> UserError:
 
 
 def read_bytes(path: Path | str, limit: int = MAX_TEXT_BYTES) -> bytes:
-    """The file's bytes, refusing missing files, folders and files larger than limit."""
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise UserError(f"{p}: is a folder, not a card file")
-        size = p.stat().st_size
-        if size > limit:
-            raise too_large(str(p), size, limit)
-        with p.open("rb") as f:
-            data = f.read(limit + 1)
-    except FileNotFoundError:
-        raise UserError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > limit:
-        raise UserError(f"{p}: too large (more than {_mb(limit)})")
-    return data
-
-
-def decode_text(data: bytes, where: str) -> str:
-    """UTF-8 text (BOM allowed); binary content and other encodings are refused."""
-    if b"\x00" in data:
-        raise UserError(f"{where}: binary content, not a text file")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise UserError(f"{where}: not UTF-8 text (bad byte at line {line})") from None
+    """The file's bytes, refusing missing files, folders, symlink loops and files larger than limit."""
+    return read_limited(path, limit, "card file")
 
 
 def read_text(path: Path | str, limit: int = MAX_TEXT_BYTES) -> str:
@@ -72,14 +61,43 @@ def _loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _scan(text: str, where: str) -> None:
+    """Walk the parser's events before anything is built, refusing nesting deeper than MAX_DEPTH,
+    aliases (they can blow up on expansion) and integers too long to convert.
+
+    The parser keeps its own stack, so this pass cannot overflow; PyYAML's C composer recurses
+    once per level and crashes the process on a document nested some thousands deep.
+    """
+    import yaml
+
+    loader = _loader()(text)
+    depth, digits = 0, int_digits()
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            line = f" (line {event.start_mark.line + 1})" if event.start_mark is not None else ""
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels{line}")
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+            elif isinstance(event, yaml.AliasEvent):
+                raise UserError(f"{where}: YAML aliases (*name) are not allowed{line}")
+            elif isinstance(event, yaml.ScalarEvent) and len(event.value) > digits and _LONG_INT.match(event.value):
+                raise UserError(f"{where}: a number has more than {digits} digits{line}")
+    finally:
+        loader.dispose()
+
+
 def load_yaml(text: str, where: str) -> Any:
-    """Parse one YAML document safely; aliases are refused (they can blow up on expansion)."""
+    """Parse one YAML document safely: nesting capped before parsing, no aliases, plain data only
+    (text keys, finite numbers; dates and binary refused), every failure a one-line UserError."""
     import yaml
 
     try:
+        _scan(text, where)
         data = yaml.load(text, Loader=_loader())
-        if "*" in text and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=_loader())):
-            raise UserError(f"{where}: YAML aliases (*name) are not allowed in cards")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at = f" at line {mark.line + 1}" if mark is not None else ""
@@ -87,6 +105,11 @@ def load_yaml(text: str, where: str) -> Any:
         raise UserError(f"{where}: invalid YAML{at}: {problem}") from None
     except yaml.YAMLError as exc:
         raise UserError(f"{where}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. `!!int x`, a date with month 13
+        raise UserError(f"{where}: invalid YAML value: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+    check_plain(data, where)
     return data
 
 
@@ -119,8 +142,8 @@ def describe_validation(where: str, exc: ValidationError, text: str | None = Non
     errors = exc.errors()
     err = errors[0]
     loc = tuple(err.get("loc", ()))
-    field = prefix + ".".join(str(p) for p in loc) if loc else (prefix.rstrip(".") or "card")
-    msg = err.get("msg", "invalid value")
+    field = prefix + ".".join(show(p) for p in loc) if loc else (prefix.rstrip(".") or "card")
+    msg = " ".join(str(err.get("msg", "invalid value")).split())
     if err.get("type") == "extra_forbidden":
         msg = "unknown field"
     line = yaml_line(text, loc) if text is not None else None
@@ -156,6 +179,35 @@ def dump_yaml(data: Any) -> str:
 
     _Dumper.add_representer(str, _str)
     return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
+
+
+def to_yaml(item: BaseModel) -> str:
+    """The YAML a library saves for item: fields at their defaults are left out."""
+    return dump_yaml(item.model_dump(mode="json", exclude_defaults=True))
+
+
+def check_storable(item: M, where: str, what: str) -> M:
+    """item, once it is certain to save as YAML and load back unchanged, as a library will do
+    with it; every structure it holds is capped at MAX_DEPTH when saved."""
+    import yaml
+
+    for name, value in item:
+        if isinstance(value, dict):  # free-form fields (extensions); the rest pydantic has typed
+            check_plain(value, where, [name], limit=MAX_DEPTH - 1)
+    try:
+        text = to_yaml(item)
+        text.encode("utf-8")
+    except (ValueError, RecursionError, yaml.YAMLError) as exc:
+        raise UserError(f"{where}: cannot be saved as a {what} ({show(exc, 80)})") from None
+    data = load_yaml(text, f"{where} (as saved)")
+    try:
+        again = type(item).model_validate(data)
+    except ValidationError as exc:
+        raise UserError(describe_validation(f"{where} (as saved)", exc)) from None
+    if again != item:
+        changed = [name for name, value in item if getattr(again, name) != value]
+        raise UserError(f"{where}: {', '.join(changed) or 'the ' + what} would not load back unchanged once saved")
+    return item
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -9,15 +9,22 @@ Imported names are slugs of the character's name, made unique against `taken`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pingpong.core.domain import Character, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.safe_parse import parse_json, real_path, show
 
-from .files import MAX_CONTAINER_BYTES, MAX_TEXT_BYTES, decode_text, load_model_file, read_bytes, too_large
+from .files import (
+    MAX_CONTAINER_BYTES,
+    MAX_TEXT_BYTES,
+    check_storable,
+    decode_text,
+    load_model_file,
+    read_bytes,
+    too_large,
+)
 from .formats.charx import card_json_from_charx
 from .formats.pingpong import is_settings, settings_to_models
 from .formats.png import SIGNATURE, card_json_from_png
@@ -33,16 +40,9 @@ class Imported:
     format: str = ""
 
 
-def _json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-
-
 def _check_lang(lang: str | None) -> None:
     if lang is not None and not (len(lang) == 2 and lang.isascii() and lang.isalpha() and lang.islower()):
-        raise UserError(f"--lang: '{lang}' is not a two-letter language code (e.g. en, ru)")
+        raise UserError(f"--lang: '{show(lang)}' is not a two-letter language code (e.g. en, ru)")
 
 
 def import_file(
@@ -53,11 +53,24 @@ def import_file(
     taken_situations: set[str] | None = None,
 ) -> Imported:
     """Everything a card file holds. lang overrides the guess for single cards (settings files
-    carry their own language keys). taken_* are names to avoid; they are updated."""
+    carry their own language keys). taken_* are names to avoid; they are updated.
+    Whatever this returns is certain to save into a library and load back unchanged."""
+    imported = _read(path, lang, taken_cards, taken_situations)
+    where = str(path)
+    for card in imported.characters:
+        check_storable(card, where, "card")
+    for situation in imported.situations:
+        check_storable(situation, where, "situation")
+    return imported
+
+
+def _read(
+    path: Path | str, lang: str | None, taken_cards: set[str] | None, taken_situations: set[str] | None
+) -> Imported:
     _check_lang(lang)
     taken_cards = taken_cards if taken_cards is not None else set()
     p = Path(path)
-    where, origin = str(p), str(p.resolve())
+    where, origin = str(p), str(real_path(p))
     suffix = p.suffix.lower()
     if suffix in (".yaml", ".yml"):
         return Imported([load_model_file(p, Character, "card")], format="yaml")
@@ -72,7 +85,7 @@ def import_file(
         text = decode_text(data, where)
         if suffix != ".json" and not text.lstrip().startswith(("{", "[")):
             return Imported([load_model_file(p, Character, "card")], format="yaml")
-        obj, fmt = _json(text, where), "json"
+        obj, fmt = parse_json(text, where), "json"
     if fmt == "json" and is_settings(obj):
         chars, situations = settings_to_models(
             obj, where, taken_cards=taken_cards, taken_situations=taken_situations, origin=origin

@@ -7,8 +7,8 @@ may run without one.
 
 from __future__ import annotations
 
+import math
 import os
-import tomllib
 from typing import Any
 from urllib.parse import urlparse
 
@@ -17,12 +17,16 @@ from pydantic import ValidationError
 from pingpong.core.domain import HUMAN, OFFLINE, ModelSpec
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
+from pingpong.core.safe_parse import MAX_CONFIG_BYTES, check_plain, decode_text, parse_toml, read_limited, show
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 RESERVED = frozenset({OFFLINE, HUMAN})
 # sampling parameters whose type we know; any other [models.NAME.params] key is passed on as is
 NUMERIC_PARAMS = frozenset({"temperature", "top_p", "frequency_penalty", "presence_penalty"})
 INTEGER_PARAMS = frozenset({"max_tokens", "max_completion_tokens", "seed", "n"})
+SECONDS_FIELDS = ("timeout", "deadline")
+MAX_SECONDS = 24 * 3600.0
+"""Longest timeout or deadline accepted: a day for one call is already more than any model needs."""
 
 
 def offline_spec() -> ModelSpec:
@@ -38,7 +42,7 @@ def is_local(base_url: str | None) -> bool:
 
 def _field_error(path: Any, name: str, exc: ValidationError) -> UserError:
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err.get("loc", ()))
+    loc = ".".join(show(p) for p in err.get("loc", ()))
     where = f"models.{name}.{loc}" if loc else f"models.{name}"
     msg = "unknown field" if err.get("type") == "extra_forbidden" else err.get("msg", "invalid value")
     return UserError(f"{path}: {where}: {msg}")
@@ -51,6 +55,8 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
     if not isinstance(table, dict):
         raise UserError(f"{path}: models: expected tables like [models.NAME]")
     for name, entry in table.items():
+        if not name.strip() or not name.isprintable():
+            raise UserError(f"{path}: models.{show(repr(name))}: a model name must be printable text")
         if name in RESERVED:
             raise UserError(f"{path}: models.{name}: '{name}' is a reserved name")
         if not isinstance(entry, dict):
@@ -61,6 +67,12 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
             spec = ModelSpec(name=name, **entry)
         except ValidationError as exc:
             raise _field_error(path, name, exc) from None
+        for key in SECONDS_FIELDS:
+            seconds = getattr(spec, key)
+            if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+                raise UserError(f"{path}: models.{name}.{key}: expected seconds above 0 and at most "
+                                f"{MAX_SECONDS:g}, got {seconds!r}")
+        check_plain(spec.params, str(path), ["models", name, "params"])
         for key, value in spec.params.items():
             is_int = isinstance(value, int) and not isinstance(value, bool)
             if key in NUMERIC_PARAMS and not (is_int or isinstance(value, float)):
@@ -81,21 +93,22 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
 def read_config(home: Home) -> dict[str, Any]:
     """config.toml as a dict ({} when the default one does not exist yet)."""
     path = home.config_path
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         if home.config_override is not None:
             raise UserError(f"{path}: config file not found")
         return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: invalid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read: {exc}") from None
+    text = decode_text(read_limited(path, MAX_CONFIG_BYTES, "config file"), str(path))
+    return parse_toml(text, str(path))
 
 
 def load_models(home: Home) -> dict[str, ModelSpec]:
-    """Every configured model plus the built-in `offline`. A missing default config is fine."""
-    return parse_models(read_config(home), home.config_path)
+    """Every configured model plus the built-in `offline`. A missing default config is fine.
+    The home's template overrides are compiled too, so a broken one is refused before any run."""
+    from pingpong.core.prompts import check_templates
+
+    models = parse_models(read_config(home), home.config_path)
+    check_templates(home.templates_dir)
+    return models
 
 
 def author(home: Home) -> str:
@@ -129,17 +142,34 @@ def key_status(spec: ModelSpec) -> bool | None:
     return bool(os.environ.get(spec.api_key_env))
 
 
+def _header_safe(value: str) -> bool:
+    """True when value can travel in an HTTP header: printable ASCII only (no newline, no tab)."""
+    return all(" " <= ch <= "~" for ch in value)
+
+
+def _key(spec: ModelSpec) -> str | None:
+    """The key from the environment, refused (without showing it) when a header cannot carry it."""
+    value = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+    if value and not _header_safe(value):
+        raise UserError(f"model '{spec.name}': environment variable {spec.api_key_env} holds a character an "
+                        "HTTP header cannot carry (a newline, control or non-ASCII character); set it to the key alone")
+    return value
+
+
 def check_ready(spec: ModelSpec) -> None:
-    """UserError when a remote model's key variable is missing (local endpoints need none)."""
+    """UserError when a remote model's key variable is missing (local endpoints need none) or
+    holds something that cannot be sent."""
+    if spec.kind != "openai":
+        return
+    _key(spec)
     if key_status(spec) is False and not is_local(spec.base_url):
         raise UserError(f"model '{spec.name}': environment variable {spec.api_key_env} is not set")
 
 
 def api_key(spec: ModelSpec) -> str:
     """The key to send: from the environment, or a placeholder for endpoints that need none."""
-    if spec.api_key_env:
-        value = os.environ.get(spec.api_key_env)
-        if value:
-            return value
+    value = _key(spec)
+    if value:
+        return value
     check_ready(spec)
     return "not-needed"

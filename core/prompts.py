@@ -163,3 +163,29 @@ class PromptRenderer:
                            score_turn=score_turn)
         return [*messages, {"role": "assistant", "content": bad_answer},
                 {"role": "user", "content": note}]
+
+
+def check_templates(user_dir: Path | None) -> int:
+    """Compile every override template (``*.j2``) in user_dir as PromptRenderer would, so a broken one
+    is refused at start-up instead of failing every conversation; UserError names the file and line.
+    Returns how many were compiled (0 without a folder)."""
+    from jinja2.exceptions import TemplateSyntaxError
+
+    from pingpong.core.safe_parse import MAX_CONFIG_BYTES, decode_text, read_limited
+
+    if user_dir is None or not Path(user_dir).is_dir():
+        return 0
+    try:
+        files = sorted(p for p in Path(user_dir).iterdir() if p.suffix == ".j2" and not p.name.startswith("."))
+    except OSError as exc:
+        raise UserError(f"{user_dir}: cannot list the templates folder ({exc.strerror or exc})") from None
+    env = PromptRenderer(user_dir).env
+    for file in files:
+        source = decode_text(read_limited(file, MAX_CONFIG_BYTES, "template file"), str(file))
+        try:
+            env.compile(source, file.name, str(file))
+        except TemplateSyntaxError as exc:
+            raise UserError(f"{file}: line {exc.lineno}: {' '.join(str(exc.message).split())}") from None
+        except (RecursionError, SyntaxError, MemoryError):
+            raise UserError(f"{file}: template nested too deeply to compile") from None
+    return len(files)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 import zlib
 
 from pingpong.core.errors import UserError
+from pingpong.core.safe_parse import parse_json
 
 from ..files import MAX_TEXT_BYTES, decode_text
 
 
-def card_json_from_charx(data: bytes, where: str) -> dict:
+def card_json_from_charx(data: bytes, where: str) -> object:
     """Parse card.json; its declared and real uncompressed size are capped (zip bombs)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -31,9 +31,4 @@ def card_json_from_charx(data: bytes, where: str) -> dict:
     if len(raw) > MAX_TEXT_BYTES:
         raise UserError(f"{where}: card.json too large when uncompressed")
     inner = f"{where}: card.json"
-    text = decode_text(raw, inner)
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{inner}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    return obj
+    return parse_json(decode_text(raw, inner), inner)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import struct
 import zlib
 
 from pingpong.core.errors import UserError
+from pingpong.core.safe_parse import parse_json
 
 from ..files import MAX_TEXT_BYTES
 
@@ -77,10 +77,10 @@ def png_text_chunks(data: bytes, where: str) -> dict[str, bytes]:
 
 def _decode(keyword: str, payload: bytes, where: str) -> dict:
     try:
-        raw = base64.b64decode(b"".join(payload.split()), validate=True)
-        obj = json.loads(raw.decode("utf-8"))
+        text = base64.b64decode(b"".join(payload.split()), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
         raise UserError(f"{where}: PNG chunk '{keyword}' is not base64-encoded card JSON") from None
+    obj = parse_json(text, f"{where}: PNG chunk '{keyword}'")
     if not isinstance(obj, dict):
         raise UserError(f"{where}: PNG chunk '{keyword}' holds {type(obj).__name__}, not a card object")
     return obj

@@ -93,7 +93,8 @@ def _summary(path: str, imported) -> str:
 
 
 def validate_cards(args, home) -> int:
-    """Check each file (any importable format) without touching the library."""
+    """Check each file (any importable format) without touching the library: import_file does
+    everything `cards import` does short of writing, so "ok" means the import will work."""
     from pingpong.characters.importers import import_file
     from pingpong.core.errors import UserError
 
@@ -122,12 +123,13 @@ def import_cards(args, home) -> int:
     """Convert every file first; only when all of them are good are they saved (all or nothing)."""
     from pingpong.characters.importers import import_file
     from pingpong.characters.library import CardLibrary
+    from pingpong.core.safe_parse import real_path
     from pingpong.situations.library import SituationLibrary
 
     cards, situations = CardLibrary(home), SituationLibrary(home)
     batch = []
     for path in args.paths:
-        origin = str(Path(path).resolve())
+        origin = str(real_path(Path(path)))
         # re-importing the same file replaces its cards instead of adding "-2" copies
         taken_cards = {c.name for c in cards.all() if c.origin != origin} | {c.name for i in batch for c in i.characters}
         taken_situations = situations.names() | {s.name for i in batch for s in i.situations}
