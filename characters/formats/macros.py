@@ -1,10 +1,10 @@
-"""{{char}}/{{user}} macros and example dialogue, handled as plain text (never as a template).
+"""{{char}}/{{user}} macros and example dialogue of imported cards, handled as plain text (never as a template).
 
-Decision: `{{char}}` and `<BOT>` become the character's name; `{{user}}` and
-`<USER>` become a neutral name for the person talking to it: "User" in English
-cards, "Пользователь" in Russian ones. Matching ignores case and inner spaces
-(`{{Char}}`, `{{ user }}`). Every other `{{...}}` or `{% ... %}` is left
-exactly as written.
+Decision: import keeps `{{char}}`, `{{user}}`, `<BOT>` and `<USER>` exactly as the
+card wrote them, as SillyTavern does; they become names when a prompt is built
+(core.macros.with_names), where `{{user}}` is whoever sits in the interrogator's
+seat. Speaker tags are recognised ignoring case and inner spaces (`{{Char}}:`,
+`{{ user }}:`). Every other `{{...}}` or `{% ... %}` is left exactly as written.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import re
 
 from pingpong.core.domain import ExampleTurn
 from pingpong.core.macros import replace_macros
+
+__all__ = ["drop_original", "example_fields", "replace_macros", "split_examples"]  # replace_macros: for pingpong.py
 
 _ORIGINAL = re.compile(r"\{\{\s*original\s*\}\}", re.IGNORECASE)
 _START = re.compile(r"^\s*<START>\s*$", re.IGNORECASE | re.MULTILINE)
@@ -38,7 +40,7 @@ def split_examples(text: str, char_name: str) -> list[tuple[str, str]] | None:
     """(user, char) pairs from "<START>" blocks of "{{user}}: ..." / "{{char}}: ..." lines.
 
     None when the text does not split cleanly into alternating user/char lines
-    (the caller then keeps it whole as example_text). Macros are not yet replaced.
+    (the caller then keeps it whole as example_text). Macros inside the lines are kept.
     """
     pairs: list[tuple[str, str]] = []
     for block in _START.split(text):
@@ -67,16 +69,13 @@ def split_examples(text: str, char_name: str) -> list[tuple[str, str]] | None:
 
 
 def example_fields(text: str, char_name: str, lang: str) -> dict:
-    """example_dialogue (as turns) when text splits cleanly, else example_text; macros replaced."""
+    """example_dialogue (as turns) when text splits cleanly, else example_text; macros kept as written.
+
+    lang is unused since the macros are kept; it stays so every importer calls this the same way."""
     text = text.strip()
     if not text:
         return {}
     pairs = split_examples(text, char_name)
     if pairs is None:
-        return {"example_text": replace_macros(text, char_name, lang)}
-    return {
-        "example_dialogue": [
-            ExampleTurn(user=replace_macros(u, char_name, lang), char=replace_macros(c, char_name, lang))
-            for u, c in pairs
-        ]
-    }
+        return {"example_text": text}
+    return {"example_dialogue": [ExampleTurn(user=u, char=c) for u, c in pairs]}

@@ -1,8 +1,13 @@
 """Character Card V1 (flat), V2 (`chara_card_v2`) and V3 (`chara_card_v3`) JSON -> Character.
 
 Mapping: persona = system_prompt + description + personality + scenario;
-greeting = first_mes; example dialogue from mes_example; summary = creator_notes
-or the first sentences of the description. Whatever we do not map (creator,
+greeting = first_mes; example dialogue from mes_example; summary = the card's
+`summary` when it carries one, else drawn from description, personality and
+scenario (`derive_summary`). Creator notes are never the summary: they speak to
+the card's users ("contest winner", "works best with..."), not about the character.
+Macros ({{char}}, {{user}}, <BOT>, <USER>) are kept as written: they become names
+when a prompt is built (core.macros.with_names), so {{user}} can be whoever sits in
+the interrogator's seat. Whatever we do not map (creator, creator_notes,
 alternate_greetings, character_book, post_history_instructions, ...) is kept
 verbatim in extensions["source_card"]; the card's own `extensions` are kept as
 they are at the top level of Character.extensions.
@@ -10,6 +15,7 @@ they are at the top level of Character.extensions.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,11 +26,48 @@ from pingpong.core.errors import UserError
 from ..files import describe_validation
 from ..text import first_sentences, guess_lang, slugify, unique_name
 from .fields import Fields, clean_tags
-from .macros import drop_original, example_fields, replace_macros
+from .macros import drop_original, example_fields
 
-MAPPED = {"name", "description", "personality", "scenario", "first_mes", "mes_example", "tags", "extensions"}
+MAPPED = {"name", "description", "personality", "scenario", "first_mes", "mes_example", "tags", "extensions",
+          "summary"}
 LABELS = {"en": ("Personality", "Scenario"), "ru": ("Характер", "Обстановка")}
 SOURCE_KEY = "source_card"
+SUMMARY_LIMIT = 400
+
+_EXAMPLES_START = re.compile(r"^\s*<START>\s*$", re.IGNORECASE | re.MULTILINE)
+_PLIST = re.compile(r"^\s*\[(.+)\]\s*$")
+_PLIST_LABEL = re.compile(r"^([^=:\[\]]{1,80}?)\s*[=:]\s*")
+
+
+def _plain_lines(description: str) -> list[str]:
+    """The description as plain lines: example chats after a <START> line dropped (Ali:Chat style),
+    bracketed attribute lists ([Name's traits= "a", "b"], PList style) written out as "Name's traits: a, b"."""
+    lines = []
+    for line in _EXAMPLES_START.split(description, maxsplit=1)[0].splitlines():
+        m = _PLIST.match(line)
+        if m:
+            inner = m.group(1).replace('"', "").strip()
+            label = _PLIST_LABEL.match(inner)
+            line = f"{label.group(1).strip()}: {inner[label.end():]}" if label else inner
+        lines.append(line.strip())
+    return [line for line in lines if line]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text[-1] in ".!?…\"'»*):;,—-" else text + "."
+
+
+def derive_summary(description: str, personality: str, scenario: str, lang: str) -> str:
+    """What the interrogator is told about a card without its own summary: the first sentences
+    (about SUMMARY_LIMIT characters) of description, then personality and scenario. Macros stay."""
+    label_p, label_s = LABELS.get(lang, LABELS["en"])
+    parts = [_sentence(line) for line in _plain_lines(description)]
+    if personality.strip():
+        parts.append(_sentence(f"{label_p}: {personality.strip()}"))
+    if scenario.strip():
+        parts.append(_sentence(f"{label_s}: {scenario.strip()}"))
+    return first_sentences(" ".join(parts), limit=SUMMARY_LIMIT)
 
 
 def card_spec(obj: Any) -> str | None:
@@ -65,7 +108,7 @@ def card_to_character(
     description, personality, scenario = f.text("description"), f.text("personality"), f.text("scenario")
     system_prompt = drop_original(f.text("system_prompt"))
     first_mes, mes_example = f.text("first_mes"), f.text("mes_example")
-    creator_notes = f.text("creator_notes")
+    f.text("creator_notes")  # checked, kept in source_card; never the summary
     tags = clean_tags(f.texts("tags"))
     extensions = dict(f.mapping("extensions"))
     f.texts("alternate_greetings")
@@ -77,11 +120,12 @@ def card_to_character(
         parts.append(f"{label_p}: {personality.strip()}")
     if scenario.strip():
         parts.append(f"{label_s}: {scenario.strip()}")
-    persona = replace_macros("\n\n".join(p for p in parts if p), char_name, lang)
+    persona = "\n\n".join(p for p in parts if p)
     if not persona:
         raise UserError(f"{where}: {f.prefix}description: the card has no description, personality or scenario")
-    summary_src = creator_notes.strip() or description.strip() or personality.strip() or scenario.strip()
-    summary = first_sentences(replace_macros(summary_src, char_name, lang))
+    summary = " ".join(f.text("summary").split()) or derive_summary(description, personality, scenario, lang)
+    if not summary:  # only a system prompt: its first sentences
+        summary = first_sentences(persona, limit=SUMMARY_LIMIT)
 
     extras = _extras(obj, data)
     if extras:
@@ -94,7 +138,7 @@ def card_to_character(
             lang=lang,
             summary=summary,
             persona=persona,
-            greeting=replace_macros(first_mes.strip(), char_name, lang),
+            greeting=first_mes.strip(),
             tags=tags,
             extensions=extensions,
             origin=origin or where,

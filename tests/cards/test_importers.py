@@ -10,6 +10,7 @@ import pytest
 from pingpong.characters.importers import import_card, import_file
 from pingpong.characters.text import first_sentences, guess_lang, slugify
 from pingpong.core.errors import UserError
+from pingpong.core.macros import with_names
 
 from .builders import b64json, settings_doc, text_chunk, v2_card, v3_card, write_charx, write_json, write_png
 
@@ -19,11 +20,15 @@ def test_v2_png_maps_every_field(tmp_path):
     [card] = import_card(path)
     assert card.name == "captain-mirela-voss"
     assert card.char_name == "Captain Mirela Voss" and card.lang == "en"
-    assert card.persona.startswith("Captain Mirela Voss commands the airship Kestrel.")
+    assert card.persona.startswith("{{char}} commands the airship Kestrel.")  # macros kept until a prompt is built
     assert "Personality: brave, sarcastic" in card.persona
-    assert "Scenario: User has just stowed away" in card.persona
-    assert card.greeting == "*grabs User by the collar* Well, well. A stowaway."
-    assert card.summary == "An airship captain for sky-pirate adventures."
+    assert "Scenario: {{user}} has just stowed away" in card.persona
+    assert card.greeting == "*grabs {{user}} by the collar* Well, well. A stowaway."
+    assert card.summary == ("{{char}} commands the airship Kestrel. She is blunt, loyal and fond of bad puns. "
+                            "Personality: brave, sarcastic. Scenario: {{user}} has just stowed away aboard the Kestrel.")
+    seen = with_names(card, "Rook")
+    assert seen.greeting == "*grabs Rook by the collar* Well, well. A stowaway."
+    assert seen.summary.startswith("Captain Mirela Voss commands")
     assert [(t.user, t.char) for t in card.example_dialogue] == [
         ("Who are you?", "The captain. Who are YOU?"),
         ("Can I stay?", "If you can peel potatoes.\nLots of them."),
@@ -33,6 +38,7 @@ def test_v2_png_maps_every_field(tmp_path):
     assert card.extensions["talkativeness"] == "0.5"
     source = card.extensions["source_card"]
     assert source["spec"] == "chara_card_v2" and source["creator"] == "tests"
+    assert source["creator_notes"] == "An airship captain for sky-pirate adventures."  # kept, but not the summary
     assert source["post_history_instructions"] == "Keep replies under 100 words."
     assert source["alternate_greetings"] == ["Ahoy!"]
     assert card.origin == str(path.resolve())
@@ -68,9 +74,11 @@ def test_v1_flat_card_with_unsplittable_examples(tmp_path):
     v1 = {"name": "Grumpy Bob", "description": "<BOT> hates Mondays.", "personality": "", "scenario": "",
           "first_mes": "What.", "mes_example": "<BOT>: Go away.\n<USER>: No.", "avatar": "none"}
     [card] = import_card(write_json(tmp_path / "bob.json", v1))
-    assert card.persona == "Grumpy Bob hates Mondays."
-    assert card.example_dialogue == [] and card.example_text == "Grumpy Bob: Go away.\nUser: No."
-    assert card.summary == "Grumpy Bob hates Mondays."
+    assert card.persona == "<BOT> hates Mondays."
+    assert card.example_dialogue == [] and card.example_text == "<BOT>: Go away.\n<USER>: No."
+    assert card.summary == "<BOT> hates Mondays."
+    seen = with_names(card)
+    assert (seen.persona, seen.example_text) == ("Grumpy Bob hates Mondays.", "Grumpy Bob: Go away.\nUser: No.")
     assert card.extensions == {"source_card": {"avatar": "none"}}
 
 
@@ -79,9 +87,12 @@ def test_template_syntax_survives_verbatim(tmp_path):
     card = v2_card(description=trap + " {{Char}} / {{ user }}", first_mes="{{ 7*7 }} {{char}}",
                    mes_example="{{user}}: {% raw %}\n{{char}}: {{ config }}")
     [c] = import_card(write_json(tmp_path / "t.json", card))
-    assert c.persona.startswith(trap + " Captain Mirela Voss / User")
-    assert c.greeting == "{{ 7*7 }} Captain Mirela Voss"
+    assert c.persona.startswith(trap + " {{Char}} / {{ user }}")
+    assert c.greeting == "{{ 7*7 }} {{char}}"
     assert (c.example_dialogue[0].user, c.example_dialogue[0].char) == ("{% raw %}", "{{ config }}")
+    seen = with_names(c)
+    assert seen.persona.startswith(trap + " Captain Mirela Voss / User")
+    assert seen.greeting == "{{ 7*7 }} Captain Mirela Voss"
 
 
 def test_russian_card_gets_russian_lang_labels_and_user_name(tmp_path):
@@ -89,8 +100,10 @@ def test_russian_card_gets_russian_lang_labels_and_user_name(tmp_path):
                    first_mes="Заходи!", creator_notes="")
     [c] = import_card(write_json(tmp_path / "m.json", card))
     assert (c.name, c.lang) == ("marfa", "ru")
-    assert "Характер: добрая" in c.persona and "Пользователь в гостях." in c.persona
-    assert c.summary == "Марфа печёт пироги."
+    assert "Характер: добрая" in c.persona and "Обстановка: {{user}} в гостях." in c.persona
+    assert c.summary == "{{char}} печёт пироги. Характер: добрая. Обстановка: {{user}} в гостях."
+    assert with_names(c).summary == "Марфа печёт пироги. Характер: добрая. Обстановка: Пользователь в гостях."
+    assert with_names(c, "Алёша").summary.endswith("Обстановка: Алёша в гостях.")
     [en] = import_card(write_json(tmp_path / "m2.json", card), lang="en")
     assert en.lang == "en"
 

@@ -114,3 +114,30 @@ def test_situation_library(tmp_path, home):
         load_situation_file(bad)
     with pytest.raises(UserError, match="unknown situation 'nope'"):
         lib.get("nope")
+
+
+def test_cards_are_found_by_id_file_name_or_display_name_ignoring_case(home, bundled):
+    home.characters_dir.mkdir(parents=True)
+    (home.characters_dir / "My-Yaga.yaml").write_text(
+        "name: baba-yaga\nchar_name: Баба-Яга\nlang: ru\nsummary: Ведьма.\npersona: Живёт в избушке.\n", encoding="utf-8")
+    lib = CardLibrary(home, bundled_dir=bundled)
+    for asked in ("ranger", "RANGER", " Ranger Ola ", "ranger ola"):
+        assert lib.get(asked).name == "ranger", asked
+    for asked in ("baba-yaga", "my-yaga", "MY-YAGA", "баба-яга", "БАБА-ЯГА"):
+        assert lib.get(asked).name == "baba-yaga", asked
+    with pytest.raises(UserError, match=r"unknown character 'Ranger Olga' \(did you mean: ranger\?\)"):
+        lib.get("Ranger Olga")
+
+
+def test_an_exact_id_wins_and_a_shared_display_name_is_one_clear_line(home, bundled):
+    home.characters_dir.mkdir(parents=True)
+    for name, lang in (("ola", "en"), ("ola-ru", "ru")):
+        (home.characters_dir / f"{name}.yaml").write_text(
+            f"name: {name}\nchar_name: Ola\nlang: {lang}\nsummary: s\npersona: p\n", encoding="utf-8")
+    lib = CardLibrary(home, bundled_dir=bundled)
+    assert lib.get("ola").name == "ola" and lib.get("OLA").name == "ola"  # ids before display names
+    (home.characters_dir / "ola.yaml").rename(home.characters_dir / "first.yaml")
+    (home.characters_dir / "first.yaml").write_text(
+        "name: ola-en\nchar_name: Ola\nlang: en\nsummary: s\npersona: p\n", encoding="utf-8")
+    with pytest.raises(UserError, match=r"^'Ola' is the name of several characters \(ola-en, ola-ru\); give one of these$"):
+        CardLibrary(home, bundled_dir=bundled).get("Ola")
