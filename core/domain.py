@@ -10,13 +10,23 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 HUMAN = "human"
 OFFLINE = "offline"
 
 METRICS: tuple[str, ...] = ("in_character", "entertaining", "fluency")
 """The three Likert metrics every judge scores per player turn (1-5)."""
+
+METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1", "dmt", "roleinteract", "rolebench")
+"""Evaluation methods by CLI name (core.methods has one module each)."""
+
+Scale = Literal["1-5", "1-10", "good-bad", "0-1"]
+"""Every score's scale: Likert 1-5 (PingPong v2), 1-10 (v1), per-round labels (DMT: 1 good,
+0 bad), shares and flags in 0..1 (refusal, Rouge-L, keyword coverage, pairwise preference)."""
+
+SCALE_BOUNDS: dict[str, tuple[float, float]] = {"1-5": (1, 5), "1-10": (1, 10), "good-bad": (0, 1), "0-1": (0, 1)}
+INTEGER_SCALES: frozenset[str] = frozenset({"1-5", "1-10", "good-bad"})
 
 Role = Literal["user", "assistant"]
 """Message roles as PingPong stores them: user = interrogator, assistant = player."""
@@ -88,6 +98,7 @@ class Message(_Model):
     role: Role
     author: str = Field(description="model name, or 'human'")
     text: str
+    speaker: str | None = Field(None, description="who speaks in the story: a card name, or 'user'")
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     tokens_estimated: bool = False
@@ -95,26 +106,100 @@ class Message(_Model):
     attempt: int = 1
 
 
-class TurnScore(_Model):
-    """One judge's scores for one player turn. status='failed' means no scores, never invented ones."""
+class Score(_Model):
+    """One value on one scale: a judge's or a person's, for one turn or (turn None) the session.
 
-    turn: int = Field(ge=1)
-    is_refusal: bool | None = None
-    in_character: int | None = Field(None, ge=1, le=5)
-    entertaining: int | None = Field(None, ge=1, le=5)
-    fluency: int | None = Field(None, ge=1, le=5)
-    overall: float | None = Field(None, ge=1, le=10, description="version 1 mode: 10-point score")
-    explanations: dict[str, str] = Field(default_factory=dict)
+    status="failed" carries no value, never an invented one; an ok score always lies on its scale.
+    """
+
+    turn: int | None = Field(None, ge=1)
+    metric: str = Field(min_length=1)
+    value: float | None = None
+    scale: Scale
+    explanation: str | None = None
     status: Literal["ok", "failed"] = "ok"
     error: str | None = None
 
+    @model_validator(mode="after")
+    def _on_scale(self) -> "Score":
+        if self.status == "failed":
+            if self.value is not None:
+                raise ValueError("a failed score carries no value")
+            return self
+        if self.value is None:
+            raise ValueError(f"{self.metric}: an ok score needs a value")
+        lo, hi = SCALE_BOUNDS[self.scale]
+        if not lo <= self.value <= hi or (self.scale in INTEGER_SCALES and not float(self.value).is_integer()):
+            raise ValueError(f"{self.metric}: {self.value} is not on the {self.scale} scale")
+        return self
+
+
+class TurnView:
+    """One judge's scores of one turn, read by metric: what the screens and the PingPong
+    exchange formats show per turn. Failed when any of its scores failed."""
+
+    __slots__ = ("turn", "scores")
+
+    def __init__(self, turn: int | None, scores: dict[str, Score]):
+        self.turn = turn
+        self.scores = scores
+
+    @property
+    def status(self) -> Literal["ok", "failed"]:
+        return "failed" if any(s.status == "failed" for s in self.scores.values()) else "ok"
+
+    @property
+    def error(self) -> str | None:
+        return next((s.error for s in self.scores.values() if s.error), None)
+
+    def value(self, metric: str) -> float | None:
+        score = self.scores.get(metric)
+        return score.value if score is not None and score.status == "ok" else None
+
+    @property
+    def explanations(self) -> dict[str, str]:
+        return {m: s.explanation for m, s in self.scores.items() if s.explanation}
+
+    @property
+    def is_refusal(self) -> bool | None:
+        value = self.value("is_refusal")
+        return None if value is None else bool(value)
+
+    @property
+    def in_character(self) -> float | None:
+        return self.value("in_character")
+
+    @property
+    def entertaining(self) -> float | None:
+        return self.value("entertaining")
+
+    @property
+    def fluency(self) -> float | None:
+        return self.value("fluency")
+
+    @property
+    def overall(self) -> float | None:
+        return self.value("overall")
+
 
 class JudgeVerdict(_Model):
-    """Everything one judge said about one conversation (or, in version 1, one reply)."""
+    """What one judge said in one go: scores for one or more turns (or the whole session)."""
 
     judge: str
-    turns: list[TurnScore]
+    scores: list[Score]
     attempts: int = 1
+
+    @property
+    def failed(self) -> list[Score]:
+        return [s for s in self.scores if s.status == "failed"]
+
+    @property
+    def turns(self) -> list[TurnView]:
+        """The scores grouped by turn, in turn order (the whole-session ones last)."""
+        grouped: dict[int | None, dict[str, Score]] = {}
+        for s in self.scores:
+            grouped.setdefault(s.turn, {})[s.metric] = s
+        return [TurnView(t, grouped[t]) for t in sorted(grouped, key=lambda t: (t is None, t or 0))]
 
 
 class ModelSpec(_Model):
@@ -133,16 +218,26 @@ class ModelSpec(_Model):
 
 
 class SessionSpec(_Model):
-    """What to run: who sits where, with which card, situation and judges."""
+    """What to run: which method, who sits where, with which card, situation and judges."""
 
+    method: str = "pingpong"
     character: str
     situation: str
     player: str
     interrogator: str
     judges: list[str] = Field(default_factory=list)
     num_turns: int | None = Field(None, ge=1, le=50, description="overrides the situation's count")
-    version: Literal[1, 2] = 2
     lang: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_alias(cls, data: Any) -> Any:
+        """Specs stored before methods existed say `version: 1|2`; 1 is pingpong-v1."""
+        if isinstance(data, dict) and "version" in data:
+            data = dict(data)
+            version = data.pop("version")
+            data.setdefault("method", "pingpong-v1" if version == 1 else "pingpong")
+        return data
 
 
 class CallRecord(_Model):

@@ -1,7 +1,8 @@
-"""One session of the method, run turn by turn, as an async stream of typed events.
+"""One session of any method, run turn by turn, as an async stream of typed events.
 
-The engine knows seats (a model name or "human"), the prompts and the judging
-rules; it knows nothing of storage or screens. Work happens in a producer task
+The engine knows seats (a model name or "human"), how to call a model and how to
+wait for a person; the method module (core.methods) decides who speaks, what each
+seat is told, when to stop and what is scored. It knows nothing of storage or screens. Work happens in a producer task
 that puts events on a queue, so judges can run concurrently and their events
 interleave, while ``run()`` hands the events to one consumer in order.
 
@@ -16,22 +17,24 @@ Invariants the consumers rely on:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from pingpong.core.control import Gate, SessionControl
-from pingpong.core.domain import HUMAN, Character, JudgeVerdict, Message, Role, SeatRole, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import (
+    HUMAN, Character, JudgeVerdict, Message, Role, Score, SeatRole, SessionSpec, Situation,
+)
 from pingpong.core.errors import UserError
 from pingpong.core.events import (
-    CallFinished, Delta, Event, JudgeStarted, MessageCompleted, SeatChanged, SessionFailed,
-    SessionFinished, TurnStarted, VerdictReady,
+    CallFinished, Delta, Event, MessageCompleted, SeatChanged, SessionFailed, SessionFinished, TurnStarted,
+    VerdictReady,
 )
-from pingpong.core.judging import (
-    ParseError, failed_scores, parse_interrogator, parse_interrogator_judge, parse_judge,
-)
-from pingpong.core.llm import ChatRequest, Completion, ModelCallError, ModelPool, role_of
+from pingpong.core.llm import ChatRequest, Completion, ModelCallError, ModelPool, Task, role_of
 from pingpong.core.macros import with_names
-from pingpong.core.prompts import PromptRenderer
+from pingpong.core.methods import get_method
+from pingpong.core.methods.base import Method
+from pingpong.core.prompts import Messages, PromptRenderer
 
 _END = object()
 _CANCELLED = object()
@@ -39,12 +42,12 @@ _CANCELLED = object()
 SEAT_OF: dict[Role, SeatRole] = {"user": "interrogator", "assistant": "player"}
 
 
-class _Stop(Exception):
+class Stop(Exception):
     """A seat failed for good; the SessionFailed event has been emitted."""
 
 
 @dataclass
-class _Usage:
+class Usage:
     """Tokens and time summed over the calls that made one message (a re-ask is two calls)."""
 
     prompt_tokens: int = 0
@@ -62,23 +65,33 @@ class _Usage:
 
 
 class SessionEngine:
-    """Runs one (character, situation) session from ``history`` to the judges' verdicts."""
+    """Runs one session of ``spec.method`` from ``history`` to the end of its scoring.
+
+    The public methods below are what a method module uses: gates between messages, the seats'
+    messages (a person's text or a model's), calls to any model, verdicts and failure.
+    """
 
     def __init__(self, *, spec: SessionSpec, character: Character, situation: Situation,
                  pool: ModelPool, control: SessionControl | None = None,
                  history: Sequence[Message] = (), verdicts: Sequence[JudgeVerdict] = (),
-                 renderer: PromptRenderer | None = None):
+                 renderer: PromptRenderer | None = None, method: Method | None = None,
+                 judge_only: bool = False):
+        """judge_only: run only the method's scoring over ``history`` (re-judging a stored session);
+        no player or interrogator call is made."""
         self.spec = spec
+        self.method = method or get_method(spec.method)
         self.character = with_names(character)
         self.situation = situation
         self.pool = pool
         self.control = control or SessionControl()
         self.renderer = renderer or PromptRenderer()
-        self.num_turns = spec.num_turns or situation.num_turns
+        self.num_turns = spec.num_turns or self.method.planned_turns(situation)
         self.lang = spec.lang or situation.lang
-        self.transcript: list[Message] = _checked_history(history)
+        self.method.check_history(history)
+        self.transcript: list[Message] = list(history)
         self.verdicts = list(verdicts)
         self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator}
+        self.judge_only = judge_only
         self._emit: Callable[[Event], None] = lambda event: None
 
     # -- the public stream ---------------------------------------------
@@ -108,8 +121,12 @@ class SessionEngine:
 
     async def _produce(self, queue: asyncio.Queue) -> None:
         try:
-            await self._session()
-        except _Stop:
+            if not self.judge_only:
+                await self.method.converse(self)
+            await self.gate("judges")
+            await self.method.judge(self)
+            self._emit(SessionFinished())
+        except Stop:
             pass
         except asyncio.CancelledError:
             queue.put_nowait(_CANCELLED)
@@ -119,37 +136,23 @@ class SessionEngine:
             return
         queue.put_nowait(_END)
 
-    # -- the loop --------------------------------------------------------
+    # -- what methods use: flow --------------------------------------------
 
-    async def _session(self) -> None:
-        turn, role = self._resume_point()
-        while turn <= self.num_turns:
-            if role == "user":
-                await self._gate("user")
-                message = await self._user_message(turn)
-                self._complete(message)
-                role = "assistant"
-            await self._gate("assistant")
-            self._complete(await self._player_message(turn))
-            turn, role = turn + 1, "user"
-        await self._gate("judges")
-        if self.spec.version == 1:
-            await self._v1_final()
-        else:
-            await self._judges()
-        self._emit(SessionFinished())
+    def emit(self, event: Event) -> None:
+        self._emit(event)
 
-    def _resume_point(self) -> tuple[int, Role]:
+    def resume_point(self) -> tuple[int, Role]:
+        """The turn and role of the next message of a user/assistant alternating transcript."""
         if not self.transcript:
             return 1, "user"
         last = self.transcript[-1]
         return (last.turn, "assistant") if last.role == "user" else (last.turn + 1, "user")
 
-    def _complete(self, message: Message) -> None:
+    def complete(self, message: Message) -> None:
         self.transcript.append(message)
         self._emit(MessageCompleted(message))
 
-    async def _gate(self, gate: Gate) -> None:
+    async def gate(self, gate: Gate) -> None:
         """Between messages: apply seat changes, honour pause/step, notice cancel."""
         control = self.control
         while True:
@@ -163,15 +166,26 @@ class SessionEngine:
     def _apply_seat_changes(self) -> bool:
         changed = False
         for role, who in self.control._take_seat_changes().items():
-            if self.seats.get(role) != who:
+            if self.seats.get(role) != who:  # type: ignore[call-overload]
                 self.seats[role] = who  # type: ignore[index]
                 self._emit(SeatChanged(role, who))  # type: ignore[arg-type]
                 changed = True
         return changed
 
-    # -- seats -----------------------------------------------------------
+    def fail(self, error: str, role: SeatRole, model: str) -> NoReturn:
+        """End the session as failed (the seat could not go on)."""
+        self._emit(SessionFailed(error=error, role=role, model=model))
+        raise Stop
 
-    async def _human_text(self, role: Role, turn: int) -> str | None:
+    def verdict(self, judge: str, scores: list[Score], attempts: int = 1) -> JudgeVerdict:
+        verdict = JudgeVerdict(judge=judge, scores=scores, attempts=attempts)
+        self.verdicts.append(verdict)
+        self._emit(VerdictReady(verdict))
+        return verdict
+
+    # -- what methods use: seats -------------------------------------------
+
+    async def human_text(self, role: Role, turn: int) -> str | None:
         """The person's text, or None when the seat was given to a model meanwhile."""
         seat = SEAT_OF[role]
         take = asyncio.ensure_future(self.control.human.take(role, turn))
@@ -192,229 +206,78 @@ class SessionEngine:
                 take.cancel()
                 await asyncio.wait([take])
 
-    async def _user_message(self, turn: int) -> Message:
+    async def user_message(self, turn: int, write: UserWriter) -> Message | None:
+        """The interrogator seat's message for ``turn``: typed by a person, or written by the
+        seat's model through the method's ``write(engine, turn, model)`` (None: stop the dialogue)."""
         while True:
             who = self.seats["interrogator"]
             self._emit(TurnStarted(turn, "user", who))
             if who == HUMAN:
-                text = await self._human_text("user", turn)
+                text = await self.human_text("user", turn)
                 if text is None:
                     continue
-                return Message(turn=turn, role="user", author=HUMAN, text=text)
-            if self.spec.version == 1:
-                return await self._v1_user_message(turn, who)
-            return await self._model_user_message(turn, who)
+                return Message(turn=turn, role="user", author=HUMAN, text=text, speaker="user")
+            written = await write(self, turn, who)
+            if written is None:
+                return None
+            text, usage = written
+            return self.model_message(turn, "user", who, text, usage)
 
-    async def _player_message(self, turn: int) -> Message:
+    async def player_message(self, turn: int, messages: Messages | None = None) -> Message:
+        """The player seat's message for ``turn``: typed by a person, or the model's streamed reply
+        to ``messages`` (default: the method's player prompt for the transcript so far)."""
         while True:
             who = self.seats["player"]
             self._emit(TurnStarted(turn, "assistant", who))
             if who == HUMAN:
-                text = await self._human_text("assistant", turn)
+                text = await self.human_text("assistant", turn)
                 if text is None:
                     continue
-                return Message(turn=turn, role="assistant", author=HUMAN, text=text)
-            messages = self.renderer.player(self.character, self.transcript)
-            completion = await self._seat_call(
-                "player", who, "player", messages, turn,
+                return Message(turn=turn, role="assistant", author=HUMAN, text=text, speaker=self.character.name)
+            prompt = messages if messages is not None else self.method.player_prompt(self)
+            completion = await self.seat_call(
+                "player", who, "player", prompt, turn,
                 on_delta=lambda piece: self._emit(Delta(turn, "assistant", piece)))
-            usage = _Usage()
+            usage = Usage()
             usage.add(completion)
-            return self._model_message(turn, "assistant", who, completion.text.strip(), usage)
+            return self.model_message(turn, "assistant", who, completion.text.strip(), usage)
 
-    async def _model_user_message(self, turn: int, who: str) -> Message:
-        messages = self.renderer.interrogator(self.character, self.situation, self.transcript,
-                                              turn=turn, num_turns=self.num_turns, lang=self.lang)
-        usage = _Usage()
-        completion = await self._seat_call("interrogator", who, "interrogator", messages, turn)
-        usage.add(completion)
-        try:
-            text = parse_interrogator(completion.text)
-        except ParseError as first:
-            again = self.renderer.interrogator_reask(messages, completion.text, str(first), lang=self.lang)
-            completion = await self._seat_call("interrogator", who, "interrogator", again, turn)
-            usage.add(completion)
-            try:
-                text = parse_interrogator(completion.text)
-            except ParseError as second:
-                self._fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {second}",
-                           "interrogator", who)
-        return self._model_message(turn, "user", who, text, usage)
-
-    def _model_message(self, turn: int, role: Role, who: str, text: str, usage: _Usage) -> Message:
+    def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage) -> Message:
         return Message(turn=turn, role=role, author=who, text=text,
+                       speaker="user" if role == "user" else self.character.name,
                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                        tokens_estimated=usage.estimated, latency_ms=round(usage.latency_ms, 1),
                        attempt=max(1, usage.attempts))
 
-    # -- model calls -----------------------------------------------------
+    # -- what methods use: model calls -------------------------------------
 
     def _context(self, turns: Sequence[int] = ()) -> dict:
         return {"character": self.character, "situation": self.situation,
-                "transcript": list(self.transcript), "turns": list(turns)}
+                "transcript": list(self.transcript), "turns": list(turns), "method": self.method.name}
 
-    async def _call(self, name: str, task: str, messages: list[dict], turn: int | None,
-                    turns: Sequence[int] = (),
-                    on_delta: Callable[[str], None] | None = None) -> Completion:
+    async def call(self, name: str, task: Task, messages: Messages, turn: int | None,
+                   turns: Sequence[int] = (),
+                   on_delta: Callable[[str], None] | None = None) -> Completion:
         """One request; ModelCallError on failure (a missing/unknown model becomes one too)."""
         try:
             model = self.pool.get(name)
         except UserError as exc:
             raise ModelCallError(name, role_of(task), str(exc), False) from None
-        request = ChatRequest(task=task, messages=messages, turn=turn,  # type: ignore[arg-type]
-                              context=self._context(turns))
+        request = ChatRequest(task=task, messages=messages, turn=turn, context=self._context(turns))
         return await model.complete(request, on_delta=on_delta,
                                     on_call=lambda record: self._emit(CallFinished(record)))
 
-    async def _seat_call(self, seat: SeatRole, name: str, task: str, messages: list[dict],
-                         turn: int, on_delta: Callable[[str], None] | None = None) -> Completion:
+    async def seat_call(self, seat: SeatRole, name: str, task: Task, messages: Messages,
+                        turn: int, on_delta: Callable[[str], None] | None = None) -> Completion:
         """A call for the conversation itself: failure ends the session."""
         try:
-            return await self._call(name, task, messages, turn, on_delta=on_delta)
+            return await self.call(name, task, messages, turn, on_delta=on_delta)
         except ModelCallError as exc:
-            self._fail(f"{seat} '{name}' failed: {exc.reason}", seat, name)
+            self.fail(f"{seat} '{name}' failed: {exc.reason}", seat, name)
 
-    def _fail(self, error: str, role: SeatRole, model: str):
-        self._emit(SessionFailed(error=error, role=role, model=model))
-        raise _Stop
-
-    # -- judges (version 2) ----------------------------------------------
-
-    def _player_turns(self) -> list[int]:
+    def player_turns(self) -> list[int]:
         return [m.turn for m in self.transcript if m.role == "assistant"]
 
-    async def _judges(self) -> None:
-        done = {v.judge for v in self.verdicts}
-        names = list(dict.fromkeys(j for j in self.spec.judges if j not in done))
-        turns = self._player_turns()
-        if not names or not turns:
-            return
-        await asyncio.gather(*(self._judge(name, turns) for name in names))
 
-    async def _judge(self, name: str, turns: list[int]) -> None:
-        """One judge: ask, re-ask once for what is missing, record failures as failed turns."""
-        self._emit(JudgeStarted(name, tuple(turns)))
-        messages = self.renderer.judge(self.character, self.transcript, turns=turns,
-                                       lang=self.character.lang)
-        requests = 1
-        try:
-            completion = await self._call(name, "judge", messages, None, turns)
-        except ModelCallError as exc:
-            self._verdict(name, failed_scores(turns, f"judge call failed: {exc.reason}"), requests)
-            return
-        parsed = parse_judge(completion.text, turns)
-        scores = dict(parsed.scores)
-        error = ""
-        if parsed.missing:
-            requests += 1
-            again = self.renderer.judge_reask(messages, completion.text, _sentence(parsed.problem),
-                                              turns=parsed.missing)
-            try:
-                completion = await self._call(name, "judge", again, None, parsed.missing)
-            except ModelCallError as exc:
-                error = f"judge re-ask failed: {exc.reason}"
-            else:
-                second = parse_judge(completion.text, parsed.missing)
-                scores.update(second.scores)
-                error = f"no valid scores after a re-ask: {second.problem}" if second.missing else ""
-        result = [scores.get(t) or TurnScore(turn=t, status="failed", error=error or "no scores")
-                  for t in turns]
-        self._verdict(name, result, requests)
-
-    def _verdict(self, judge: str, turns: list[TurnScore], attempts: int) -> None:
-        verdict = JudgeVerdict(judge=judge, turns=turns, attempts=attempts)
-        self.verdicts.append(verdict)
-        self._emit(VerdictReady(verdict))
-
-    # -- interrogator-judge (version 1) ----------------------------------
-
-    def _v1_scored(self) -> set[int]:
-        return {ts.turn for v in self.verdicts for ts in v.turns}
-
-    async def _v1_call(self, who: str, turn: int | None, score_turn: int | None):
-        """Ask the interrogator-judge; re-ask once. Returns (utterance, usage); records the score."""
-        messages = self.renderer.interrogator_judge(
-            self.character, self.situation, self.transcript, turn=turn, score_turn=score_turn,
-            num_turns=self.num_turns, lang=self.lang)
-        need = dict(need_score=score_turn is not None, need_utterance=turn is not None)
-        usage = _Usage()
-        requests = 1
-        call_turn = turn if turn is not None else score_turn
-        try:
-            completion = await self._call(who, "interrogator_judge", messages, call_turn,
-                                          [score_turn] if score_turn else [])
-        except ModelCallError as exc:
-            if turn is None:  # only a score was at stake
-                self._verdict(who, failed_scores([score_turn], f"call failed: {exc.reason}"), 1)
-                return None, usage
-            self._fail(f"interrogator '{who}' failed: {exc.reason}", "interrogator", who)
-        usage.add(completion)
-        parsed = parse_interrogator_judge(completion.text, **need)
-        if parsed.problems:
-            requests += 1
-            again = self.renderer.interrogator_judge_reask(
-                messages, completion.text, parsed.problem, turn=turn, score_turn=score_turn)
-            try:
-                completion = await self._call(who, "interrogator_judge", again, call_turn,
-                                              [score_turn] if score_turn else [])
-            except ModelCallError as exc:
-                if turn is not None and parsed.utterance is None:
-                    self._fail(f"interrogator '{who}' failed: {exc.reason}", "interrogator", who)
-                second = None
-                problem = f"re-ask failed: {exc.reason}"
-            else:
-                usage.add(completion)
-                second = parse_interrogator_judge(completion.text, **need)
-                problem = second.problem
-            if second is not None:
-                if second.utterance is not None or parsed.utterance is None:
-                    parsed.utterance = second.utterance
-                if second.score is not None:
-                    parsed.score, parsed.explanation = second.score, second.explanation
-            if turn is not None and parsed.utterance is None:
-                self._fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {problem}",
-                           "interrogator", who)
-            if score_turn is not None and parsed.score is None:
-                self._verdict(who, failed_scores([score_turn], f"no valid score after a re-ask: {problem}"),
-                              requests)
-                score_turn = None
-        if score_turn is not None:
-            explanations = {"overall": parsed.explanation} if parsed.explanation else {}
-            self._verdict(who, [TurnScore(turn=score_turn, overall=parsed.score,
-                                          explanations=explanations)], requests)
-        return parsed.utterance, usage
-
-    def _v1_score_turn(self, turn: int) -> int | None:
-        previous = turn - 1
-        if previous >= 1 and previous in self._player_turns() and previous not in self._v1_scored():
-            return previous
-        return None
-
-    async def _v1_user_message(self, turn: int, who: str) -> Message:
-        text, usage = await self._v1_call(who, turn, self._v1_score_turn(turn))
-        return self._model_message(turn, "user", who, text, usage)
-
-    async def _v1_final(self) -> None:
-        who = self.seats["interrogator"]
-        last = self.num_turns
-        if who == HUMAN or last not in self._player_turns() or last in self._v1_scored():
-            return
-        self._emit(JudgeStarted(who, (last,)))
-        await self._v1_call(who, None, last)
-
-
-def _sentence(problem: str) -> str:
-    problem = problem or "the answer could not be used"
-    return problem[:1].upper() + problem[1:]
-
-
-def _checked_history(history: Sequence[Message]) -> list[Message]:
-    """History must read user, assistant, user, ... with turns 1, 1, 2, 2, ...;
-    anything else would make the resumed session lie about who said what."""
-    messages = list(history)
-    for i, m in enumerate(messages):
-        want_turn, want_role = i // 2 + 1, ("user" if i % 2 == 0 else "assistant")
-        if m.turn != want_turn or m.role != want_role:
-            raise ValueError(f"history message {i + 1} is turn {m.turn} {m.role}; "
-                             f"expected turn {want_turn} {want_role}")
-    return messages
+UserWriter = Callable[[SessionEngine, int, str], Awaitable[tuple[str, Usage] | None]]
+"""A method's way of writing the interrogator model's line: (text, usage), or None to stop."""

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pingpong.core.domain import METRICS, TurnScore
+from pingpong.core.domain import METRICS, Scale, Score
 
 
 class ParseError(ValueError):
@@ -172,11 +172,12 @@ def as_bool(value: Any) -> bool:
 
 
 def as_int(value: Any, lo: int, hi: int) -> int:
-    """A whole number in [lo, hi]; "4", 4.0 and "4/5" are accepted, 3.5 is not."""
+    """A whole number in [lo, hi]; "4" and 4.0 are accepted, 3.5 and "3/10" are not (a fraction
+    names another scale: reading its numerator would put an out-of-scale score in the database)."""
     if isinstance(value, bool):
         raise ValueError(f"not a score: {value!r}")
     if isinstance(value, str):
-        m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+)?\s*", value)
+        m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*", value)
         if not m:
             raise ValueError(f"not a score: {value!r}")
         value = float(m.group(1))
@@ -204,10 +205,38 @@ def _as_turn(value: Any) -> int:
 
 
 @dataclass
+class TurnScores:
+    """A PingPong judge's answer for one player turn: the refusal flag and the Likert metrics."""
+
+    turn: int
+    is_refusal: bool
+    values: dict[str, int]
+    explanations: dict[str, str] = field(default_factory=dict)
+
+    def scores(self, scale: Scale) -> list[Score]:
+        """One Score per metric (is_refusal on 0-1), explanations attached."""
+        out = [Score(turn=self.turn, metric="is_refusal", value=float(self.is_refusal), scale="0-1",
+                     explanation=self.explanations.get("is_refusal"))]
+        out += [Score(turn=self.turn, metric=m, value=float(v), scale=scale,
+                      explanation=self.explanations.get(m)) for m, v in self.values.items()]
+        return out
+
+
+def failed_scores(turns: Sequence[int | None], metrics: Sequence[str], scale: Scale, error: str) -> list[Score]:
+    """Visible failures: one failed Score per turn and metric, the reason in ``error``."""
+    out = []
+    for t in turns:
+        for m in metrics:
+            out.append(Score(turn=t, metric=m, scale="0-1" if m == "is_refusal" else scale,
+                             status="failed", error=error))
+    return out
+
+
+@dataclass
 class JudgeParse:
     """Scores found per turn, turns still missing, and why they are missing."""
 
-    scores: dict[int, TurnScore] = field(default_factory=dict)
+    scores: dict[int, TurnScores] = field(default_factory=dict)
     missing: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     ignored: list[int] = field(default_factory=list)   # entries for turns that do not exist
@@ -253,8 +282,14 @@ def _get(entry: dict, *keys: str) -> Any:
     raise KeyError(keys[0])
 
 
-def turn_score(entry: dict, turn: int) -> TurnScore:
-    """Validate one judge entry; ValueError/KeyError name the bad field."""
+def turn_score(entry: dict, turn: int, metrics: dict[str, tuple[str, ...]] | None = None,
+               hi: int = 5) -> TurnScores:
+    """Validate one judge entry; ValueError names the bad field.
+
+    ``metrics`` maps our metric name to the keys a judge may use for it (first is the documented
+    one); the default is PingPong v2's ``<metric>_score``/``<metric>``. Scores are 1..``hi``.
+    """
+    keys = metrics or {m: (f"{m}_score", m) for m in METRICS}
     explanations: dict[str, str] = {}
     try:
         refusal = as_bool(_get(entry, "is_refusal", "refusal"))
@@ -263,18 +298,20 @@ def turn_score(entry: dict, turn: int) -> TurnScore:
     except ValueError as exc:
         raise ValueError(f"is_refusal: {exc}") from None
     values: dict[str, int] = {}
-    for metric in METRICS:
+    for metric, names in keys.items():
         try:
-            values[metric] = as_int(_get(entry, f"{metric}_score", metric), 1, 5)
+            values[metric] = as_int(_get(entry, *names), 1, hi)
         except KeyError:
-            raise ValueError(f"{metric}_score is missing") from None
+            raise ValueError(f"{names[0]} is missing") from None
         except ValueError as exc:
-            raise ValueError(f"{metric}_score: {exc}") from None
-    for name in ("is_refusal", *METRICS):
-        text = entry.get(f"{name}_explanation")
-        if text is not None:
-            explanations[name] = str(text)
-    return TurnScore(turn=turn, is_refusal=refusal, explanations=explanations, **values)
+            raise ValueError(f"{names[0]}: {exc}") from None
+    for name, names in (("is_refusal", ("is_refusal",)), *keys.items()):
+        for key in names:
+            text = entry.get(f"{key.removesuffix('_score')}_explanation")
+            if text is not None:
+                explanations[name] = str(text)
+                break
+    return TurnScores(turn=turn, is_refusal=refusal, values=values, explanations=explanations)
 
 
 def parse_judge(text: str, turns: Sequence[int]) -> JudgeParse:
@@ -290,6 +327,7 @@ def parse_judge(text: str, turns: Sequence[int]) -> JudgeParse:
         result.problems.append(_no_json_problem(text, 'a JSON object {"scores": [...]}'))
         result.missing = wanted
         return result
+    conflicting: set[int] = set()
     no_turn = [e for e in entries if "turn" not in e]
     if no_turn and len(entries) == len(wanted) and len(no_turn) == len(entries):
         entries = [{**e, "turn": t} for e, t in zip(entries, wanted)]
@@ -302,23 +340,26 @@ def parse_judge(text: str, turns: Sequence[int]) -> JudgeParse:
         if turn not in wanted:
             result.ignored.append(turn)
             continue
-        if turn in result.scores:
-            continue
         try:
-            result.scores[turn] = turn_score(entry, turn)
+            parsed = turn_score(entry, turn)
         except ValueError as exc:
             result.problems.append(f"turn {turn}: {exc}")
+            continue
+        if turn in conflicting:
+            continue
+        seen = result.scores.get(turn)
+        if seen is not None and (seen.is_refusal, seen.values) != (parsed.is_refusal, parsed.values):
+            del result.scores[turn]  # two different answers for one turn: neither is the judge's score
+            conflicting.add(turn)
+            result.problems.append(f"turn {turn}: two entries with different scores")
+            continue
+        result.scores.setdefault(turn, parsed)
     result.missing = [t for t in wanted if t not in result.scores]
     if not result.missing:
         result.problems.clear()
     elif not result.problems:
         result.problems.append("no scores for turn(s) " + ", ".join(map(str, result.missing)))
     return result
-
-
-def failed_scores(turns: Sequence[int], error: str) -> list[TurnScore]:
-    """Visible failures: no numbers, the reason in ``error``."""
-    return [TurnScore(turn=t, status="failed", error=error) for t in turns]
 
 
 # --------------------------------------------------------------------------- interrogator
@@ -348,14 +389,22 @@ def parse_interrogator(text: str) -> str:
     raise ParseError(_no_json_problem(text, 'a JSON object {"next_utterance": "..."}'))
 
 
-# --------------------------------------------------------------------------- interrogator-judge (v1)
+# --------------------------------------------------------------------------- tester (v1)
+
+V1_METRICS: dict[str, tuple[str, ...]] = {
+    "in_character": ("stay_in_character", "stay_in_character_score", "in_character_score", "in_character"),
+    "entertaining": ("entertainment", "entertainment_score", "entertaining_score", "entertaining"),
+    "fluency": ("language_fluency", "language_fluency_score", "fluency_score", "fluency"),
+}
+"""PingPong v1's tester keys (1-10) mapped to our metric names, so both versions share columns."""
 
 
 @dataclass
 class V1Parse:
+    """The tester's one JSON object: the next user line and, after a reply, its scores."""
+
     utterance: str | None = None
-    score: float | None = None
-    explanation: str | None = None
+    scores: TurnScores | None = None
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -363,39 +412,28 @@ class V1Parse:
         return "; ".join(self.problems)
 
 
-def parse_interrogator_judge(text: str, *, need_score: bool, need_utterance: bool) -> V1Parse:
-    """{"score_explanation", "score" (1-10), "next_utterance"}; what is required depends on
-    the call (no score on the first call, no utterance after the last reply)."""
+def _v1_utterance(value: dict) -> str | None:
+    v = value.get("next_user_utterance")
+    if isinstance(v, str) and v.strip():
+        return v.strip()
+    return _utterance(value)
+
+
+def parse_tester(text: str, *, score_turn: int | None, need_utterance: bool) -> V1Parse:
+    """{"is_refusal_explanation", "is_refusal", "stay_in_character_explanation", "stay_in_character",
+    "language_fluency_explanation", "language_fluency", "entertainment_explanation", "entertainment",
+    "next_user_utterance"}: scores only when a reply is scored, an utterance only when one is due."""
     result = V1Parse()
-    value = None
-    for candidate in json_candidates(text):
-        if isinstance(candidate, dict):
-            value = candidate
-            break
+    value = next((c for c in json_candidates(text) if isinstance(c, dict)), None)
     if value is None:
         result.problems.append(_no_json_problem(text, "a JSON object"))
         return result
-    result.utterance = _utterance(value)
+    result.utterance = _v1_utterance(value)
     if need_utterance and result.utterance is None:
-        result.problems.append("next_utterance is missing or empty")
-    if need_score:
-        if "score" not in value:
-            result.problems.append("score is missing")
-        else:
-            try:
-                raw = value["score"]
-                if isinstance(raw, str):
-                    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*10)?\s*", raw)
-                    if not m:
-                        raise ValueError(f"not a number: {raw!r}")
-                    raw = float(m.group(1))
-                if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-                    raise ValueError(f"not a number: {raw!r}")
-                if not 1 <= raw <= 10:
-                    raise ValueError(f"{raw} is outside 1-10")
-                result.score = float(raw)
-            except ValueError as exc:
-                result.problems.append(f"score: {exc}")
-        expl = value.get("score_explanation")
-        result.explanation = str(expl) if expl is not None else None
+        result.problems.append("next_user_utterance is missing or empty")
+    if score_turn is not None:
+        try:
+            result.scores = turn_score(value, score_turn, V1_METRICS, hi=10)
+        except ValueError as exc:
+            result.problems.append(str(exc))
     return result

@@ -31,6 +31,11 @@ ROLE_DEFAULTS: dict[str, dict[str, float]] = {
 
 Task = Literal["player", "interrogator", "judge", "interrogator_judge"]
 
+TASK_DEFAULTS: dict[str, dict[str, float]] = {
+    "interrogator_judge": {"temperature": 0.1, "top_p": 0.9},  # PingPong v1's tester
+}
+"""Sampling for tasks whose method fixes it, over their seat's ROLE_DEFAULTS."""
+
 RECOVER_AFTER = 8
 """Successes in a row after which a throttled endpoint gets one more slot."""
 
@@ -127,8 +132,8 @@ def merge_system(messages: list[dict]) -> list[dict]:
 
 
 def sampling_params(spec: ModelSpec, req: ChatRequest) -> dict[str, Any]:
-    """ROLE_DEFAULTS[role] < spec.params < req.params."""
-    return {**ROLE_DEFAULTS[role_of(req.task)], **spec.params, **req.params}
+    """ROLE_DEFAULTS[role] < TASK_DEFAULTS[task] < spec.params < req.params."""
+    return {**ROLE_DEFAULTS[role_of(req.task)], **TASK_DEFAULTS.get(req.task, {}), **spec.params, **req.params}
 
 
 # --------------------------------------------------------------------------- statistics

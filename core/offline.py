@@ -168,18 +168,28 @@ def judge_scores(req: ChatRequest) -> str:
 
 
 def interrogator_judge(req: ChatRequest) -> str:
+    """PingPong v1's tester: the last reply's refusal flag and three 1-10 scores, and the next line."""
     card = req.context.get("character")
     persona = f"{_get(card, 'persona', '')} {_get(card, 'summary', '')}"
     replies = _transcript_replies(req)
-    last = replies[max(replies)] if replies else ""
-    s = score_reply(last, persona, _get(card, "lang"))
-    mean = (s["in_character"] + s["entertaining"] + s["fluency"]) / 3
-    score = 1 if s["is_refusal"] else max(1, min(10, round(mean * 2)))
-    return json.dumps({
-        "score_explanation": f"{MARK} \"{_clip(last, 40)}\": heuristic mean {mean:.1f} of 5.",
-        "score": score,
-        "next_utterance": interrogator_line(req),
-    }, ensure_ascii=False)
+    answer: dict[str, Any] = {}
+    if req.context.get("turns"):
+        last = replies[max(replies)] if replies else ""
+        s = score_reply(last, persona, _get(card, "lang"))
+        quote = f"{MARK} \"{_clip(last, 40)}\""
+        answer = {
+            "is_refusal_explanation": f"{quote}: refusal phrases {'found' if s['is_refusal'] else 'not found'}.",
+            "is_refusal": s["is_refusal"],
+            "stay_in_character_explanation": f"{quote}: {s['overlap']} words shared with the card.",
+            "stay_in_character": max(1, min(10, s["in_character"] * 2)),
+            "language_fluency_explanation": f"{quote}: mixed scripts and repeats checked.",
+            "language_fluency": max(1, min(10, s["fluency"] * 2)),
+            "entertainment_explanation": f"{quote}: {s['words']} words, variety counted.",
+            "entertainment": max(1, min(10, s["entertaining"] * 2 - 1)),
+        }
+    final_call = req.turn in (req.context.get("turns") or [])  # scoring the last reply: no line is due
+    answer["next_user_utterance"] = "" if final_call else interrogator_line(req)
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def answer(req: ChatRequest) -> str:

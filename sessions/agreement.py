@@ -20,7 +20,9 @@ import numpy as np
 
 from pingpong.core.domain import METRICS
 from pingpong.core.errors import UserError
-from pingpong.sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, connection, normalise_weights
+from pingpong.sessions import queries
+from pingpong.sessions.leaderboard import compute_leaderboard, connection
+from pingpong.sessions.scoring import DEFAULT_WEIGHTS, normalise_weights
 
 ENSEMBLE = "ensemble"
 LEVELS = ("turn", "conversation")
@@ -160,31 +162,19 @@ def pairwise_tau(rankings: dict[str, dict[str, float]]) -> tuple[list[dict], flo
 
 
 
-def _human_by_author(store: Any, lang: str | None) -> dict[tuple[str, int, int, str], float]:
-    """{(author, session, turn, metric): value}: each person's newest score."""
-    sql = ("SELECT h.author, h.session_id, h.turn, h.metric, h.value FROM human_scores h"
-           " JOIN sessions s ON s.id = h.session_id")
-    params: list = []
-    if lang:
-        sql += " WHERE s.lang = ?"
-        params.append(lang)
-    sql += " ORDER BY h.created_at, h.id"
-    return {(a, sid, t, m): float(v) for a, sid, t, m, v in connection(store).execute(sql, params)}
+def _human_by_author(store: Any, lang: str | None, method: str) -> dict[tuple[str, int, int, str], float]:
+    """{(author, session, turn, metric): value}: each person's newest score of each turn."""
+    flt = queries.SessionFilter(method=method, lang=lang, status=None, include_forks=True)
+    return {(a, sid, t, m): float(v) for sid, a, t, m, v, _at, _id in
+            queries.human_rows_matching(connection(store), flt) if t is not None}
 
 
 def _judge_turns(store: Any, sessions: Sequence[int]) -> dict[str, dict[tuple[int, int], dict[str, float]]]:
     """{judge: {(session, turn): {metric or is_refusal: value}}} for these sessions (ok rows)."""
     out: dict[str, dict[tuple[int, int], dict[str, float]]] = defaultdict(dict)
-    ids = sorted(set(sessions))
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        for sid, judge, turn, ref, ic, en, fl in connection(store).execute(
-            "SELECT session_id, judge, turn, is_refusal, in_character, entertaining, fluency FROM turn_scores"
-            f" WHERE (status IS NULL OR status != 'failed') AND session_id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            vals = {k: float(v) for k, v in zip(("is_refusal", *METRICS), (ref, ic, en, fl)) if v is not None}
-            out[judge][(sid, turn)] = vals
+    for sid, judge, turn, metric, value, status in queries.judge_turn_values(connection(store), sorted(set(sessions))):
+        if status == "ok" and value is not None and turn is not None and metric in ("is_refusal", *METRICS):
+            out[judge].setdefault((sid, turn), {})[metric] = float(value)
     return dict(out)
 
 
@@ -212,13 +202,14 @@ def agreement_report(
     lang: str | None = None,
     weights: Sequence[float] = DEFAULT_WEIGHTS,
     rankings: bool = True,
+    method: str = "pingpong",
 ) -> AgreementReport:
     """Everything `pingpong agreement` shows. Level "turn": one pair per scored turn;
     "conversation": per session, the means over the turns that carry both scores."""
     if level not in LEVELS:
         raise UserError(f"--level: '{level}' is not one of {', '.join(LEVELS)}")
     w = normalise_weights(weights)
-    by_author = _human_by_author(store, lang)
+    by_author = _human_by_author(store, lang, method)
     per_unit: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for (author, sid, turn, metric), value in by_author.items():
         per_unit[(sid, turn)][metric].append(value)
@@ -272,7 +263,7 @@ def agreement_report(
             refusals.append(table)
 
     return AgreementReport(level, rows, refusals, rater_agreement(by_author),
-                           ranking_agreement(store, lang=lang, weights=w) if rankings else [])
+                           ranking_agreement(store, lang=lang, weights=w, method=method) if rankings else [])
 
 
 def rater_agreement(by_author: dict[tuple[str, int, int, str], float]) -> list[RaterAgreement]:
@@ -304,19 +295,13 @@ def rater_agreement(by_author: dict[tuple[str, int, int, str], float]) -> list[R
     return out
 
 
-def ranking_agreement(store: Any, *, lang: str | None = None,
-                      weights: Sequence[float] = DEFAULT_WEIGHTS) -> list[RankingAgreement]:
+def ranking_agreement(store: Any, *, lang: str | None = None, weights: Sequence[float] = DEFAULT_WEIGHTS,
+                      method: str = "pingpong") -> list[RankingAgreement]:
     """Kendall's tau between the players' final scores under each judge, and under each interrogator."""
     conn = connection(store)
-    where, params = "s.status = 'finished'", []
-    if lang:
-        where += " AND s.lang = ?"
-        params.append(lang)
-    judges = [r[0] for r in conn.execute(
-        f"SELECT DISTINCT t.judge FROM turn_scores t JOIN sessions s ON s.id = t.session_id WHERE {where}"
-        " ORDER BY t.judge", params)]
-    asked = [r[0] for r in conn.execute(
-        f"SELECT DISTINCT s.interrogator FROM sessions s WHERE {where} ORDER BY s.interrogator", params)]
+    flt = queries.SessionFilter(method=method, lang=lang)
+    judges = queries.judges_of(conn, flt)
+    asked = queries.interrogators_of(conn, flt)
     out = []
     for varied, names, key in (("judge", judges, "judges"), ("interrogator", asked, "interrogator")):
         if len(names) < 2:
@@ -324,7 +309,8 @@ def ranking_agreement(store: Any, *, lang: str | None = None,
         maps = {}
         for name in names:
             kw = {"judges": [name]} if key == "judges" else {"interrogator": name}
-            rows = compute_leaderboard(store, lang=lang, weights=weights, scores="judges", n_boot=0, **kw)
+            rows = compute_leaderboard(store, method=method, lang=lang, weights=weights, scores="judges",
+                                       n_boot=0, **kw)
             maps[name] = {r.player: r.final for r in rows if r.final is not None}
         pairs, mean_tau, min_tau = pairwise_tau(maps)
         out.append(RankingAgreement(varied, names, pairs, mean_tau, min_tau))

@@ -13,25 +13,28 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from pingpong.core.domain import CallRecord, Character, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import CallRecord, Character, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
+from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import ImportSummary
-from pingpong.sessions.records import HUMAN_METRICS, STATUSES
+from pingpong.sessions.records import STATUSES
 
 SESSION_COLUMNS = (
-    "status", "version", "lang", "character", "situation", "player", "interrogator", "judges", "num_turns",
-    "character_snapshot", "situation_snapshot", "spec", "error", "created_at", "updated_at", "finished_at",
+    "status", "method", "lang", "character", "situation", "player", "interrogator", "judges", "num_turns",
+    "character_snapshot", "situation_snapshot", "spec", "fork_turn", "error", "created_at", "updated_at",
+    "finished_at",
 )
 JSON_COLUMNS = {"judges", "character_snapshot", "situation_snapshot", "spec", "explanations", "config"}
 CHILD_TABLES = {  # key in the document -> (table, columns)
-    "messages": ("messages", ("turn", "role", "author", "text", "prompt_tokens", "completion_tokens",
+    "messages": ("messages", ("turn", "role", "speaker", "author", "text", "prompt_tokens", "completion_tokens",
                               "tokens_estimated", "latency_ms", "attempt", "created_at")),
     "calls": ("model_calls", ("role", "model", "turn", "attempt", "status", "error", "prompt_tokens",
                               "completion_tokens", "tokens_estimated", "latency_ms", "created_at")),
-    "turn_scores": ("turn_scores", ("judge", "turn", "is_refusal", "in_character", "entertaining", "fluency",
-                                    "overall", "explanations", "status", "error", "created_at")),
-    "human_scores": ("human_scores", ("turn", "metric", "value", "author", "reason", "created_at")),
+    "scores": ("scores", ("source", "by", "turn", "metric", "value", "scale", "explanation", "status", "error",
+                          "created_at")),
 }
+"""Each line's lists: messages in transcript order, model calls, and every score (judges' and people's)
+in DESIGN.md's shape; good/bad labels are written as "good"/"bad"."""
 DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES}
 
 
@@ -58,16 +61,19 @@ def _decode(column: str, value: Any) -> Any:
 
 def session_documents(store) -> Iterator[dict]:
     """Every stored session as one plain dict, in id order."""
-    conn = store.db.conn
+    conn = store.conn
     runs = {rid: {"name": name, "created_at": created, "config": _decode("config", config)}
-            for rid, name, created, config in conn.execute("SELECT id, name, created_at, config FROM runs")}
+            for rid, name, created, config in queries.rows(conn, "runs", ("id", "name", "created_at", "config"))}
     children: dict[str, dict[int, list[dict]]] = {}
     for key, (table, cols) in CHILD_TABLES.items():
         by_session: dict[int, list[dict]] = {}
-        for row in conn.execute(f"SELECT session_id, {', '.join(cols)} FROM {table} ORDER BY id"):
-            by_session.setdefault(row[0], []).append({c: _decode(c, v) for c, v in zip(cols, row[1:])})
+        for row in queries.rows(conn, table, ("session_id", *cols)):
+            item = {c: _decode(c, v) for c, v in zip(cols, row[1:])}
+            if key == "scores" and item["scale"] == "good-bad" and item["value"] is not None:
+                item["value"] = "good" if item["value"] == 1 else "bad"
+            by_session.setdefault(row[0], []).append(item)
         children[key] = by_session
-    for row in conn.execute(f"SELECT id, run_id, {', '.join(SESSION_COLUMNS)} FROM sessions ORDER BY id"):
+    for row in queries.rows(conn, "sessions", ("id", "run_id", *SESSION_COLUMNS)):
         sid, run_id = row[0], row[1]
         doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[2:])}
         doc["run"] = runs.get(run_id)
@@ -142,24 +148,17 @@ def _check_row(key: str, row: dict, where: str) -> None:
         data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
         data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
         _check_model(CallRecord, data, where)
-    elif key == "turn_scores":
-        if not isinstance(row.get("judge"), str) or not row["judge"]:
-            raise _fail(where, "judge: missing")
-        data = {k: v for k, v in row.items() if k not in ("judge", "created_at") and v is not None}
-        if "is_refusal" in data:
-            if data["is_refusal"] not in (0, 1):
-                raise _fail(where, f"is_refusal is {data['is_refusal']!r}, expected 0 or 1")
-            data["is_refusal"] = bool(data["is_refusal"])
-        _check_model(TurnScore, data, where)
-    elif key == "human_scores":
-        metric, value = row.get("metric"), row.get("value")
-        if metric not in HUMAN_METRICS:
-            raise _fail(where, f"metric {metric!r} is not one of {', '.join(HUMAN_METRICS)}")
-        allowed = (0, 1) if metric == "is_refusal" else (1, 2, 3, 4, 5)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in allowed:
-            raise _fail(where, f"{metric} value {value!r} is out of range")
-        if not isinstance(row.get("turn"), int) or not isinstance(row.get("author"), str) or not row["author"]:
-            raise _fail(where, "turn and author are required")
+    elif key == "scores":
+        if row.get("source") not in ("judge", "human"):
+            raise _fail(where, f"source {row.get('source')!r} is not judge or human")
+        if not isinstance(row.get("by"), str) or not row["by"]:
+            raise _fail(where, "by: missing")
+        data = {k: v for k, v in row.items() if k not in ("source", "by", "created_at") and v is not None}
+        if isinstance(data.get("value"), str):
+            if data["value"] not in ("good", "bad") or data.get("scale") != "good-bad":
+                raise _fail(where, f"value {data['value']!r} is not a number (or good/bad on the good-bad scale)")
+            data["value"] = 1.0 if data["value"] == "good" else 0.0
+        _check_model(Score, data, where)
 
 
 def parse_jsonl(text: str, name: str) -> list[dict]:
@@ -183,6 +182,8 @@ def parse_jsonl(text: str, name: str) -> list[dict]:
 
 
 def _encode(column: str, value: Any) -> Any:
+    if column == "value" and value in ("good", "bad"):
+        return 1.0 if value == "good" else 0.0
     if column in JSON_COLUMNS and value is not None and not isinstance(value, str):
         return _stored_json(value)
     if isinstance(value, bool):
@@ -190,47 +191,20 @@ def _encode(column: str, value: Any) -> Any:
     return value
 
 
-def _run_id(conn, run: dict | None) -> int | None:
-    if run is None:
-        return None
-    row = conn.execute("SELECT id FROM runs WHERE name = ?", [run["name"]]).fetchone()
-    if row:
-        return row[0]
-    return conn.execute(
-        "INSERT INTO runs (name, created_at, config) VALUES (?, ?, ?)",
-        [run["name"], run.get("created_at"), _encode("config", run.get("config") or {})],
-    ).lastrowid
-
-
 def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
     """Store validated session documents in one transaction. A session already stored (same
     creation time, player, interrogator, character and situation) is skipped."""
     summary = ImportSummary(path=name, format="jsonl", conversations=len(docs))
     judges: set[str] = set()
-    with store.transaction() as db:
-        conn = db.conn
+    with store.transaction():
         for doc in docs:
-            dup = conn.execute(
-                "SELECT 1 FROM sessions WHERE created_at = ? AND player = ? AND interrogator IS ?"
-                " AND character = ? AND situation = ?",
-                [doc["created_at"], doc["player"], doc.get("interrogator"), doc.get("character"), doc.get("situation")],
-            ).fetchone()
-            if dup:
+            session = {c: _encode(c, doc.get(c)) for c in SESSION_COLUMNS}
+            children = {table: [{c: _encode(c, r.get(c)) for c in cols} for r in doc.get(key) or []]
+                        for key, (table, cols) in CHILD_TABLES.items()}
+            if store.insert_session_rows(session, doc.get("run"), children) is None:
                 summary.skipped += 1
                 continue
-            values = [_encode(c, doc.get(c)) for c in SESSION_COLUMNS]
-            sid = conn.execute(
-                f"INSERT INTO sessions (run_id, {', '.join(SESSION_COLUMNS)}) VALUES (?, {', '.join('?' * len(SESSION_COLUMNS))})",
-                [_run_id(conn, doc.get("run")), *values],
-            ).lastrowid
-            for key, (table, cols) in CHILD_TABLES.items():
-                rows = doc.get(key) or []
-                if rows:
-                    conn.executemany(
-                        f"INSERT INTO {table} (session_id, {', '.join(cols)}) VALUES (?, {', '.join('?' * len(cols))})",
-                        [[sid, *(_encode(c, r.get(c)) for c in cols)] for r in rows],
-                    )
-            judges.update(r["judge"] for r in doc.get("turn_scores") or [])
+            judges.update(r["by"] for r in doc.get("scores") or [] if r.get("source") == "judge")
             summary.new_sessions += 1
     summary.judges = sorted(judges)
     return summary

@@ -5,6 +5,10 @@ for the same conversations and different judges merge into one session with
 several judges: a conversation is matched by player model, character name,
 situation text and every message's role and text. A file is validated in full
 before anything is written, and written in one transaction.
+
+Version 2 files (`player`, `interrogator`, `judge`; 1-5 scores) hold `pingpong` sessions;
+version 1 files (`testee`, `tester`; three 1-10 scores named `stay_in_character`,
+`language_fluency`, `entertainment`, and `has_refusal`) hold `pingpong-v1` sessions.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
 
 SCORE_KEYS: tuple[str, ...] = (*METRICS, "is_refusal")
+V1_KEYS: dict[str, str] = {"in_character": "stay_in_character", "entertaining": "entertainment",
+                           "fluency": "language_fluency"}
+"""Our metric names -> a version 1 file's names."""
 UNKNOWN_MODEL = "unknown"
 
 
@@ -38,6 +45,7 @@ class Conversation:
     messages: list[Message]
     verdict: JudgeVerdict
     key: str = ""
+    method: str = "pingpong"
 
 
 @dataclass
@@ -141,39 +149,52 @@ def _messages(raw: Any, where: str, player: str, interrogator: str, greeting: st
     return out
 
 
-def _scores(raw: Any, where: str, player_turns: int, judge: str) -> JudgeVerdict:
+def _scores(raw: Any, where: str, player_turns: int, judge: str, version: int = 2) -> JudgeVerdict:
+    """A judge's per-turn lists as Score rows; version 1 lists may be shorter than the
+    conversation only by the replies after a refusal (the reference stops there)."""
+    names = {m: (V1_KEYS[m] if version == 1 else m) for m in METRICS}
+    hi = 10 if version == 1 else 5
     if not isinstance(raw, dict):
-        raise UserError(f"{where}.scores: expected an object with {', '.join(SCORE_KEYS)}")
-    lists = {}
-    for key in SCORE_KEYS:
+        raise UserError(f"{where}.scores: expected an object with {', '.join(names.values())}")
+    lists: dict[str, list] = {}
+    for metric, key in (*names.items(), ("is_refusal", "is_refusal")):
         values = raw.get(key)
+        if values is None and metric == "is_refusal" and version == 1:
+            values = [0] * len(lists["in_character"])
         if not isinstance(values, list):
             raise UserError(f"{where}.scores.{key}: missing or not a list")
-        if len(values) != player_turns:
+        if len(values) != player_turns and not (version == 1 and 0 < len(values) <= player_turns):
             raise UserError(f"{where}.scores.{key} has {len(values)} entries for {player_turns} player turns")
         for i, v in enumerate(values):
             ok_int = isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
             if key == "is_refusal":
                 if not (isinstance(v, bool) or (ok_int and v in (0, 1))):
                     raise UserError(f"{where}.scores.is_refusal[{i}] is {v!r}, expected 0 or 1")
-            elif not ok_int or not 1 <= v <= 5:
-                raise UserError(f"{where}.scores.{key}[{i}] is {v!r}, expected a score from 1 to 5")
-        lists[key] = values
-    turns = [
-        TurnScore(turn=t + 1, is_refusal=bool(lists["is_refusal"][t]),
-                  **{m: int(lists[m][t]) for m in METRICS})
-        for t in range(player_turns)
-    ]
-    return JudgeVerdict(judge=judge, turns=turns)
+            elif not ok_int or not 1 <= v <= hi:
+                raise UserError(f"{where}.scores.{key}[{i}] is {v!r}, expected a score from 1 to {hi}")
+        lists[metric] = values
+    if len({len(v) for v in lists.values()}) != 1:
+        raise UserError(f"{where}.scores: the lists differ in length")
+    scale = "1-10" if version == 1 else "1-5"
+    scores = []
+    for t in range(len(lists["in_character"])):
+        scores.append(Score(turn=t + 1, metric="is_refusal", value=float(bool(lists["is_refusal"][t])), scale="0-1"))
+        scores += [Score(turn=t + 1, metric=m, value=float(lists[m][t]), scale=scale) for m in METRICS]
+    return JudgeVerdict(judge=judge, scores=scores)
 
 
 def parse_results(data: Any, name: str) -> list[Conversation]:
     """Validate a whole results document; UserError naming the file, the entry and the field."""
     if not isinstance(data, dict) or not isinstance(data.get("outputs"), list):
         raise UserError(f"{name}: not a PingPong results file (no 'outputs' list)")
-    player = _model_name(data, "player", name, True)
-    judge = _model_name(data, "judge", name, True)
-    interrogator = _model_name(data, "interrogator", name, False)
+    version = 1 if data.get("version") == 1 or "tester" in data else 2
+    if version == 1:
+        player = _model_name(data, "testee", name, True)
+        judge = interrogator = _model_name(data, "tester", name, True)
+    else:
+        player = _model_name(data, "player", name, True)
+        judge = _model_name(data, "judge", name, True)
+        interrogator = _model_name(data, "interrogator", name, False)
     out = []
     for i, entry in enumerate(data["outputs"]):
         where = f"{name}: outputs[{i}]"
@@ -190,7 +211,7 @@ def parse_results(data: Any, name: str) -> list[Conversation]:
         player_turns = sum(1 for m in messages if m.role == "assistant")
         if player_turns == 0:
             raise UserError(f"{where}.messages: no player (assistant) message")
-        verdict = _scores(entry.get("scores"), where, player_turns, judge)
+        verdict = _scores(entry.get("scores"), where, player_turns, judge, version)
         persona = _text(char.get("system_prompt"), f"{where}.character.system_prompt")
         summary = _text(char.get("summary"), f"{where}.character.summary")
         lang = guess_lang(persona, sit["text"], *(m.text for m in messages))
@@ -213,7 +234,8 @@ def parse_results(data: Any, name: str) -> list[Conversation]:
             err = exc.errors()[0]
             loc = ".".join(str(x) for x in err["loc"])
             raise UserError(f"{where}: {loc}: {err['msg']}") from None
-        conv = Conversation(player, interrogator, judge, character, situation, messages, verdict)
+        conv = Conversation(player, interrogator, judge, character, situation, messages, verdict,
+                            method="pingpong-v1" if version == 1 else "pingpong")
         conv.key = conversation_key(player, character.char_name, situation.text, messages)
         out.append(conv)
     return out
@@ -228,49 +250,13 @@ def _json(value: Any) -> str:
 
 def _stored_keys(store, players: set[str]) -> dict[str, list[tuple[int, set[str]]]]:
     """conversation key -> [(session id, judges that scored it)] for these players' sessions."""
-    conn = store.db.conn
     found: dict[str, list[tuple[int, set[str]]]] = defaultdict(list)
     for player in sorted(players):
-        rows = conn.execute(
-            "SELECT id, character_snapshot, situation_snapshot, judges FROM sessions WHERE player = ? ORDER BY id",
-            [player],
-        ).fetchall()
-        if not rows:
-            continue
-        msgs: dict[int, list[Message]] = defaultdict(list)
-        judged: dict[int, set[str]] = defaultdict(set)
-        ids = [r[0] for r in rows]
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            for sid, turn, role, author, text in conn.execute(
-                f"SELECT session_id, turn, role, author, text FROM messages WHERE session_id IN ({marks})"
-                " ORDER BY session_id, turn, CASE role WHEN 'user' THEN 0 ELSE 1 END", chunk,
-            ):
-                msgs[sid].append(Message(turn=turn, role=role, author=author, text=text))
-            for sid, judge in conn.execute(
-                f"SELECT DISTINCT session_id, judge FROM turn_scores WHERE session_id IN ({marks})", chunk,
-            ):
-                judged[sid].add(judge)
-        for sid, char_json, sit_json, judges_json in rows:
-            char = json.loads(char_json or "{}")
-            sit = json.loads(sit_json or "{}")
-            key = conversation_key(player, char.get("char_name", ""), sit.get("text", ""), msgs[sid])
-            found[key].append((sid, judged[sid] | set(json.loads(judges_json or "[]"))))
+        for summary in store.sessions(player=player):
+            stored = store.session(summary.id)
+            key = conversation_key(player, stored.character.char_name, stored.situation.text, stored.messages)
+            found[key].append((stored.id, {v.judge for v in stored.verdicts} | set(stored.spec.judges)))
     return found
-
-
-def _add_judge(store, session_id: int, judge: str) -> None:
-    """Record one more judge in the session's judges list and spec."""
-    conn = store.db.conn
-    judges_json, spec_json = conn.execute("SELECT judges, spec FROM sessions WHERE id = ?", [session_id]).fetchone()
-    judges = json.loads(judges_json or "[]")
-    if judge in judges:
-        return
-    judges.append(judge)
-    spec = json.loads(spec_json)
-    spec["judges"] = judges
-    conn.execute("UPDATE sessions SET judges = ?, spec = ? WHERE id = ?", [_json(judges), _json(spec), session_id])
 
 
 def import_results(store, data: Any, name: str) -> ImportSummary:
@@ -289,13 +275,13 @@ def import_results(store, data: Any, name: str) -> ImportSummary:
             if target is not None:
                 sid, judges = target
                 store.add_verdict(sid, conv.verdict)
-                _add_judge(store, sid, conv.judge)
+                store.add_judge(sid, conv.judge)
                 judges.add(conv.judge)
                 summary.merged += 1
                 continue
             spec = SessionSpec(
-                character=conv.character.name, situation=conv.situation.name, player=conv.player,
-                interrogator=conv.interrogator, judges=[conv.judge], lang=conv.character.lang,
+                method=conv.method, character=conv.character.name, situation=conv.situation.name,
+                player=conv.player, interrogator=conv.interrogator, judges=[conv.judge], lang=conv.character.lang,
             )
             sid = store.create_session(spec, conv.character, conv.situation, status="finished")
             for m in conv.messages:
@@ -320,58 +306,56 @@ def _example_prompt(character: dict) -> str:
 
 
 def results_documents(store) -> dict[str, dict]:
-    """{file name: results document}, one per (player, interrogator, judge), from finished sessions.
+    """{file name: results document}, one per (player, interrogator, judge) and version, from
+    finished `pingpong` (version 2 files) and `pingpong-v1` sessions (version 1 files).
 
-    A judge's scoring goes out only when it has usable 1-5 scores for every player turn
-    (the format has no place for a failed turn); version-1 sessions have none.
+    A judge's scoring goes out only when it has usable scores for every player turn it scored
+    (the format has no place for a failed turn).
     """
-    conn = store.db.conn
-    sessions = conn.execute(
-        "SELECT id, player, interrogator, character_snapshot, situation_snapshot FROM sessions"
-        " WHERE status = 'finished' ORDER BY id"
-    ).fetchall()
-    messages: dict[int, list[tuple[int, str, str]]] = defaultdict(list)
-    for sid, turn, role, text in conn.execute(
-        "SELECT m.session_id, m.turn, m.role, m.text FROM messages m JOIN sessions s ON s.id = m.session_id"
-        " WHERE s.status = 'finished' ORDER BY m.session_id, m.turn, CASE m.role WHEN 'user' THEN 0 ELSE 1 END"
-    ):
-        messages[sid].append((turn, role, text))
-    scores: dict[int, dict[str, dict[int, tuple]]] = defaultdict(lambda: defaultdict(dict))
-    for sid, judge, turn, ref, ic, en, fl, status in conn.execute(
-        "SELECT t.session_id, t.judge, t.turn, t.is_refusal, t.in_character, t.entertaining, t.fluency, t.status"
-        " FROM turn_scores t JOIN sessions s ON s.id = t.session_id WHERE s.status = 'finished'"
-        " ORDER BY t.session_id, t.judge, t.turn"
-    ):
-        if status != "failed":
-            scores[sid][judge][turn] = (ref, ic, en, fl)
-    docs: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
-    for sid, player, interrogator, char_json, sit_json in sessions:
-        msgs = messages.get(sid, [])
-        player_turns = sorted(t for t, role, _ in msgs if role == "assistant")
-        if not player_turns:
-            continue
-        char = json.loads(char_json)
-        sit = json.loads(sit_json)
-        for judge, by_turn in scores.get(sid, {}).items():
-            rows = [by_turn.get(t) for t in player_turns]
-            if any(r is None or None in r[1:] for r in rows):  # a missing refusal flag counts as 0
+    docs: dict[tuple[int, str, str, str], list[dict]] = defaultdict(list)
+    for method, version in (("pingpong", 2), ("pingpong-v1", 1)):
+        for summary in store.sessions(status="finished", method=method):
+            stored = store.session(summary.id)
+            msgs = stored.messages
+            player_turns = sorted(m.turn for m in msgs if m.role == "assistant")
+            if not player_turns:
                 continue
-            docs[(player, interrogator, judge)].append({
-                "messages": [{"role": role, "content": text} for _, role, text in msgs],
-                "character": {
-                    "char_name": char["char_name"], "system_prompt": char.get("persona", ""),
-                    "example_prompt": _example_prompt(char), "initial_message": char.get("greeting", ""),
-                    "summary": char.get("summary", ""), "tags": char.get("tags", []),
-                },
-                "situation": {"text": sit["text"], "tags": sit.get("tags", []), "num_turns": sit["num_turns"]},
-                "scores": {
-                    "in_character": [r[1] for r in rows], "entertaining": [r[2] for r in rows],
-                    "fluency": [r[3] for r in rows], "is_refusal": [int(bool(r[0])) for r in rows],
-                },
-            })
+            char = stored.character.model_dump(mode="json")
+            for verdict in stored.verdicts:
+                views = {v.turn: v for v in verdict.turns if v.turn is not None}
+                scored = player_turns if version == 2 else [t for t in player_turns if t in views]
+                rows = [views.get(t) for t in scored]
+                if not rows or any(r is None or r.status != "ok" or None in (r.in_character, r.entertaining,
+                                                                              r.fluency) for r in rows):
+                    continue
+                refusal = [int(bool(r.is_refusal)) for r in rows if r is not None]
+                names = V1_KEYS if version == 1 else {m: m for m in METRICS}
+                scores: dict[str, list[int]] = {names[m]: [int(r.value(m) or 0) for r in rows if r is not None]
+                                                for m in METRICS}
+                scores["is_refusal"] = refusal
+                entry = {
+                    "messages": [{"role": m.role, "content": m.text} for m in msgs],
+                    "character": {
+                        "char_name": char["char_name"], "system_prompt": char.get("persona", ""),
+                        "example_prompt": _example_prompt(char), "initial_message": char.get("greeting", ""),
+                        "summary": char.get("summary", ""), "tags": char.get("tags", []),
+                    },
+                    "situation": {"text": stored.situation.text, "tags": stored.situation.tags,
+                                  "num_turns": stored.situation.num_turns},
+                    "scores": scores,
+                }
+                if version == 1:
+                    entry["has_refusal"] = any(refusal)
+                docs[(version, stored.spec.player, stored.spec.interrogator, verdict.judge)].append(entry)
     out = {}
-    for (player, interrogator, judge), outputs in sorted(docs.items()):
+    for (version, player, interrogator, judge), outputs in sorted(docs.items()):
         refusals = sum(1 for o in outputs if any(o["scores"]["is_refusal"]))
+        if version == 1:
+            name = f"v1_tester_{file_stem(judge)}_testee_{file_stem(player)}.json"
+            out[name] = {"version": 1, "testee": {"model_name": player, "params": {}},
+                         "tester": {"model_name": judge, "params": {}},
+                         "refusal_ratio": refusals / len(outputs), "outputs": outputs}
+            continue
         name = f"judge_{file_stem(judge)}_player_{file_stem(player)}_interrogator_{file_stem(interrogator)}.json"
         out[name] = {
             "version": 2,

@@ -10,11 +10,10 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 
-from pingpong.core.domain import Character, JudgeVerdict, SessionSpec, Situation
+from pingpong.core.domain import Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
 from pingpong.sessions.recorder import Recorder
-from pingpong.sessions.records import StoredSession
 from pingpong.sessions.store import Store
 
 
@@ -22,23 +21,6 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
                   run_id: int | None = None) -> int:
     """Create the session row (snapshots of card and situation); run it with run_session."""
     return store.create_session(spec, character, situation, run_id)
-
-
-def resume_verdicts(stored: StoredSession) -> list[JudgeVerdict]:
-    """The verdicts the engine should treat as done.
-
-    Failed turn scores are not done. In version 2 a judge runs once over the whole
-    conversation, so a judge with any failed turn is run again (its ok rows are kept:
-    the store never rewrites them). In version 1 each reply has its own verdict, so
-    only the failed turns are dropped.
-    """
-    out = []
-    for verdict in stored.verdicts:
-        ok = [s for s in verdict.turns if s.status == "ok"]
-        if not ok or (stored.spec.version == 2 and len(ok) != len(verdict.turns)):
-            continue
-        out.append(verdict.model_copy(update={"turns": ok}))
-    return out
 
 
 async def run_session(store: Store, pool, session_id: int, control=None, *,
@@ -50,15 +32,18 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     `interrupted`; an unexpected error marks it `failed` and propagates.
     """
     from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
+    from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
     if stored.status == "finished":
         raise UserError(f"session {session_id}: already finished")
     store.claim(session_id)
     kwargs = {"renderer": renderer} if renderer is not None else {}
+    method = get_method(stored.spec.method)
     engine = SessionEngine(
         spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
-        control=control, history=stored.messages, verdicts=resume_verdicts(stored), **kwargs,
+        control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
+        method=method, **kwargs,
     )
     recorder = Recorder(store, session_id)
     ended = False
@@ -79,3 +64,26 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
         raise
     if not ended:  # the engine stopped without an end (cancelled through its control)
         store.set_status(session_id, "interrupted")
+
+
+async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncIterator[Event]:
+    """Score a stored session with ``judges`` (added to its judges), or retry their failed turns;
+    record and yield each event. The player and interrogator are never called."""
+    from pingpong.core.engine import SessionEngine
+    from pingpong.core.methods import get_method
+
+    stored = store.session(session_id)
+    method = get_method(stored.spec.method)
+    spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
+    for judge in judges:
+        store.add_judge(session_id, judge)
+    engine = SessionEngine(spec=spec.model_copy(update={"judges": judges}), character=stored.character,
+                           situation=stored.situation, pool=pool, history=stored.messages,
+                           verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True)
+    recorder = Recorder(store, session_id)
+    async with aclosing(engine.run()) as events:
+        async for event in events:
+            if isinstance(event, SessionFinished):
+                continue  # the session's own status stays as it was
+            recorder.handle(event)
+            yield event

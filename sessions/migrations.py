@@ -158,3 +158,84 @@ def m002_player_lengths(db: sqlite_utils.Database) -> None:
         " UPDATE sessions SET player_chars = player_chars - LENGTH(OLD.text),"
         " player_messages = player_messages - 1 WHERE id = OLD.session_id; END"
     )
+
+
+@migration
+def m003_methods_and_scores(db: sqlite_utils.Database) -> None:
+    """Several methods, one score shape, forks and speakers.
+
+    Sessions gain `method` (v1 sessions become `pingpong-v1`), `parent_session` and `fork_turn`.
+    Messages gain `speaker` and `seq` (their place in the transcript: group scenes have several
+    messages per turn, so (turn, role) is no longer unique). The wide `turn_scores` and
+    `human_scores` tables become one long `scores` table: one row per (turn or whole session,
+    metric) with its scale, its source (judge or human), who gave it, an explanation and a status.
+    Every old value is carried over; a failed judge turn becomes a failed row per metric.
+    """
+    db["sessions"].add_column("method", str, not_null_default="pingpong")
+    db["sessions"].add_column("parent_session", int)
+    db["sessions"].add_column("fork_turn", int)
+    db.execute("UPDATE sessions SET method = 'pingpong-v1' WHERE version = 1")
+    db.execute("CREATE INDEX idx_sessions_method ON sessions (method, status)")
+
+    db["messages"].add_column("speaker", str)
+    db["messages"].add_column("seq", int)
+    db.execute(
+        "UPDATE messages SET seq = (turn - 1) * 2 + (role = 'assistant'),"
+        " speaker = CASE role WHEN 'user' THEN 'user'"
+        " ELSE (SELECT character FROM sessions s WHERE s.id = messages.session_id) END"
+    )
+    db.execute("DROP INDEX IF EXISTS idx_messages_session_id_turn_role")
+    db.execute("CREATE UNIQUE INDEX idx_messages_session_seq ON messages (session_id, seq)")
+    db.execute("CREATE UNIQUE INDEX idx_messages_session_turn ON messages (session_id, turn, role, IFNULL(speaker, ''))")
+
+    db["scores"].create(
+        {
+            "id": int,
+            "session_id": int,
+            "turn": int,  # NULL: the whole session
+            "metric": str,
+            "value": float,  # NULL when failed; good = 1, bad = 0
+            "scale": str,  # 1-5 | 1-10 | good-bad | 0-1
+            "source": str,  # judge | human
+            "by": str,  # judge model name, or the person
+            "explanation": str,  # a judge's explanation, a person's reason
+            "status": str,  # ok | failed
+            "error": str,
+            "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    # A judge gives one value per (turn, metric); people append (their newest counts).
+    db.execute(
+        "CREATE UNIQUE INDEX idx_scores_judge ON scores (session_id, by, IFNULL(turn, 0), metric)"
+        " WHERE source = 'judge'"
+    )
+    db.execute("CREATE INDEX idx_scores_session ON scores (session_id, source, status, by, metric, value)")
+
+    v1 = "(SELECT version FROM sessions s WHERE s.id = t.session_id) = 1"
+    for metric in ("is_refusal", "in_character", "entertaining", "fluency"):
+        scale = "'0-1'" if metric == "is_refusal" else f"CASE WHEN {v1} THEN '1-10' ELSE '1-5' END"
+        db.execute(
+            "INSERT INTO scores (session_id, turn, metric, value, scale, source, by, explanation, status,"
+            " error, created_at)"
+            f" SELECT session_id, turn, '{metric}', CASE WHEN status = 'failed' THEN NULL ELSE {metric} END,"
+            f" {scale}, 'judge', judge, json_extract(explanations, '$.{metric}'), IFNULL(status, 'ok'),"
+            " error, created_at FROM turn_scores t"
+            f" WHERE status = 'failed' OR {metric} IS NOT NULL ORDER BY id"
+        )
+    # Version 1's single 10-point score of the first releases.
+    db.execute(
+        "INSERT INTO scores (session_id, turn, metric, value, scale, source, by, explanation, status, error,"
+        " created_at) SELECT session_id, turn, 'overall', overall, '1-10', 'judge', judge,"
+        " json_extract(explanations, '$.overall'), 'ok', NULL, created_at FROM turn_scores"
+        " WHERE overall IS NOT NULL AND IFNULL(status, 'ok') = 'ok' ORDER BY id"
+    )
+    db.execute(
+        "INSERT INTO scores (session_id, turn, metric, value, scale, source, by, explanation, status, error,"
+        " created_at) SELECT session_id, turn, metric, value,"
+        " CASE WHEN metric = 'is_refusal' THEN '0-1' ELSE '1-5' END, 'human', author, reason, 'ok', NULL,"
+        " created_at FROM human_scores ORDER BY id"
+    )
+    db.execute("DROP TABLE turn_scores")
+    db.execute("DROP TABLE human_scores")

@@ -92,7 +92,7 @@ def _slug(text: str) -> str:
 
 
 def default_run_name(players: Sequence[str], interrogator: str, judges: Sequence[str],
-                     lang: str, version: int = 2) -> str:
+                     lang: str, method: str = "pingpong") -> str:
     """A stable, readable name from the models, e.g. 'a+b-vs-offline-judged-by-j1+j2-en'.
 
     The players are part of the name: adding a player starts a new run, while the
@@ -100,4 +100,4 @@ def default_run_name(players: Sequence[str], interrogator: str, judges: Sequence
     """
     name = (f"{'+'.join(_slug(p) for p in players)}-vs-{_slug(interrogator)}"
             f"-judged-by-{'+'.join(_slug(j) for j in judges)}-{lang}")
-    return name + ("-v1" if version == 1 else "")
+    return name + ("" if method == "pingpong" else f"-{method.removeprefix('pingpong-')}")

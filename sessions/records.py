@@ -6,53 +6,27 @@ without opening a database; `to_json()` gives the documents the CLI prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import Character, JudgeVerdict, Message, SessionSpec, Situation
+
+if TYPE_CHECKING:
+    from pingpong.sessions.scoring import Final
 
 STATUSES: tuple[str, ...] = ("running", "interrupted", "finished", "failed")
-HUMAN_METRICS: tuple[str, ...] = (*METRICS, "is_refusal")
-
-
-def judge_final(scores: Iterable[TurnScore], version: int = 2) -> float | None:
-    """One judge's final score for one conversation, per METHOD.md.
-
-    Version 2: the mean of the three metric means over the judged turns, or None when the
-    judge flagged a refusal on any turn (that scoring is left out of the means) or scored
-    nothing. Version 1: the mean of the 10-point `overall` scores.
-    """
-    ok = [s for s in scores if s.status == "ok"]
-    if version == 1:
-        values = [s.overall for s in ok if s.overall is not None]
-        return fmean(values) if values else None
-    if any(s.is_refusal for s in ok):
-        return None
-    means = []
-    for metric in METRICS:
-        values = [getattr(s, metric) for s in ok if getattr(s, metric) is not None]
-        if not values:
-            return None
-        means.append(fmean(values))
-    return fmean(means)
-
-
-def conversation_final(verdicts: Sequence[JudgeVerdict], version: int = 2) -> float | None:
-    """The judges' mean final score (judges without a usable scoring are left out)."""
-    finals = [f for v in verdicts if (f := judge_final(v.turns, version)) is not None]
-    return fmean(finals) if finals else None
 
 
 class HumanScore(BaseModel):
-    """A person's score for one player turn; never overwritten, the newest one is current."""
+    """A person's score for one turn (or, turn None, the whole session); never overwritten:
+    the newest one (by time, then id) is current."""
 
     id: int | None = None
-    turn: int
-    metric: str  # in_character | entertaining | fluency | is_refusal
+    turn: int | None = None
+    metric: str
     value: float
+    scale: str = "1-5"
     author: str
     reason: str | None = None
     created_at: str | None = None
@@ -61,6 +35,8 @@ class HumanScore(BaseModel):
         data = self.model_dump()
         if self.metric == "is_refusal":
             data["value"] = bool(self.value)
+        elif self.scale == "good-bad":
+            data["value"] = "good" if self.value == 1 else "bad"
         elif float(self.value).is_integer():
             data["value"] = int(self.value)
         return data
@@ -79,6 +55,8 @@ class StoredSession(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     verdicts: list[JudgeVerdict] = Field(default_factory=list)
     human_scores: list[HumanScore] = Field(default_factory=list)
+    parent_session: int | None = None
+    fork_turn: int | None = None
     error: str | None = None
     pid: int | None = None
     host: str | None = None
@@ -97,17 +75,24 @@ class StoredSession(BaseModel):
         return sum(1 for m in self.messages if m.role == "assistant")
 
     @property
-    def final(self) -> float | None:
-        return conversation_final(self.verdicts, self.spec.version)
+    def method(self) -> str:
+        return self.spec.method
 
-    def current_human_scores(self) -> dict[tuple[int, str], HumanScore]:
+    @property
+    def final(self) -> "Final":
+        """The merged final every view shows (sessions.scoring), marked when people changed it."""
+        from pingpong.sessions.scoring import stored_final
+
+        return stored_final(self)
+
+    def current_human_scores(self) -> dict[tuple[int | None, str], HumanScore]:
         """The newest person's score per (turn, metric); older ones stay in `human_scores`."""
-        current: dict[tuple[int, str], HumanScore] = {}
-        for score in sorted(self.human_scores, key=lambda s: (s.id or 0)):
+        current: dict[tuple[int | None, str], HumanScore] = {}
+        for score in sorted(self.human_scores, key=lambda s: (s.created_at or "", s.id or 0)):
             current[(score.turn, score.metric)] = score
         return current
 
-    def current_human_score(self, turn: int, metric: str) -> HumanScore | None:
+    def current_human_score(self, turn: int | None, metric: str) -> HumanScore | None:
         return self.current_human_scores().get((turn, metric))
 
     def summary(self) -> "SessionSummary":
@@ -116,8 +101,9 @@ class StoredSession(BaseModel):
             situation=self.spec.situation, player=self.spec.player,
             interrogator=self.spec.interrogator, judges=list(self.spec.judges),
             turns=self.turns_done, num_turns=self.num_turns,
-            human_turns=len({s.turn for s in self.human_scores}), final=self.final,
-            run=self.run, lang=self.spec.lang or self.character.lang, version=self.spec.version,
+            human_turns=len({s.turn for s in self.human_scores}), final=self.final.to_json(),
+            final_text=self.final.text(), run=self.run, lang=self.spec.lang or self.character.lang,
+            method=self.spec.method, parent_session=self.parent_session, fork_turn=self.fork_turn,
             created_at=self.created_at, updated_at=self.updated_at,
         )
 
@@ -140,9 +126,12 @@ class StoredSession(BaseModel):
             "judges": list(self.spec.judges),
             "turns": self.turns_done,
             "num_turns": self.num_turns,
-            "version": self.spec.version,
+            "method": self.spec.method,
             "lang": self.spec.lang or self.character.lang,
-            "final": self.final,
+            "final": self.final.to_json(),
+            "final_overridden": self.final.overridden,
+            "parent_session": self.parent_session,
+            "fork_turn": self.fork_turn,
             "spec": self.spec.model_dump(mode="json"),
             "messages": [m.model_dump(mode="json") for m in self.messages],
             "verdicts": [v.model_dump(mode="json") for v in self.verdicts],
@@ -168,11 +157,16 @@ class SessionSummary(BaseModel):
     num_turns: int | None = None  # planned turns
     human_turns: int = 0  # turns that carry at least one person's score
     final: float | None = None
+    final_text: str = ""  # as screens show it: '4.40', '4.40*' (a person changed a score), 'refusal'
     run: str | None = None
     lang: str | None = None
-    version: int = 2
+    method: str = "pingpong"
+    parent_session: int | None = None
+    fork_turn: int | None = None
     created_at: str | None = None
     updated_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json", exclude={"final_text"})
+        data["final_overridden"] = self.final_text.endswith("*")
+        return data

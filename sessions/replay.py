@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from pingpong.core.domain import Message, TurnScore
+from pingpong.core.domain import Message, TurnView
 from pingpong.sessions.records import HumanScore, StoredSession
 from pingpong.sessions.store import Store
 
@@ -26,7 +26,7 @@ class ReplayStep:
     turn: int
     user: Message | None
     assistant: Message | None
-    judges: dict[str, TurnScore] = field(default_factory=dict)  # judge name -> its score, judges in order
+    judges: dict[str, TurnView] = field(default_factory=dict)  # judge name -> its score, judges in order
     people: list[PersonScore] = field(default_factory=list)  # oldest first
 
     def current(self, metric: str) -> HumanScore | None:

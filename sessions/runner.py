@@ -26,7 +26,6 @@ What happens to each planned (player, character, situation) of the run:
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -142,7 +141,7 @@ class RunSetup:
     judges: tuple[str, ...]
     items: tuple[PlanItem, ...]
     lang: str
-    version: int = 2
+    method: str = "pingpong"
     config: dict = field(default_factory=dict)
 
     @property
@@ -152,14 +151,14 @@ class RunSetup:
     def spec(self, item: PlanItem) -> SessionSpec:
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
-                           judges=list(self.judges), version=self.version, lang=self.lang)
+                           judges=list(self.judges), method=self.method, lang=self.lang)
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
     """The run's sessions by (player, character, situation), oldest first."""
-    rows = store.db.execute(
-        "SELECT id, player, character, situation, status, pid FROM sessions"
-        " WHERE run_id = ? ORDER BY id", [run_id]).fetchall()
+    from pingpong.sessions import queries
+
+    rows = queries.run_pairs(store.conn, run_id)
     found: dict[tuple[str, str, str], list[dict]] = {}
     for sid, player, character, situation, status, pid in rows:
         found.setdefault((player, character, situation), []).append(
@@ -204,9 +203,7 @@ class BatchRunner:
     def _open_run(self) -> int:
         run_id = self.store.run_id(self.setup.name, self.setup.config)
         # The run row says what the latest command planned, so a watcher can show totals.
-        with self.store.transaction() as db:
-            db.execute("UPDATE runs SET config = ? WHERE id = ?",
-                       [json.dumps(self.setup.config, sort_keys=True), run_id])
+        self.store.set_run_config(run_id, self.setup.config)
         return run_id
 
     def prepare(self) -> int:
@@ -217,7 +214,11 @@ class BatchRunner:
         """
         self.store.mark_orphans_interrupted()
         self.run_id = self._open_run()
+        from pingpong.sessions import queries
+
         found = existing_sessions(self.store, self.run_id)
+        finished = [r["id"] for rows in found.values() for r in rows if r["status"] == FINISHED]
+        unjudged = queries.failed_judge_turns(self.store.conn, finished) if self.setup.judges else {}
         self._todo = []
         for counts in self.progress.players.values():
             counts.total = counts.done = counts.skipped = counts.elsewhere = 0
@@ -225,7 +226,12 @@ class BatchRunner:
             counts = self.progress.players[item.player]
             counts.total += 1
             action, sid = decide(found.get(item.key, ()))
-            if action == "skip":
+            done = next((r["id"] for r in found.get(item.key, ()) if r["status"] == FINISHED), None)
+            if action == "skip" and done in unjudged:
+                self._todo.append((item, -done))  # finished, but judge turns failed: judge again
+                counts.done += 1
+                counts.skipped += 1
+            elif action == "skip":
                 counts.done += 1
                 counts.skipped += 1
             elif action == "elsewhere":
@@ -262,10 +268,12 @@ class BatchRunner:
         from pingpong.sessions import live
 
         player, character, situation = item.key
-        with self.store.transaction() as db:
-            rows = [{"id": sid, "status": status, "pid": pid} for sid, status, pid in db.execute(
-                "SELECT id, status, pid FROM sessions WHERE run_id = ? AND player = ? AND character = ?"
-                " AND situation = ? ORDER BY id", [self.run_id, player, character, situation]).fetchall()]
+        from pingpong.sessions import queries
+
+        assert self.run_id is not None
+        with self.store.transaction():
+            rows = [{"id": sid, "status": status, "pid": pid} for sid, _p, _c, _s, status, pid in
+                    queries.run_pairs(self.store.conn, self.run_id, (player, character, situation))]
             action, sid = decide(rows)
             if action == "new":
                 sid = live.start_session(self.store, self.setup.spec(item), item.character,
@@ -273,10 +281,29 @@ class BatchRunner:
         return action, sid
 
     def _status(self, sid: int | None) -> str | None:
-        if sid is None:
-            return None
-        row = self.store.db.execute("SELECT status FROM sessions WHERE id = ?", [sid]).fetchone()
-        return row[0] if row else None
+        from pingpong.sessions import queries
+
+        return None if sid is None else queries.session_status(self.store.conn, sid)
+
+    async def _rejudge(self, item: PlanItem, sid: int) -> None:
+        """A finished pair whose judge turns failed: ask its judges again (nothing else is called)."""
+        from contextlib import aclosing
+
+        from pingpong.sessions import live
+
+        counts = self.progress.players[item.player]
+        async with aclosing(live.judge_session(self.store, self.pool, sid, list(self.setup.judges))) as events:
+            async for event in events:
+                self.progress.on_event(counts, event)
+
+    def failed_judge_turns(self) -> int:
+        """Judge (turn, judge) scorings of this run still failed: `pingpong judge` or a rerun retries them."""
+        from pingpong.sessions import queries
+
+        if self.run_id is None:
+            return 0
+        ids = [row[0] for row in queries.run_pairs(self.store.conn, self.run_id)]
+        return sum(queries.failed_judge_turns(self.store.conn, ids).values())
 
     async def _conversation(self, gate: asyncio.Semaphore, item: PlanItem, sid: int | None) -> None:
         from contextlib import aclosing
@@ -285,6 +312,10 @@ class BatchRunner:
         from pingpong.sessions import live
 
         counts = self.progress.players[item.player]
+        if sid is not None and sid < 0:
+            async with gate:
+                await self._rejudge(item, -sid)
+            return
         async with gate:
             counts.in_flight += 1
             outcome, error = None, None
@@ -341,7 +372,7 @@ class BatchRunner:
 def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequence[str],
                 lang: str = "en", characters: Sequence[str] | None = None,
                 situations: Sequence[str] | None = None, every: int = 1,
-                run_name: str | None = None, version: int = 2, models: dict | None = None,
+                run_name: str | None = None, method: str = "pingpong", models: dict | None = None,
                 ) -> tuple[RunSetup, dict]:
     """Check every name and key and build the plan; no network. UserError on bad input.
 
@@ -352,6 +383,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     from pingpong.core import config
     from pingpong.core.domain import HUMAN
     from pingpong.core.errors import UserError
+    from pingpong.core.methods import get_method
     from pingpong.sessions.plan import build_plan, default_run_name, pick
     from pingpong.sessions.plan_checks import resolve_models
     from pingpong.situations.library import SituationLibrary
@@ -359,6 +391,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     if models is None:
         models = config.load_models(home)
     judges = list(dict.fromkeys(judges))
+    get_method(method)  # an unknown method is a one-line error before anything else
     if HUMAN in (*players, interrogator, *judges):
         raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
     specs = resolve_models(models, [*players, interrogator, *judges])
@@ -369,12 +402,12 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     if not sits:
         raise UserError(f"no situations for lang {lang}")
     items = build_plan(players, cards, sits, every)
-    name = run_name or default_run_name(players, interrogator, judges, lang, version)
+    name = run_name or default_run_name(players, interrogator, judges, lang, method)
     setup = RunSetup(
         name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
-        lang=lang, version=version,
+        lang=lang, method=method,
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
-                "lang": lang, "version": version, "every": every,
+                "lang": lang, "method": method, "every": every,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs

@@ -10,6 +10,7 @@ locked". Nothing here ever stores an API key (no spec we store carries one).
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -23,10 +24,10 @@ from urllib.parse import quote
 
 import sqlite_utils
 
-from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.sessions.migrations import MIGRATIONS
-from pingpong.sessions.records import HUMAN_METRICS, STATUSES, HumanScore, SessionSummary, StoredSession, judge_final
+from pingpong.sessions.records import STATUSES, HumanScore, SessionSummary, StoredSession
 
 BUSY_TIMEOUT_MS = 30_000
 _HOST = socket.gethostname()
@@ -224,9 +225,14 @@ class Store:
             )
             return cur.lastrowid
 
+    def set_run_config(self, run_id: int, config: dict) -> None:
+        with self.transaction() as db:
+            db.execute("update runs set config = ? where id = ?", [_json(config), run_id])
+
     def create_session(
         self, spec: SessionSpec, character: Character, situation: Situation, run_id: int | None = None,
         *, status: str = "running", created_at: str | None = None,
+        parent_session: int | None = None, fork_turn: int | None = None,
     ) -> int:
         """A new session row with snapshots of the card and situation; status running, owned by us."""
         if status not in STATUSES:
@@ -235,7 +241,10 @@ class Store:
         row = {
             "run_id": run_id,
             "status": status,
-            "version": spec.version,
+            "method": spec.method,
+            "version": 1 if spec.method == "pingpong-v1" else 2,
+            "parent_session": parent_session,
+            "fork_turn": fork_turn,
             "lang": spec.lang or character.lang,
             "character": spec.character,
             "situation": spec.situation,
@@ -307,17 +316,18 @@ class Store:
 
     # -- what happened --------------------------------------------------------------------
 
-    def add_message(self, session_id: int, message: Message) -> None:
-        """Store one completed message (unique per session, turn and role)."""
-        stamp = now()
+    def add_message(self, session_id: int, message: Message, *, created_at: str | None = None) -> None:
+        """Store one completed message after the session's last (unique per turn, role and speaker)."""
+        stamp = created_at or now()
         with self.transaction() as db:
             self._require(db, session_id)
             db.execute(
-                "insert into messages (session_id, turn, role, author, text, prompt_tokens,"
+                "insert into messages (session_id, seq, turn, role, speaker, author, text, prompt_tokens,"
                 " completion_tokens, tokens_estimated, latency_ms, attempt, created_at)"
-                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [session_id, message.turn, message.role, message.author, message.text,
-                 message.prompt_tokens, message.completion_tokens, int(message.tokens_estimated),
+                " values (?, (select ifnull(max(seq), -1) + 1 from messages where session_id = ?),"
+                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [session_id, session_id, message.turn, message.role, message.speaker, message.author,
+                 message.text, message.prompt_tokens, message.completion_tokens, int(message.tokens_estimated),
                  message.latency_ms, message.attempt, stamp],
             )
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
@@ -333,72 +343,89 @@ class Store:
                  call.latency_ms, now()],
             )
 
-    def add_verdict(self, session_id: int, verdict: JudgeVerdict) -> None:
-        """One row per judged turn. A judge's ok row is never rewritten; a failed one may be retried."""
-        stamp = now()
+    def add_verdict(self, session_id: int, verdict: JudgeVerdict, *, created_at: str | None = None) -> None:
+        """One row per scored (turn, metric). A judge's ok value is never rewritten; a failed one
+        is replaced by the retry's result."""
+        stamp = created_at or now()
         with self.transaction() as db:
             self._require(db, session_id)
-            for s in verdict.turns:
+            for s in verdict.scores:
                 db.execute(
-                    "insert into turn_scores (session_id, judge, turn, is_refusal, in_character,"
-                    " entertaining, fluency, overall, explanations, status, error, created_at)"
-                    " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " on conflict (session_id, judge, turn) do update set"
-                    " is_refusal = excluded.is_refusal, in_character = excluded.in_character,"
-                    " entertaining = excluded.entertaining, fluency = excluded.fluency,"
-                    " overall = excluded.overall, explanations = excluded.explanations,"
-                    " status = excluded.status, error = excluded.error, created_at = excluded.created_at"
-                    " where turn_scores.status = 'failed'",
-                    [session_id, verdict.judge, s.turn,
-                     None if s.is_refusal is None else int(s.is_refusal),
-                     s.in_character, s.entertaining, s.fluency, s.overall,
-                     _json(s.explanations), s.status, s.error, stamp],
+                    "insert into scores (session_id, turn, metric, value, scale, source, by, explanation,"
+                    " status, error, created_at) values (?, ?, ?, ?, ?, 'judge', ?, ?, ?, ?, ?)"
+                    " on conflict (session_id, by, ifnull(turn, 0), metric) where source = 'judge'"
+                    " do update set value = excluded.value, scale = excluded.scale,"
+                    " explanation = excluded.explanation, status = excluded.status, error = excluded.error,"
+                    " created_at = excluded.created_at where scores.status = 'failed'",
+                    [session_id, s.turn, s.metric, s.value, s.scale, verdict.judge, s.explanation, s.status,
+                     s.error, stamp],
                 )
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
 
     def add_human_score(
-        self, session_id: int, turn: int, metric: str, value: float | bool, author: str,
+        self, session_id: int, turn: int | None, metric: str, value: float | bool | str, author: str,
         reason: str | None = None, *, created_at: str | None = None,
     ) -> int:
-        """Append a person's score for one player turn; returns its id. UserError on bad input."""
-        if metric not in HUMAN_METRICS:
-            raise UserError(f"metric {metric!r}: expected one of {', '.join(HUMAN_METRICS)}")
-        if metric == "is_refusal":
-            if value not in (0, 1):  # True/False compare equal to 1/0
-                raise UserError(f"is_refusal: value must be true or false (0 or 1), got {value!r}")
-        elif isinstance(value, bool) or value not in (1, 2, 3, 4, 5):
-            raise UserError(f"{metric}: value must be an integer from 1 to 5, got {value!r}")
+        """Append a person's score for one player turn (or, turn None, the whole session); returns
+        its id. The metric and scale come from the session's method; UserError on bad input."""
+        from pingpong.core.methods import get_method
+
         if not author or not str(author).strip():
             raise UserError("author: must not be empty")
         with self.transaction() as db:
             self._require(db, session_id)
-            found = db.execute(
-                "select 1 from messages where session_id = ? and turn = ? and role = 'assistant'",
-                [session_id, turn],
-            ).fetchone()
-            if not found:
-                done = db.execute(
-                    "select group_concat(turn, ', ') from (select turn from messages"
-                    " where session_id = ? and role = 'assistant' order by turn)", [session_id],
-                ).fetchone()[0]
-                raise UserError(
-                    f"session {session_id}: turn {turn} has no player message"
-                    f" (player turns: {done or 'none'})"
-                )
+            (method_name,) = db.execute("select method from sessions where id = ?", [session_id]).fetchone()
+            method = get_method(method_name)
+            scale = method.scale_of(metric)
+            if scale is None:
+                names = ", ".join(method.metrics)
+                raise UserError(f"metric {metric!r}: {method_name} sessions are scored on {names}")
+            number = _on_scale(metric, value, scale)
+            if turn is not None:
+                found = db.execute(
+                    "select 1 from messages where session_id = ? and turn = ? and role = 'assistant'",
+                    [session_id, turn],
+                ).fetchone()
+                if not found:
+                    done = db.execute(
+                        "select group_concat(turn, ', ') from (select distinct turn from messages"
+                        " where session_id = ? and role = 'assistant' order by turn)", [session_id],
+                    ).fetchone()[0]
+                    raise UserError(
+                        f"session {session_id}: turn {turn} has no player message"
+                        f" (player turns: {done or 'none'})"
+                    )
             cur = db.execute(
-                "insert into human_scores (session_id, turn, metric, value, author, reason, created_at)"
-                " values (?, ?, ?, ?, ?, ?, ?)",
-                [session_id, turn, metric, float(value), str(author).strip(), reason, created_at or now()],
+                "insert into scores (session_id, turn, metric, value, scale, source, by, explanation, status,"
+                " created_at) values (?, ?, ?, ?, ?, 'human', ?, ?, 'ok', ?)",
+                [session_id, turn, metric, number, scale, str(author).strip(), reason, created_at or now()],
             )
-            return cur.lastrowid
+            return int(cur.lastrowid or 0)
+
+    def fork(self, session_id: int, turn: int, *, player: str | None = None,
+             interrogator: str | None = None) -> int:
+        """A new session holding the first ``turn`` turns of another (same text, same authors),
+        ready to run on with the given seats; its scores start empty."""
+        parent = self.session(session_id)
+        done = parent.turns_done
+        if not 1 <= turn <= done:
+            raise UserError(f"session {session_id}: --turn must be between 1 and {done} (its completed turns)")
+        spec = parent.spec.model_copy(update={k: v for k, v in (("player", player),
+                                                                  ("interrogator", interrogator)) if v})
+        with self.transaction():
+            new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
+                                      status="interrupted", parent_session=session_id, fork_turn=turn)
+            for m in parent.messages:
+                if m.turn <= turn:
+                    self.add_message(new, m)
+        return new
 
     # -- reading back ---------------------------------------------------------------------
 
     def messages(self, session_id: int) -> list[Message]:
         rows = self._rows(
-            "select turn, role, author, text, prompt_tokens, completion_tokens, tokens_estimated,"
-            " latency_ms, attempt from messages where session_id = ?"
-            " order by turn, case role when 'user' then 0 else 1 end",
+            "select turn, role, speaker, author, text, prompt_tokens, completion_tokens, tokens_estimated,"
+            " latency_ms, attempt from messages where session_id = ? order by seq",
             [session_id],
         )
         for r in rows:
@@ -407,28 +434,21 @@ class Store:
         return [Message(**r) for r in rows]
 
     def verdicts(self, session_id: int) -> list[JudgeVerdict]:
-        """One JudgeVerdict per judge (turns in order), judges in the order they first scored."""
+        """One JudgeVerdict per judge (scores by turn, then as given), judges in the order they first scored."""
         rows = self._rows(
-            "select judge, turn, is_refusal, in_character, entertaining, fluency, overall,"
-            " explanations, status, error from turn_scores where session_id = ?"
-            " order by (select min(id) from turn_scores t where t.session_id = turn_scores.session_id"
-            " and t.judge = turn_scores.judge), turn",
+            "select by, turn, metric, value, scale, explanation, status, error from scores"
+            " where session_id = ? and source = 'judge' order by id",
             [session_id],
         )
-        by_judge: dict[str, list[TurnScore]] = {}
+        by_judge: dict[str, list[Score]] = {}
         for r in rows:
-            by_judge.setdefault(r["judge"], []).append(TurnScore(
-                turn=r["turn"], is_refusal=_bool(r["is_refusal"]), in_character=r["in_character"],
-                entertaining=r["entertaining"], fluency=r["fluency"], overall=r["overall"],
-                explanations=json.loads(r["explanations"] or "{}"), status=r["status"] or "ok",
-                error=r["error"],
-            ))
-        return [JudgeVerdict(judge=j, turns=t) for j, t in by_judge.items()]
+            by_judge.setdefault(r.pop("by"), []).append(Score(**r))
+        return [JudgeVerdict(judge=j, scores=sorted(s, key=lambda x: x.turn or 0)) for j, s in by_judge.items()]
 
     def human_scores(self, session_id: int) -> list[HumanScore]:
         rows = self._rows(
-            "select id, turn, metric, value, author, reason, created_at from human_scores"
-            " where session_id = ? order by id",
+            "select id, turn, metric, value, scale, by as author, explanation as reason, created_at from scores"
+            " where session_id = ? and source = 'human' order by id",
             [session_id],
         )
         return [HumanScore(**r) for r in rows]
@@ -459,18 +479,21 @@ class Store:
             character=Character.model_validate_json(r["character_snapshot"]),
             situation=Situation.model_validate_json(r["situation_snapshot"]),
             messages=self.messages(session_id), verdicts=self.verdicts(session_id),
-            human_scores=self.human_scores(session_id), error=r["error"], pid=r["pid"], host=r["host"],
+            human_scores=self.human_scores(session_id), parent_session=r["parent_session"],
+            fork_turn=r["fork_turn"], error=r["error"], pid=r["pid"], host=r["host"],
             created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
         )
 
     def sessions(
         self, *, status: str | None = None, run: str | int | None = None, limit: int | None = None,
         offset: int = 0, player: str | None = None, character: str | None = None,
-        situation: str | None = None, newest_first: bool = False,
+        situation: str | None = None, method: str | None = None, newest_first: bool = False,
     ) -> list[SessionSummary]:
         """Sessions matching the filters (run: a run name or id), oldest first unless newest_first."""
+        from pingpong.sessions.scoring import session_finals
+
         where, params = [], []
-        for column, value in (("s.status", status), ("s.player", player),
+        for column, value in (("s.status", status), ("s.player", player), ("s.method", method),
                               ("s.character", character), ("s.situation", situation)):
             if value is not None:
                 where.append(f"{column} = ?")
@@ -480,9 +503,11 @@ class Store:
             params.append(run)
         sql = (
             "select s.id, s.status, s.character, s.situation, s.player, s.interrogator, s.judges,"
-            " s.num_turns, s.lang, s.version, s.created_at, s.updated_at, r.name as run,"
+            " s.num_turns, s.lang, s.method, s.parent_session, s.fork_turn, s.created_at, s.updated_at,"
+            " r.name as run,"
             " (select count(*) from messages m where m.session_id = s.id and m.role = 'assistant') as turns,"
-            " (select count(distinct h.turn) from human_scores h where h.session_id = s.id) as human_turns"
+            " (select count(distinct ifnull(h.turn, 0)) from scores h where h.session_id = s.id"
+            "  and h.source = 'human') as human_turns"
             " from sessions s left join runs r on r.id = s.run_id"
         )
         if where:
@@ -492,40 +517,96 @@ class Store:
             sql += " limit ? offset ?"
             params += [-1 if limit is None else limit, offset]
         rows = self._rows(sql, params)
-        finals = self._finals([(r["id"], r["version"] or 2) for r in rows])
+        with self._lock:
+            finals = session_finals(self.conn, {r["id"]: r["method"] for r in rows})
         out = []
         for r in rows:
             r["judges"] = json.loads(r["judges"] or "[]")
-            r["final"] = finals.get(r["id"])
-            r["version"] = r["version"] or 2
+            final = finals.get(r["id"])
+            r["final"] = final.to_json() if final else None
+            r["final_text"] = final.text() if final else ""
             out.append(SessionSummary(**r))
         return out
 
-    def _finals(self, ids_versions: list[tuple[int, int]]) -> dict[int, float | None]:
-        """Judges' mean final score per session, from turn_scores in chunks of ids."""
-        from statistics import fmean
+    def add_judge(self, session_id: int, judge: str) -> None:
+        """Record one more judge in the session's judges list and spec (an import that merges files)."""
+        with self.transaction() as db:
+            judges_json, spec_json = db.execute("select judges, spec from sessions where id = ?",
+                                                [session_id]).fetchone()
+            judges = json.loads(judges_json or "[]")
+            if judge in judges:
+                return
+            judges.append(judge)
+            spec = json.loads(spec_json)
+            spec["judges"] = judges
+            db.execute("update sessions set judges = ?, spec = ? where id = ?", [_json(judges), _json(spec), session_id])
 
-        versions = dict(ids_versions)
-        ids = list(versions)
-        scores: dict[int, dict[str, list[TurnScore]]] = {}
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            marks = ",".join("?" for _ in chunk)
-            for r in self._rows(
-                "select session_id, judge, turn, is_refusal, in_character, entertaining, fluency,"
-                f" overall, status from turn_scores where session_id in ({marks})",
-                chunk,
-            ):
-                scores.setdefault(r["session_id"], {}).setdefault(r["judge"], []).append(TurnScore(
-                    turn=r["turn"], is_refusal=_bool(r["is_refusal"]), in_character=r["in_character"],
-                    entertaining=r["entertaining"], fluency=r["fluency"], overall=r["overall"],
-                    status=r["status"] or "ok",
-                ))
-        out: dict[int, float | None] = {}
-        for sid, judges in scores.items():
-            finals = [f for t in judges.values() if (f := judge_final(t, versions[sid])) is not None]
-            out[sid] = fmean(finals) if finals else None
-        return out
+    def insert_session_rows(self, session: dict[str, Any], run: dict[str, Any] | None,
+                            children: dict[str, list[dict[str, Any]]]) -> int | None:
+        """Insert an imported session with its messages, calls and scores as given (one transaction);
+        None when a session with the same creation time, seats, card and situation exists."""
+        with self.transaction() as db:
+            dup = db.execute(
+                "select 1 from sessions where created_at = ? and player = ? and interrogator is ?"
+                " and character = ? and situation = ?",
+                [session["created_at"], session["player"], session.get("interrogator"), session.get("character"),
+                 session.get("situation")],
+            ).fetchone()
+            if dup:
+                return None
+            run_id = None
+            if run is not None:
+                found = db.execute("select id from runs where name = ?", [run["name"]]).fetchone()
+                run_id = found[0] if found else db.execute(
+                    "insert into runs (name, created_at, config) values (?, ?, ?)",
+                    [run["name"], run.get("created_at") or now(), _json(run.get("config") or {})]).lastrowid
+            session = {**session, "run_id": run_id,
+                       "version": 1 if session.get("method") == "pingpong-v1" else 2}
+            sid = db.execute(f"insert into sessions ({', '.join(session)}) values ({', '.join('?' * len(session))})",
+                             list(session.values())).lastrowid
+            for table, rows in children.items():
+                for seq, row in enumerate(rows):
+                    row = {"session_id": sid, **row, **({"seq": seq} if table == "messages" else {})}
+                    db.execute(f"insert into {table} ({', '.join(row)}) values ({', '.join('?' * len(row))})",
+                               list(row.values()))
+            return int(sid or 0)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The connection the typed queries (sessions.queries) read through."""
+        return self.db.conn
+
+
+def _on_scale(metric: str, value: float | bool | str, scale: str) -> float:
+    """A person's value as stored, or UserError saying what the scale takes."""
+    if scale == "good-bad":
+        labels = {"good": 1.0, "bad": 0.0, "1": 1.0, "0": 0.0}
+        key = str(value).strip().lower() if not isinstance(value, bool) else str(int(value))
+        if key not in labels:
+            raise UserError(f"{metric}: value must be good or bad, got {value!r}")
+        return labels[key]
+    if metric == "is_refusal":
+        if isinstance(value, str):
+            value = {"true": 1, "false": 0, "1": 1, "0": 0}.get(value.strip().lower(), value)
+        if value not in (0, 1):  # True/False compare equal to 1/0
+            raise UserError(f"is_refusal: value must be true or false (0 or 1), got {value!r}")
+        return float(value)
+    if scale == "0-1":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not 0 <= number <= 1:
+            raise UserError(f"{metric}: value must be a number from 0 to 1, got {value!r}")
+        return number
+    lo, hi = (1, 5) if scale == "1-5" else (1, 10)
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (number.is_integer() and lo <= number <= hi):
+        raise UserError(f"{metric}: value must be an integer from {lo} to {hi}, got {value!r}")
+    return number
 
 
 __all__ = ["Store", "check_database_file", "pid_alive", "now"]

@@ -45,6 +45,13 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _method_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="pingpong", metavar="M",
+                   help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
+    p.add_argument("--version", type=int, choices=(1, 2), default=None,
+                   help="alias: --version 1 is --method pingpong-v1, --version 2 is --method pingpong")
+
+
 def _play_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--character", metavar="C", help="character card name (see `pingpong cards list`)")
     p.add_argument("--situation", metavar="S", help="situation name (see `pingpong situations list`)")
@@ -52,8 +59,7 @@ def _play_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--interrogator", metavar="M|human", help="model that plays the user, or human (you)")
     p.add_argument("--judge", action="append", default=None, metavar="M", help="repeat for several judges")
     p.add_argument("--turns", type=int, metavar="N", help="number of turns (default: the situation's)")
-    p.add_argument("--version", type=int, choices=(1, 2), default=2,
-                   help="method version (1: combined interrogator-judge)")
+    _method_args(p)
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -66,11 +72,13 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="conversations at once (default 8)")
     p.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th pair")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="run name (default: from the models)")
-    p.add_argument("--version", type=int, choices=(1, 2), default=2,
-                   help="method version (1: combined interrogator-judge)")
+    _method_args(p)
 
 
 def _leaderboard_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="pingpong", metavar="M",
+                   help="whose sessions: pingpong (default) or pingpong-v1; methods never share a row")
+    p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "markdown", "csv", "json"))
     p.add_argument("--weights", metavar="A,B,C", help="weights of in_character,entertaining,fluency")
@@ -78,7 +86,15 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="whose scores: judges, people, or people's where they exist (default merged)")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     p.add_argument("--curves", action="store_true",
-                   help="also the mean final score by turn and the DMT-Score (a turn is good at >= 4)")
+                   help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4)")
+
+
+def _judge_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run", dest="runs", action="append", default=[], metavar="NAME", help="sessions of this run")
+    p.add_argument("--session", dest="sessions", action="append", default=[], type=int, metavar="ID",
+                   help="this session (repeat for several)")
+    p.add_argument("--judge", action="append", required=True, metavar="M", help="judge model; repeat for several")
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="sessions judged at once (default 8)")
 
 
 def _agreement_args(p: argparse.ArgumentParser) -> None:
@@ -100,14 +116,20 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     _fmt(q)
     q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn (append-only)")
     q.add_argument("id", type=int, help="session id")
-    q.add_argument("--turn", type=int, required=True, metavar="N", help="player turn, from 1")
-    q.add_argument("--metric", choices=("in_character", "entertaining", "fluency"), help="metric to score")
-    q.add_argument("--value", type=int, choices=range(1, 6), metavar="1-5", help="score for --metric")
+    q.add_argument("--turn", type=int, metavar="N", help="player turn, from 1 (default: the whole conversation)")
+    q.add_argument("--metric", metavar="NAME", help="metric to score (the session's method lists them)")
+    q.add_argument("--value", metavar="V", help="value on the metric's scale: 1-5, 1-10, good|bad, 0-1")
     q.add_argument("--refusal", choices=("true", "false"), help="mark the turn a refusal, or not")
     q.add_argument("--author", metavar="A", help="who scores (default: author in config.toml, else OS user)")
     q.add_argument("--reason", metavar="R", help="why, in a few words")
     q = _sub(ss, "resume", "pingpong.tui.commands.sessions:resume", "continue an interrupted session")
     q.add_argument("id", type=int, help="session id")
+    q = _sub(ss, "fork", "pingpong.tui.commands.sessions:fork",
+             "start a new session from the first N turns of another, and run it on")
+    q.add_argument("id", type=int, help="session id to fork")
+    q.add_argument("--turn", type=int, required=True, metavar="N", help="keep turns 1..N")
+    q.add_argument("--player", metavar="M", help="player model from there on (default: the same)")
+    q.add_argument("--interrogator", metavar="M|human", help="interrogator from there on (default: the same)")
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
@@ -159,6 +181,8 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
 COMMANDS = {
     "play": ("pingpong.tui.commands.app:play", "open the TUI straight into a live session", _play_args),
     "run": ("pingpong.tui.commands.run:run", "batch run: players x characters x situations, resumable", _run_args),
+    "judge": ("pingpong.tui.commands.judge:judge", "score stored sessions again, or retry failed judge turns",
+              _judge_args),
     "leaderboard": ("pingpong.tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
@@ -204,6 +228,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
+    if getattr(args, "version", None) is not None:  # the alias of the first releases
+        args.method = "pingpong-v1" if args.version == 1 else "pingpong"
     from importlib import import_module
 
     from pingpong.core.errors import RunFailed, UserError

@@ -7,13 +7,14 @@ import asyncio
 import pytest
 
 from pingpong.core.control import SessionControl
-from pingpong.core.domain import JudgeVerdict, Message, TurnScore
+from pingpong.core.domain import Message
 from pingpong.core.engine import SessionEngine
 from pingpong.core.events import (
     Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFinished, TurnStarted, VerdictReady,
 )
 from tests.engine.engine_support import card, collect, messages, of, requests_for, situation, spec, until
 from tests.fakeserver import reply
+from tests.scores import judged, turn_scores
 
 
 def engine(pool, **kw) -> SessionEngine:
@@ -167,7 +168,7 @@ async def test_resume_from_history_continues_with_the_player(fake_server, fake_p
         Message(turn=1, role="assistant", author="player", text="Boots. Now."),
         Message(turn=2, role="user", author="human", text="What is that noise upstairs?"),
     ]
-    done = JudgeVerdict(judge="judge-a", turns=[TurnScore(turn=1, status="failed", error="old")])
+    done = judged("judge-a", turns=[turn_scores(1, status="failed", error="old")])
     run = engine(fake_pool, history=history, verdicts=[done], situation=situation(3))
     events = await collect(run)
     assert events[0] == TurnStarted(2, "assistant", "player")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pingpong.core.domain import Character, JudgeVerdict, Message, SessionSpec, Situation, TurnScore
+from pingpong.core.domain import Character, Message, SessionSpec, Situation
 from pingpong.sessions.store import Store
+from tests.scores import judged, turn_scores
 
 
 @pytest.fixture
@@ -28,8 +29,8 @@ def add_session(store, player, judges, *, text_len=100, lang="en", interrogator=
         store.add_message(sid, Message(turn=t, role="user", author=interrogator, text=f"question {t}?"))
         store.add_message(sid, Message(turn=t, role="assistant", author=player, text="x" * text_len))
     for judge, rows in judges.items():
-        store.add_verdict(sid, JudgeVerdict(judge=judge, turns=[
-            TurnScore(turn=i + 1, in_character=ic, entertaining=en, fluency=fl, is_refusal=bool(ref))
+        store.add_verdict(sid, judged(judge, turns=[
+            turn_scores(i + 1, in_character=ic, entertaining=en, fluency=fl, is_refusal=bool(ref))
             for i, (ic, en, fl, ref) in enumerate(rows)
         ]))
     store.set_status(sid, status)

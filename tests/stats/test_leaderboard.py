@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from pingpong.core.errors import UserError
-from pingpong.sessions.leaderboard import (
-    bootstrap_means, compute_leaderboard, half_width, length_factor, parse_weights, tie_ranks,
-)
+from pingpong.sessions.leaderboard import bootstrap_means, compute_leaderboard, half_width, length_factor, tie_ranks
+from pingpong.sessions.scoring import parse_weights
+from tests.scores import judged, turn_scores
 from tests.stats.conftest import add_session
 
 
@@ -145,11 +145,10 @@ def test_only_refusals_and_single_conversation(store):
 
 
 def test_unfinished_and_failed_turns_are_left_out(store):
-    from pingpong.core.domain import JudgeVerdict, TurnScore
 
     add_session(store, "A", {"J1": [(4, 4, 4, 0)]}, status="interrupted")
     sid = add_session(store, "A", {"J1": [(2, 2, 2, 0)]})
-    store.add_verdict(sid, JudgeVerdict(judge="J2", turns=[TurnScore(turn=1, status="failed", error="bad json")]))
+    store.add_verdict(sid, judged("J2", turns=[turn_scores(1, status="failed", error="bad json")]))
     (row,) = compute_leaderboard(store)
     assert row.conversations == 1 and row.final == pytest.approx(2.0)
 

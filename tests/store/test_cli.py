@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pingpong.core.domain import JudgeVerdict, Message, TurnScore
+from pingpong.core.domain import Message
 from pingpong.sessions.store import Store
+from tests.scores import judged, turn_scores
 
 from .conftest import make_character, make_situation, make_spec
 
@@ -35,8 +36,8 @@ def home(tmp_path_factory):
         store.add_message(first, Message(turn=turn, role="user", author="offline", text=f"What is below deck? ({turn})"))
         store.add_message(first, Message(turn=turn, role="assistant", author="offline", text=f"Rope and onions. ({turn})"))
     for judge, ic in (("j1", 4), ("j2", 2)):
-        store.add_verdict(first, JudgeVerdict(judge=judge, turns=[
-            TurnScore(turn=t, is_refusal=False, in_character=ic, entertaining=3, fluency=5) for t in (1, 2)]))
+        store.add_verdict(first, judged(judge, turns=[
+            turn_scores(t, is_refusal=False, in_character=ic, entertaining=3, fluency=5) for t in (1, 2)]))
     store.set_status(first, "finished")
     second = store.create_session(make_spec(player="human"), make_character(), make_situation())
     store.add_message(second, Message(turn=1, role="user", author="offline", text="Hello"))

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from pingpong.core.domain import CallRecord, JudgeVerdict, Message, TurnScore
+from pingpong.core.domain import CallRecord, JudgeVerdict, Message
 from pingpong.core.errors import UserError
 from pingpong.core.events import (CallFinished, Delta, MessageCompleted, SessionFailed, SessionFinished,
+from tests.scores import judged, turn_scores
                          TurnStarted, VerdictReady)
 from pingpong.sessions.recorder import Recorder
 from pingpong.sessions.replay import replay
@@ -18,7 +19,7 @@ from .conftest import make_spec
 
 
 def _score(turn, ic=4, en=3, fl=5, refusal=False):
-    return TurnScore(turn=turn, is_refusal=refusal, in_character=ic, entertaining=en, fluency=fl,
+    return turn_scores(turn, is_refusal=refusal, in_character=ic, entertaining=en, fluency=fl,
                      explanations={"in_character": f"turn {turn} fits"})
 
 
@@ -38,7 +39,7 @@ def _record_two_turns(store, character, situation, judges=("offline",)):
 
 def test_recorder_writes_messages_calls_verdicts_and_the_end(store, character, situation):
     sid, rec = _record_two_turns(store, character, situation)
-    rec.handle(VerdictReady(JudgeVerdict(judge="offline", turns=[_score(1), _score(2, ic=2)])))
+    rec.handle(VerdictReady(judged("offline", turns=[_score(1), _score(2, ic=2)])))
     rec.handle(SessionFinished())
 
     s = store.session(sid)
@@ -69,9 +70,9 @@ def test_a_duplicated_turn_is_refused_by_the_database(store, character, situatio
 
 def test_judge_rows_are_never_rewritten_but_failed_ones_may_be_retried(store, character, situation):
     sid, _ = _record_two_turns(store, character, situation)
-    failed = TurnScore(turn=2, status="failed", error="bad JSON")
-    store.add_verdict(sid, JudgeVerdict(judge="j", turns=[_score(1, ic=5), failed]))
-    store.add_verdict(sid, JudgeVerdict(judge="j", turns=[_score(1, ic=1), _score(2, ic=3)]))
+    failed = turn_scores(2, status="failed", error="bad JSON")
+    store.add_verdict(sid, judged("j", turns=[_score(1, ic=5), failed]))
+    store.add_verdict(sid, judged("j", turns=[_score(1, ic=1), _score(2, ic=3)]))
     (verdict,) = store.verdicts(sid)
     assert [(t.turn, t.status, t.in_character) for t in verdict.turns] == [(1, "ok", 5), (2, "ok", 3)]
 
@@ -154,8 +155,8 @@ def test_claim_refuses_finished_sessions_and_sessions_alive_elsewhere(store, cha
 
 def test_replay_gives_turns_in_order_with_judges_and_people(store, character, situation):
     sid, rec = _record_two_turns(store, character, situation)
-    rec.handle(VerdictReady(JudgeVerdict(judge="j1", turns=[_score(1), _score(2)])))
-    rec.handle(VerdictReady(JudgeVerdict(judge="j2", turns=[_score(1, ic=2), _score(2)])))
+    rec.handle(VerdictReady(judged("j1", turns=[_score(1), _score(2)])))
+    rec.handle(VerdictReady(judged("j2", turns=[_score(1, ic=2), _score(2)])))
     store.add_human_score(sid, 2, "in_character", 1, "ana")
     store.add_human_score(sid, 2, "in_character", 5, "ana", "changed my mind")
     steps = replay(store, sid)

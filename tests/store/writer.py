@@ -11,8 +11,9 @@ import json
 import sys
 import time
 
-from pingpong.core.domain import CallRecord, JudgeVerdict, Message, TurnScore
+from pingpong.core.domain import CallRecord, Message
 from pingpong.sessions.store import Store
+from tests.scores import judged, turn_scores
 from tests.store.conftest import make_character, make_situation, make_spec
 
 
@@ -31,8 +32,8 @@ def write_for(db: str, seconds: float, label: str) -> dict[str, int]:
                 counts["messages"] += 1
             store.add_call(sid, CallRecord(role="player", model=label, turn=turn, status="ok", latency_ms=1.0))
             counts["calls"] += 1
-        store.add_verdict(sid, JudgeVerdict(judge=label, turns=[
-            TurnScore(turn=t, is_refusal=False, in_character=3, entertaining=4, fluency=5) for t in range(1, 4)]))
+        store.add_verdict(sid, judged(label, turns=[
+            turn_scores(t, is_refusal=False, in_character=3, entertaining=4, fluency=5) for t in range(1, 4)]))
         counts["verdicts"] += 1
         store.add_human_score(sid, 2, "fluency", 4, label)
         counts["human_scores"] += 1

@@ -13,6 +13,7 @@ import yaml
 
 from pingpong.core.domain import Character, ExampleTurn, Situation
 from pingpong.core.home import Home
+from tests.scores import judged, turn_scores
 
 CARDS = [
     Character(
@@ -93,7 +94,7 @@ def write_session(store, *, character=CARDS[0], situation=SITUATIONS[0], player=
                   judges=("offline", "strict-judge"), run_id=None, status="finished", human_turns=(),
                   turns=2, planned: int | None = None) -> int:
     """A fixed, judged session written straight through the store (no engine, no clock in view)."""
-    from pingpong.core.domain import JudgeVerdict, Message, SessionSpec, TurnScore
+    from pingpong.core.domain import Message, SessionSpec
 
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator="offline", judges=list(judges), num_turns=planned or turns, lang=character.lang)
@@ -106,8 +107,8 @@ def write_session(store, *, character=CARDS[0], situation=SITUATIONS[0], player=
                                        text=f"Answer {turn}: oil, stubbornness and a good wick."))
     if status == "finished":
         for j, judge in enumerate(judges):
-            store.add_verdict(sid, JudgeVerdict(judge=judge, turns=[
-                TurnScore(turn=t, is_refusal=False, in_character=4 - j, entertaining=3, fluency=5 - j,
+            store.add_verdict(sid, judged(judge, turns=[
+                turn_scores(t, is_refusal=False, in_character=4 - j, entertaining=3, fluency=5 - j,
                           explanations={"in_character": f"'{t}' fits the keeper's dry voice.",
                                         "entertaining": "Short but vivid.",
                                         "fluency": "Clean English.", "is_refusal": "Answers the question."})

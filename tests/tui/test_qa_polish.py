@@ -10,6 +10,7 @@ from tests.tui.conftest import SITUATIONS, write_session
 from tests.tui.helpers import wait_for
 from pingpong.tui.screens.home import HomeScreen
 from pingpong.tui.screens.live import LiveScreen
+from tests.scores import judged, turn_scores
 
 SIZE = (80, 24)
 
@@ -79,13 +80,12 @@ async def test_home_refreshes_by_itself_keeping_the_selection(app, store, monkey
 
 
 async def test_home_final_column_says_refusal_or_no_judges(app, store):
-    from pingpong.core.domain import JudgeVerdict, TurnScore
 
     scored = write_session(store, judges=("offline",), turns=1)
     refused = write_session(store, judges=(), turns=1)
     store.db.execute("update sessions set judges = ? where id = ?", ['["offline"]', refused])
-    store.add_verdict(refused, JudgeVerdict(judge="offline", turns=[
-        TurnScore(turn=1, is_refusal=True, in_character=1, entertaining=1, fluency=4)]))
+    store.add_verdict(refused, judged("offline", turns=[
+        turn_scores(1, is_refusal=True, in_character=1, entertaining=1, fluency=4)]))
     unjudged = write_session(store, judges=(), turns=1)
     running = write_session(store, judges=("offline",), turns=1, status="running")
     async with app.run_test(size=SIZE) as pilot:

@@ -22,6 +22,7 @@ def play(args, home: Home) -> int:
     from pingpong.characters.library import CardLibrary
     from pingpong.core.config import load_models, resolve
     from pingpong.situations.library import SituationLibrary
+    from pingpong.core.methods import get_method
     from pingpong.tui.app import NewSessionRequest, PlayRequest, create_app
 
     models = load_models(home)
@@ -37,20 +38,21 @@ def play(args, home: Home) -> int:
         resolve(models, name)
     if args.turns is not None and not 1 <= args.turns <= 50:
         raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
-    if args.version == 1 and interrogator == HUMAN:
-        raise UserError("--interrogator: version 1 needs a model (it also judges)")
+    get_method(args.method)
+    if args.method == "pingpong-v1" and interrogator == HUMAN:
+        raise UserError("--interrogator: pingpong-v1 needs a model (its tester also scores)")
     character = CardLibrary(home).get(args.character) if args.character else None
     situation = SituationLibrary(home).get(args.situation) if args.situation else None
     _check_database(home)
     if character is None or situation is None:
         defaults = {"character": args.character, "situation": args.situation, "player": player,
                     "interrogator": interrogator, "judges": judges, "turns": args.turns,
-                    "version": args.version, "lang": character.lang if character else None}
+                    "method": args.method, "lang": character.lang if character else None}
         create_app(home, initial=NewSessionRequest(defaults)).run()
         return 0
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
-                       version=args.version, lang=character.lang)
+                       method=args.method, lang=character.lang)
     create_app(home, initial=PlayRequest(spec, character, situation)).run()
     return 0
 

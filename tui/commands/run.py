@@ -20,7 +20,7 @@ def run(args, home) -> int:
     setup, specs = prepare_run(
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
         lang=args.lang, characters=args.characters, situations=args.situations,
-        every=args.every, run_name=args.run_name, version=args.version)
+        every=args.every, run_name=args.run_name, method=args.method)
     from pingpong.sessions.store import Store
 
     home.ensure()
@@ -33,6 +33,7 @@ def run(args, home) -> int:
         console = Console()
         with asyncio.Runner(loop_factory=loop_factory()) as loop:
             interrupted = loop.run(_main(runner, specs, console))
+        failed_judging = runner.failed_judge_turns()
     finally:
         store.close()
     from pingpong.tui.progress import summary
@@ -49,6 +50,9 @@ def run(args, home) -> int:
     if progress.failed:
         raise RunFailed(f"{progress.failed} of {progress.total} conversations failed in run "
                         f"'{setup.name}'; run the same command again to retry them")
+    if failed_judging:
+        raise RunFailed(f"{failed_judging} judge turn(s) failed in run '{setup.name}'; run the same command "
+                        f"again (or `pingpong judge --run {setup.name} --judge ...`) to retry them")
     return 0
 
 

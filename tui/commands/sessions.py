@@ -43,7 +43,7 @@ def list_sessions(args, home: Home) -> int:
         table.add_row(
             str(r.id), f"[{colours.get(r.status, 'white')}]{r.status}[/]", r.run or "", r.character,
             r.situation, r.player, r.interrogator, ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}",
-            str(r.human_turns or ""), _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " "),
+            str(r.human_turns or ""), r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " "),
         )
     filtered = args.status or args.run_name
     _console().print(table if rows else "no sessions match" if filtered else "no sessions yet")
@@ -78,7 +78,7 @@ def _print_session(session) -> None:
         f"character [bold]{escape(session.character.char_name)}[/] ({session.character.name}), "
         f"situation {session.situation.name}: {escape(session.situation.text)}\n"
         f"player {spec.player}, interrogator {spec.interrogator}, judges {', '.join(spec.judges) or '-'}, "
-        f"turns {session.turns_done}/{session.num_turns}, final {_fmt_num(session.final)}"
+        f"turns {session.turns_done}/{session.num_turns}, final {session.final.text() or '-'}"
     )
     if session.error:
         console.print(f"[red]error:[/] {escape(session.error)}")
@@ -117,7 +117,7 @@ def score(args, home: Home) -> int:
         if not args.metric:
             raise UserError("--metric: required (with --value), or give --refusal true|false")
         if args.value is None:
-            raise UserError(f"--value: required with --metric {args.metric} (1-5)")
+            raise UserError(f"--value: required with --metric {args.metric}")
         metric, value = args.metric, args.value
     else:
         metric, value = "is_refusal", args.refusal == "true"
@@ -130,8 +130,33 @@ def score(args, home: Home) -> int:
     finally:
         store.close()
     shown = ("true" if value else "false") if metric == "is_refusal" else str(value)
-    print(f"session {args.id} turn {args.turn}: {metric} = {shown} by {author} (score #{score_id})")
+    where = f"turn {args.turn}" if args.turn is not None else "whole conversation"
+    print(f"session {args.id} {where}: {metric} = {shown} by {author} (score #{score_id})")
     return 0
+
+
+def fork(args, home: Home) -> int:
+    """Copy the first N turns into a new session, then run it on (as `sessions resume` does)."""
+    from pingpong.core.config import load_models, resolve
+    from pingpong.core.domain import HUMAN
+
+    models = load_models(home)
+    for name in (args.player, args.interrogator):
+        if name and name != HUMAN:
+            resolve(models, name)
+    if args.player == HUMAN:
+        raise UserError("--player: a fork runs on without a terminal seat; use a model")
+    store = _store(home)
+    try:
+        new = store.fork(args.id, args.turn, player=args.player, interrogator=args.interrogator)
+    finally:
+        store.close()
+    print(f"session {new}: forked from session {args.id} at turn {args.turn}")
+    if args.interrogator == HUMAN:
+        print(f"open it in the TUI to take the interrogator seat: pingpong sessions resume {new}")
+        return 0
+    args.id = new
+    return resume(args, home)
 
 
 def resume(args, home: Home) -> int:

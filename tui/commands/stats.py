@@ -66,32 +66,36 @@ def render_leaderboard(rows: list[dict], fmt: str, out=None) -> None:
 
 
 def leaderboard(args, home) -> int:
-    from pingpong.sessions.leaderboard import DEFAULT_WEIGHTS, compute_leaderboard, parse_weights
+    from pingpong.sessions.leaderboard import compute_leaderboard
+    from pingpong.sessions.scoring import DEFAULT_WEIGHTS, parse_weights
     from pingpong.sessions.store import Store
 
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
+    method = getattr(args, "method", "pingpong")
     with Store(home.db_path) as store:
-        rows = [r.to_json() for r in compute_leaderboard(store, lang=args.lang, weights=weights,
-                                                         scores=args.scores, run=run)]
+        rows = [r.to_json() for r in compute_leaderboard(
+            store, method=method, lang=args.lang, weights=weights, scores=args.scores, run=run,
+            include_forks=getattr(args, "include_forks", False))]
         if getattr(args, "curves", False):
-            _add_curves(store, rows, lang=args.lang, run=run, weights=weights)
+            _add_curves(store, rows, method=method, lang=args.lang, run=run, weights=weights)
     render_leaderboard(rows, args.format)
     if getattr(args, "curves", False) and args.format in ("table", "markdown"):
         render_curves(rows, args.format)
     return 0
 
 
-def _add_curves(store, rows: list[dict], *, lang, run, weights) -> None:
+def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
     """Each row gains `by_turn` (mean final score per turn index, judges' scores) and
-    `dmt_score` (per metric, strict prefix scoring with good = Likert >= 4)."""
-    from pingpong.sessions.curves import dmt_scores, score_by_turn
+    `good_streak` (per metric: share of conversations whose first turns all score >= 4,
+    averaged over prefix lengths; not DMT-Score, which the dmt method computes from labels)."""
+    from pingpong.sessions.curves import good_streaks, score_by_turn
 
-    by_turn = score_by_turn(store, lang=lang, run=run, weights=weights)
-    dmt = dmt_scores(store, lang=lang, run=run)
+    by_turn = score_by_turn(store, method=method, lang=lang, run=run, weights=weights)
+    streaks = good_streaks(store, method=method, lang=lang, run=run)
     for row in rows:
         row["by_turn"] = [round(mean, 4) for _, mean in by_turn.get(row["player"], [])]
-        row["dmt_score"] = {m: v["score"] for m, v in dmt.get(row["player"], {}).items()}
+        row["good_streak"] = {m: v["score"] for m, v in streaks.get(row["player"], {}).items()}
 
 
 def render_curves(rows: list[dict], fmt: str, out=None) -> None:
@@ -100,9 +104,9 @@ def render_curves(rows: list[dict], fmt: str, out=None) -> None:
 
     out = out or sys.stdout
     turns = max((len(r["by_turn"]) for r in rows), default=0)
-    headers = ["Player", *(f"T{t}" for t in range(1, turns + 1)), *(f"DMT {m}" for m in METRICS)]
+    headers = ["Player", *(f"T{t}" for t in range(1, turns + 1)), *(f"streak {m}" for m in METRICS)]
     body = [[r["player"], *(_fmt(v) for v in r["by_turn"]), *([""] * (turns - len(r["by_turn"]))),
-             *(_fmt(r["dmt_score"].get(m)) for m in METRICS)] for r in rows]
+             *(_fmt(r["good_streak"].get(m)) for m in METRICS)] for r in rows]
     if fmt == "markdown":
         out.write("\n| " + " | ".join(headers) + " |\n|" + "|".join(["---:"] * len(headers)) + "|\n")
         for cells in body:
@@ -111,9 +115,9 @@ def render_curves(rows: list[dict], fmt: str, out=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="Final score by turn, and DMT-Score",
-                  caption="T1.. = mean final score at that turn; DMT = share of conversations whose turns "
-                          "stay good (>= 4), averaged over prefix lengths")
+    table = Table(title="Final score by turn, and good streaks",
+                  caption="T1.. = mean final score at that turn; streak = share of conversations whose "
+                          "turns stay good (>= 4), averaged over prefix lengths")
     for h in headers:
         table.add_column(h, justify="left" if h == "Player" else "right")
     for cells in body:

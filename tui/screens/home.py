@@ -13,6 +13,7 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from pingpong.sessions import queries
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.worker_store import WorkerStore
 
@@ -44,9 +45,10 @@ class Row:
     final: float | None
     created: str
     note: str = ""  # shown instead of a missing final score: "refusal", "no judges", "-"
+    final_text: str = ""  # the final as sessions.scoring writes it ('4.40*' where a person changed a score)
 
     def cells(self) -> tuple:
-        final = self.note if self.final is None else f"{self.final:.2f}"
+        final = self.note if self.final is None else (self.final_text or f"{self.final:.2f}")
         return (str(self.id), self.character, self.situation, self.status, final, self.player,
                 self.interrogator, self.created)
 
@@ -168,7 +170,7 @@ class HomeScreen(Screen):
 
     @staticmethod
     def _read_stamp(store) -> tuple:
-        return tuple(store.db.execute("select max(updated_at), count(*) from sessions").fetchone())
+        return queries.sessions_stamp(store.conn)
 
     def on_unmount(self) -> None:
         self._store.close()
@@ -183,16 +185,8 @@ class HomeScreen(Screen):
     def _post_sessions(self, store) -> None:
         """Post the first chunk as soon as it is read, then everything."""
         self._stamp = self._read_stamp(store)  # before reading: a change during the load shows next time
-        refused = {sid for (sid,) in store.db.execute(
-            "select distinct session_id from turn_scores where is_refusal = 1 and coalesce(status, 'ok') = 'ok'"
-        ).fetchall()}
-        seats = {
-            sid: (human or 0, total)
-            for sid, human, total in store.db.execute(
-                "select session_id, sum(author = 'human'), count(*) from messages"
-                " where role = 'user' group by session_id"
-            ).fetchall()
-        }
+        refused = queries.refused_sessions(store.conn)
+        seats = queries.interrogator_seats(store.conn)
         rows: list[Row] = []
         offset = 0
         while True:
@@ -202,7 +196,7 @@ class HomeScreen(Screen):
                 rows.append(Row(s.id, s.character, s.situation, s.player,
                                 interrogator_label(s.interrogator, human, total), s.status, s.final,
                                 (s.created_at or "")[5:16].replace("T", " "),
-                                final_note(s.status, s.judges, s.id in refused)))
+                                final_note(s.status, s.judges, s.id in refused), s.final_text))
             offset += len(chunk)
             done = len(chunk) < CHUNK
             if done or offset == CHUNK:

@@ -390,7 +390,7 @@ class LiveScreen(Screen):
             info.append(f" in {spec.situation}  ")
             info.append(f"player {spec.player}  interrogator {self.seat or spec.interrogator}")
             judges = ", ".join(spec.judges) if spec.judges else "none"
-            info.append(f"  judges {judges}  v{spec.version}", style="dim")
+            info.append(f"  judges {judges}  {spec.method}", style="dim")
         status = self.status
         if self.control is not None and self.running and getattr(self.control, "paused", False):
             status = "paused"

@@ -87,7 +87,7 @@ class ReplayScreen(Screen):
         step = self.steps[self.index] if self.steps else None
         if step is not None and step.people:
             where += f"  ({len(step.people)} person's score{'s' if len(step.people) != 1 else ''})"
-        final = f"  final {stored.final:.2f}" if stored.final is not None else ""
+        final = f"  final {stored.final.text()}" if stored.final.text() else ""
         self.query_one("#status-line", Static).update(f"{where}{final}   ←/→ step, home/end jump, o rate")
 
     def action_step(self, step: int) -> None:

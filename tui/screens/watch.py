@@ -14,6 +14,7 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from pingpong.sessions import queries
 from pingpong.tui.worker_store import WorkerStore
 
 NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
@@ -60,27 +61,15 @@ class WatchLoaded(TMessage):
 
 
 def read_runs(db) -> list[RunRow]:
-    counts = ", ".join(f"sum(s.status = '{s}')" for s in STATUSES)
-    rows = db.execute(
-        f"select r.id, r.name, count(s.id), {counts} from runs r"
-        " left join sessions s on s.run_id = r.id group by r.id order by r.id desc"
-    ).fetchall()
-    out = [RunRow(r[0], r[1], r[2], tuple(int(x or 0) for x in r[3:])) for r in rows]
-    single = db.execute(f"select count(*), {counts.replace('s.', '')} from sessions where run_id is null").fetchone()
-    if single[0]:
-        out.append(RunRow(NO_RUN, "(single sessions)", single[0], tuple(int(x or 0) for x in single[1:])))
+    out = []
+    for rid, name, total, *counts in queries.run_status_counts(db.conn, STATUSES):
+        out.append(RunRow(NO_RUN if rid is None else rid, name or "(single sessions)", total,
+                          tuple(int(x or 0) for x in counts)))
     return out
 
 
 def read_sessions(db, run_id: int) -> list[SessionRow]:
-    where = "s.run_id is null" if run_id == NO_RUN else "s.run_id = ?"
-    rows = db.execute(
-        "select s.id, s.character, s.situation, s.player, s.status, s.num_turns,"
-        " (select count(*) from messages m where m.session_id = s.id and m.role = 'assistant'),"
-        " (select count(*) from turn_scores t where t.session_id = s.id)"
-        f" from sessions s where {where} order by s.id",
-        [] if run_id == NO_RUN else [run_id],
-    ).fetchall()
+    rows = queries.run_sessions(db.conn, None if run_id == NO_RUN else run_id)
     return [SessionRow(r[0], r[1], r[2], r[3], r[4], r[6], r[5], r[7]) for r in rows]
 
 

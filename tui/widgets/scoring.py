@@ -10,15 +10,15 @@ from typing import Any
 
 from rich.text import Text
 
-from pingpong.core.domain import METRICS, JudgeVerdict, TurnScore
+from pingpong.core.domain import METRICS, JudgeVerdict, TurnView
 
 SHORT = {"in_character": "IC", "entertaining": "EN", "fluency": "FL"}
 HUMAN_METRICS = (*METRICS, "is_refusal")
 
 
-def judge_scores(verdicts: Sequence[JudgeVerdict], turn: int) -> list[tuple[str, TurnScore]]:
-    """Every judge's TurnScore for one player turn, in the order the verdicts arrived."""
-    out: list[tuple[str, TurnScore]] = []
+def judge_scores(verdicts: Sequence[JudgeVerdict], turn: int) -> list[tuple[str, TurnView]]:
+    """Every judge's TurnView for one player turn, in the order the verdicts arrived."""
+    out: list[tuple[str, TurnView]] = []
     for verdict in verdicts:
         for score in verdict.turns:
             if score.turn == turn:
@@ -26,7 +26,7 @@ def judge_scores(verdicts: Sequence[JudgeVerdict], turn: int) -> list[tuple[str,
     return out
 
 
-def mean_scores(pairs: Iterable[tuple[str, TurnScore]]) -> dict[str, float]:
+def mean_scores(pairs: Iterable[tuple[str, TurnView]]) -> dict[str, float]:
     """Plain mean over the judges that produced a score (failed judges are left out)."""
     sums: dict[str, list[float]] = {}
     for _, score in pairs:

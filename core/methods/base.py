@@ -1,0 +1,67 @@
+"""What every method module provides to the engine.
+
+A method decides who speaks next and what each seat is told (``converse``), what is
+scored on which scale (``judge``, ``metrics``), and which stored verdicts count as done
+when a session resumes. The engine supplies the primitives (seats, gates, calls).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from pingpong.core.domain import JudgeVerdict, Message, Scale, Situation
+from pingpong.core.prompts import Messages
+
+if TYPE_CHECKING:
+    from pingpong.core.engine import SessionEngine
+
+
+class Method(ABC):
+    """One evaluation protocol. Instances are stateless: per-session state lives in the engine."""
+
+    name: ClassVar[str]
+    metrics: ClassVar[tuple[str, ...]]
+    """Scored metrics, in display order (refusal flags included where the method has them)."""
+    scale: ClassVar[Scale]
+
+    def scale_of(self, metric: str) -> Scale | None:
+        """The scale ``metric`` is scored on in this method (None: not one of its metrics)."""
+        if metric == "is_refusal" and metric in self.metrics:
+            return "0-1"
+        return self.scale if metric in self.metrics else None
+
+    def planned_turns(self, situation: Situation) -> int:
+        """How many turns a session plans (the spec may override it)."""
+        return situation.num_turns
+
+    def check_history(self, history: Sequence[Message]) -> None:
+        """History must read user, assistant, user, ... with turns 1, 1, 2, 2, ...; anything else
+        would make a resumed session lie about who said what. ValueError names the message."""
+        for i, m in enumerate(history):
+            want_turn, want_role = i // 2 + 1, ("user" if i % 2 == 0 else "assistant")
+            if m.turn != want_turn or m.role != want_role:
+                raise ValueError(f"history message {i + 1} is turn {m.turn} {m.role}; "
+                                 f"expected turn {want_turn} {want_role}")
+
+    def player_prompt(self, engine: "SessionEngine") -> Messages:
+        """The player's request for the next reply (card, examples, the chat so far)."""
+        return engine.renderer.player(engine.character, engine.transcript)
+
+    @abstractmethod
+    async def converse(self, engine: "SessionEngine") -> None:
+        """Produce the conversation's messages until the method says it is over."""
+
+    @abstractmethod
+    async def judge(self, engine: "SessionEngine") -> None:
+        """Score what the conversation produced (after its end)."""
+
+    def done_verdicts(self, verdicts: Sequence[JudgeVerdict]) -> list[JudgeVerdict]:
+        """The stored verdicts a resumed session treats as done (failed scores are not done)."""
+        out = []
+        for verdict in verdicts:
+            ok = [s for s in verdict.scores if s.status == "ok"]
+            if ok:
+                out.append(verdict.model_copy(update={"scores": ok}))
+        return out

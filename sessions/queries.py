@@ -1,0 +1,246 @@
+"""Typed read queries over the store, for the views that aggregate many sessions.
+
+Together with sessions.store this is the only place that holds SQL: the leaderboard,
+agreement, the runner, the exchange formats and the screens call these functions.
+Each takes a `sqlite3.Connection` (a Store's `conn`), so a screen's worker thread can
+use its own connection.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
+
+
+def _chunks(ids: Sequence[int]) -> Iterator[list[int]]:
+    ids = list(ids)
+    for i in range(0, len(ids), CHUNK):
+        yield ids[i:i + CHUNK]
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which finished sessions a view aggregates."""
+
+    method: str | None = None
+    lang: str | None = None
+    run: str | None = None
+    interrogator: str | None = None
+    include_forks: bool = False
+    status: str | None = "finished"
+
+    def where(self) -> tuple[str, list[object]]:
+        where: list[str] = []
+        params: list[object] = []
+        for column, value in (("s.status", self.status), ("s.method", self.method), ("s.lang", self.lang),
+                              ("s.interrogator", self.interrogator)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if self.run:
+            where.append("s.run_id IN (SELECT id FROM runs WHERE name = ?)")
+            params.append(self.run)
+        if not self.include_forks:
+            where.append("s.parent_session IS NULL")
+        return " AND ".join(where) or "1", params
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What aggregation needs of a session besides its scores."""
+
+    id: int
+    player: str
+    lang: str | None
+    method: str
+    character: str
+    situation: str
+    player_chars: int
+    player_messages: int
+    extra: str | None = None  # the spec's JSON, for breakdowns by its options
+
+
+def sessions_matching(conn: sqlite3.Connection, flt: SessionFilter, *, with_spec: bool = False) -> list[SessionFacts]:
+    where, params = flt.where()
+    spec = ", s.spec" if with_spec else ", NULL"
+    rows = conn.execute(
+        "SELECT s.id, s.player, s.lang, s.method, s.character, s.situation, s.player_chars, s.player_messages"
+        f"{spec} FROM sessions s WHERE {where} ORDER BY s.id", params).fetchall()
+    return [SessionFacts(*r) for r in rows]
+
+
+JudgeAggregate = tuple[int, str, str, float, int, float]
+"""(session, judge, metric, sum of ok turn values, their count, their max)."""
+
+
+def judge_aggregates(conn: sqlite3.Connection, session_ids: Sequence[int] | None = None,
+                     judges: Sequence[str] | None = None) -> list[JudgeAggregate]:
+    """Per (session, judge, metric): sum, count and max of the judge's ok per-turn values."""
+    base = ("SELECT session_id, by, metric, SUM(value), COUNT(value), MAX(value) FROM scores"
+            " WHERE source = 'judge' AND status = 'ok' AND turn IS NOT NULL")
+    extra, params = "", []
+    if judges:
+        extra = f" AND by IN ({_marks(len(judges))})"
+        params = list(judges)
+    group = " GROUP BY session_id, by, metric"
+    if session_ids is None:
+        return conn.execute(base + extra + group, params).fetchall()
+    out: list[JudgeAggregate] = []
+    for chunk in _chunks(session_ids):
+        out += conn.execute(base + f" AND session_id IN ({_marks(len(chunk))})" + extra + group,
+                            [*chunk, *params]).fetchall()
+    return out
+
+
+TurnValue = tuple[int, str, int | None, str, float | None, str]
+"""(session, judge or person, turn, metric, value, status)."""
+
+
+def judge_turn_values(conn: sqlite3.Connection, session_ids: Sequence[int],
+                      judges: Sequence[str] | None = None) -> list[TurnValue]:
+    """Every judge score row of a few sessions (those people scored), oldest first."""
+    out: list[TurnValue] = []
+    for chunk in _chunks(session_ids):
+        out += conn.execute(
+            "SELECT session_id, by, turn, metric, value, status FROM scores WHERE source = 'judge'"
+            f" AND session_id IN ({_marks(len(chunk))}) ORDER BY id", chunk).fetchall()
+    if judges:
+        wanted = set(judges)
+        out = [r for r in out if r[1] in wanted]
+    return out
+
+
+HumanRow = tuple[int, str, int | None, str, float, str, int]
+"""(session, person, turn, metric, value, created_at, id)."""
+
+
+def human_rows(conn: sqlite3.Connection, session_ids: Sequence[int] | None = None) -> list[HumanRow]:
+    """People's scores in the order they count: a later one (by time, then id) replaces an earlier one."""
+    sql = ("SELECT session_id, by, turn, metric, value, created_at, id FROM scores WHERE source = 'human'"
+           " AND status = 'ok'")
+    if session_ids is None:
+        return conn.execute(sql + " ORDER BY created_at, id").fetchall()
+    out: list[HumanRow] = []
+    for chunk in _chunks(session_ids):
+        out += conn.execute(sql + f" AND session_id IN ({_marks(len(chunk))})", chunk).fetchall()
+    return sorted(out, key=lambda r: (r[5], r[6]))
+
+
+def judges_of(conn: sqlite3.Connection, flt: SessionFilter) -> list[str]:
+    where, params = flt.where()
+    return [r[0] for r in conn.execute(
+        f"SELECT DISTINCT t.by FROM scores t JOIN sessions s ON s.id = t.session_id WHERE t.source = 'judge'"
+        f" AND {where} ORDER BY t.by", params)]
+
+
+def interrogators_of(conn: sqlite3.Connection, flt: SessionFilter) -> list[str]:
+    where, params = flt.where()
+    return [r[0] for r in conn.execute(
+        f"SELECT DISTINCT s.interrogator FROM sessions s WHERE {where} ORDER BY s.interrogator", params)]
+
+
+def refused_sessions(conn: sqlite3.Connection) -> set[int]:
+    """Sessions where some judge flagged a refusal (the Home screen marks them)."""
+    return {sid for (sid,) in conn.execute(
+        "SELECT DISTINCT session_id FROM scores WHERE metric = 'is_refusal' AND value = 1 AND status = 'ok'")}
+
+
+def failed_judge_turns(conn: sqlite3.Connection, session_ids: Sequence[int]) -> dict[int, int]:
+    """{session: judge (turn, metric) rows still failed}: what `pingpong judge` would retry."""
+    out: dict[int, int] = {}
+    for chunk in _chunks(session_ids):
+        for sid, n in conn.execute(
+                "SELECT session_id, COUNT(DISTINCT by || '/' || IFNULL(turn, 0)) FROM scores"
+                f" WHERE source = 'judge' AND status = 'failed' AND session_id IN ({_marks(len(chunk))})"
+                " GROUP BY session_id", chunk):
+            out[sid] = n
+    return out
+
+
+LIKERT = ("in_character", "entertaining", "fluency")
+
+
+def turn_means(conn: sqlite3.Connection, flt: SessionFilter) -> list[tuple[str, int, int, str, float]]:
+    """(player, session, turn, metric, mean over judges) of the Likert metrics, judges' ok scores,
+    leaving out a judge's scoring of a session in which it flagged a refusal (as the leaderboard does)."""
+    where, params = flt.where()
+    return conn.execute(
+        "SELECT s.player, t.session_id, t.turn, t.metric, AVG(t.value) FROM scores t"
+        " JOIN sessions s ON s.id = t.session_id"
+        f" WHERE t.source = 'judge' AND t.status = 'ok' AND t.turn IS NOT NULL AND t.metric IN {LIKERT}"
+        " AND NOT EXISTS (SELECT 1 FROM scores r WHERE r.session_id = t.session_id AND r.by = t.by"
+        "  AND r.source = 'judge' AND r.metric = 'is_refusal' AND r.value = 1 AND r.status = 'ok')"
+        f" AND {where} GROUP BY t.session_id, t.turn, t.metric ORDER BY s.player, t.session_id, t.turn",
+        params).fetchall()
+
+
+def human_rows_matching(conn: sqlite3.Connection, flt: SessionFilter) -> list[HumanRow]:
+    """People's scores of the sessions a filter selects, oldest first."""
+    where, params = flt.where()
+    return conn.execute(
+        "SELECT h.session_id, h.by, h.turn, h.metric, h.value, h.created_at, h.id FROM scores h"
+        f" JOIN sessions s ON s.id = h.session_id WHERE h.source = 'human' AND h.status = 'ok' AND {where}"
+        " ORDER BY h.created_at, h.id", params).fetchall()
+
+
+def rows(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> Iterator[tuple]:
+    """Every row of one of our tables, in id order (for the lossless export)."""
+    if table not in ("runs", "sessions", "messages", "model_calls", "scores"):
+        raise ValueError(f"not an exported table: {table}")
+    order = "session_id, seq" if table == "messages" else "id"
+    yield from conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
+
+
+def sessions_stamp(conn: sqlite3.Connection) -> tuple:
+    """(last update, count) of all sessions: a cheap "has anything changed?" check for screens."""
+    return tuple(conn.execute("SELECT max(updated_at), count(*) FROM sessions").fetchone())
+
+
+def interrogator_seats(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
+    """{session: (user messages typed by a person, all user messages)}."""
+    return {sid: (human or 0, total) for sid, human, total in conn.execute(
+        "SELECT session_id, sum(author = 'human'), count(*) FROM messages WHERE role = 'user' GROUP BY session_id")}
+
+
+def run_status_counts(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple]:
+    """(run id, name, sessions, count per status...) newest run first, then (None, None, ...) for
+    sessions outside any run when there are some."""
+    counts = ", ".join(f"sum(s.status = '{s}')" for s in statuses if s.isalpha())
+    out = conn.execute(f"SELECT r.id, r.name, count(s.id), {counts} FROM runs r"
+                       " LEFT JOIN sessions s ON s.run_id = r.id GROUP BY r.id ORDER BY r.id DESC").fetchall()
+    single = conn.execute(f"SELECT NULL, NULL, count(*), {counts} FROM sessions s WHERE run_id IS NULL").fetchone()
+    return out + ([single] if single[2] else [])
+
+
+def run_sessions(conn: sqlite3.Connection, run_id: int | None) -> list[tuple]:
+    """(id, character, situation, player, status, planned turns, player turns, judge scores) of one
+    run's sessions (run_id None: sessions outside any run)."""
+    where = "s.run_id IS NULL" if run_id is None else "s.run_id = ?"
+    return conn.execute(
+        "SELECT s.id, s.character, s.situation, s.player, s.status, s.num_turns,"
+        " (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'),"
+        " (SELECT count(DISTINCT ifnull(t.turn, 0) || t.by) FROM scores t WHERE t.session_id = s.id"
+        "  AND t.source = 'judge')"
+        f" FROM sessions s WHERE {where} ORDER BY s.id", [] if run_id is None else [run_id]).fetchall()
+
+
+def run_pairs(conn: sqlite3.Connection, run_id: int, key: tuple[str, str, str] | None = None) -> list[tuple]:
+    """(id, player, character, situation, status, pid) of a run's sessions (or one pair's), oldest first."""
+    sql = "SELECT id, player, character, situation, status, pid FROM sessions WHERE run_id = ?"
+    params: list[object] = [run_id]
+    if key is not None:
+        sql += " AND player = ? AND character = ? AND situation = ?"
+        params += list(key)
+    return conn.execute(sql + " ORDER BY id", params).fetchall()
+
+
+def session_status(conn: sqlite3.Connection, session_id: int) -> str | None:
+    row = conn.execute("SELECT status FROM sessions WHERE id = ?", [session_id]).fetchone()
+    return row[0] if row else None

@@ -1,0 +1,307 @@
+"""The scoring rules, in one place: every view that shows a final calls this module.
+
+- A person's current score for a (turn, metric) is the newest one (by time, then id); older
+  ones stay in the database and in the history views.
+- "merged" scores put a person's current value in place of every judge's value for that turn
+  and metric; a session that people scored but no judge did gets a "human" pseudo-judge.
+- Per conversation and judge: the mean of each metric over the judged turns; a judge that
+  flagged a refusal on any turn is left out of the means and makes the conversation a refusal.
+- The judge's final is the weighted sum of its metric means; the conversation's figures are
+  the (judge-weighted) means over the remaining judges (METHOD.md, Aggregation).
+- Scores of the first releases' single 10-point `overall` stand in for all three metrics.
+
+Both the leaderboard (a million turns at once) and the single-session views (sessions list,
+Home, replay) go through `Scorings` and `conversation_scores`, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pingpong.core.domain import HUMAN, METRICS
+from pingpong.core.errors import UserError
+from pingpong.sessions import queries
+
+if TYPE_CHECKING:
+    from pingpong.sessions.records import StoredSession
+
+SCORE_SOURCES: tuple[str, ...] = ("merged", "judges", "human")
+DEFAULT_WEIGHTS: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
+LIKERT_METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1")
+"""Methods whose final is the weighted mean of in_character, entertaining and fluency."""
+
+_COLUMN = {m: i for i, m in enumerate(METRICS)}
+
+
+# ---------------------------------------------------------------- weights
+
+
+def normalise_weights(weights: Sequence[float]) -> np.ndarray:
+    """Metric weights scaled to sum 1; UserError for a wrong count, negatives or all zeros."""
+    try:
+        w = np.asarray([float(x) for x in weights], dtype=float)
+    except (TypeError, ValueError):
+        raise UserError(f"--weights: expected three numbers, got {weights!r}") from None
+    if w.shape != (len(METRICS),):
+        raise UserError(f"--weights: expected {len(METRICS)} numbers ({','.join(METRICS)}), got {len(w)}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise UserError("--weights: weights must be finite and not negative")
+    if w.sum() <= 0:
+        raise UserError("--weights: at least one weight must be above zero")
+    return w / w.sum()
+
+
+def parse_weights(text: str) -> np.ndarray:
+    """'2,1,1' -> normalised weights (in_character, entertaining, fluency)."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise UserError(f"--weights: '{text}' is not three comma-separated numbers, e.g. 2,1,1") from None
+    return normalise_weights(values)
+
+
+# ---------------------------------------------------------------- people's current scores
+
+
+HumanValues = dict[int, dict[tuple[int | None, str], float]]
+"""{session: {(turn or None, metric): a person's current value}}."""
+
+
+def current_human(rows: Iterable[queries.HumanRow]) -> HumanValues:
+    """The newest person's value per session, turn and metric (rows come oldest first)."""
+    out: HumanValues = defaultdict(dict)
+    for sid, _by, turn, metric, value, _at, _id in sorted(rows, key=lambda r: (r[5] or "", r[6] or 0)):
+        out[sid][(turn, metric)] = float(value)
+    return dict(out)
+
+
+# ---------------------------------------------------------------- one row per (session, judge)
+
+
+@dataclass
+class Scorings:
+    """One row per (session, judge): per-metric means over usable turns and the refusal flag."""
+
+    session: np.ndarray  # session ids
+    judge: list[str]
+    means: np.ndarray  # (n, 3)
+    refusal: np.ndarray  # bool
+    overridden: np.ndarray  # bool: a person's value went into this row
+
+    @classmethod
+    def empty(cls) -> "Scorings":
+        return cls(np.empty(0, np.int64), [], np.empty((0, len(METRICS))), np.empty(0, bool), np.empty(0, bool))
+
+    @classmethod
+    def of(cls, rows: Sequence[tuple[int, str, list[float], bool, bool]]) -> "Scorings":
+        if not rows:
+            return cls.empty()
+        return cls(np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows],
+                   np.array([r[2] for r in rows], dtype=float).reshape(len(rows), len(METRICS)),
+                   np.array([r[3] for r in rows], dtype=bool), np.array([r[4] for r in rows], dtype=bool))
+
+    def concat(self, other: "Scorings") -> "Scorings":
+        return Scorings(np.concatenate([self.session, other.session]), self.judge + other.judge,
+                        np.vstack([self.means, other.means]), np.concatenate([self.refusal, other.refusal]),
+                        np.concatenate([self.overridden, other.overridden]))
+
+    def select(self, keep: np.ndarray) -> "Scorings":
+        return Scorings(self.session[keep], [j for j, k in zip(self.judge, keep) if k], self.means[keep],
+                        self.refusal[keep], self.overridden[keep])
+
+    def without_sessions(self, ids: set[int]) -> "Scorings":
+        if not ids:
+            return self
+        return self.select(~np.isin(self.session, np.fromiter(ids, dtype=np.int64, count=len(ids))))
+
+
+def _means(sums: Mapping[str, tuple[float, int, float]]) -> tuple[list[float], bool]:
+    """Per-metric means and the refusal flag from {metric: (sum, count, max)} of one judge's turns."""
+    means = [sums[m][0] / sums[m][1] if m in sums and sums[m][1] else math.nan for m in METRICS]
+    if all(math.isnan(v) for v in means) and "overall" in sums and sums["overall"][1]:
+        means = [sums["overall"][0] / sums["overall"][1]] * len(METRICS)
+    refusal = "is_refusal" in sums and sums["is_refusal"][1] > 0 and sums["is_refusal"][2] >= 1
+    return means, bool(refusal)
+
+
+def judge_scorings(aggregates: Iterable[queries.JudgeAggregate]) -> Scorings:
+    """Scorings from per (session, judge, metric) sums of the judges' ok turn values."""
+    grouped: dict[tuple[int, str], dict[str, tuple[float, int, float]]] = defaultdict(dict)
+    for sid, judge, metric, total, count, top in aggregates:
+        grouped[(sid, judge)][metric] = (float(total or 0), int(count or 0), float(top or 0))
+    rows = []
+    for (sid, judge), sums in grouped.items():
+        means, refusal = _means(sums)
+        rows.append((sid, judge, means, refusal, False))
+    return Scorings.of(rows)
+
+
+def _turn_sums(turns: Mapping[int | None, Mapping[str, float]]) -> dict[str, tuple[float, int, float]]:
+    sums: dict[str, tuple[float, int, float]] = {}
+    for turn, values in turns.items():
+        if turn is None:
+            continue
+        for metric, value in values.items():
+            total, count, top = sums.get(metric, (0.0, 0, -math.inf))
+            sums[metric] = (total + value, count + 1, max(top, value))
+    return sums
+
+
+def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues,
+                    judges: Sequence[str] | None = None) -> Scorings:
+    """The judges' scorings of the sessions people scored, each person's current value put in
+    place of every judge's for that turn and metric; without judges, people form one scoring."""
+    by_judge: dict[tuple[int, str], dict[int | None, dict[str, float]]] = defaultdict(dict)
+    for sid, judge, turn, metric, value, status in turn_values:
+        if judges and judge not in judges:
+            continue
+        slot = by_judge[(sid, judge)].setdefault(turn, {})
+        if status == "ok" and value is not None:
+            slot[metric] = float(value)
+    for sid in human:
+        if not any(key[0] == sid for key in by_judge):
+            by_judge[(sid, HUMAN)] = {}
+    rows = []
+    for (sid, judge), turns in sorted(by_judge.items()):
+        people = human.get(sid, {})
+        turns = {t: dict(v) for t, v in turns.items()}
+        for (turn, metric), value in people.items():
+            if turn is not None:
+                turns.setdefault(turn, {})[metric] = value
+        means, refusal = _means(_turn_sums(turns))
+        rows.append((sid, judge, means, refusal, bool(people)))
+    return Scorings.of(rows)
+
+
+def human_scorings(human: HumanValues) -> Scorings:
+    """People's current scores as one pseudo-judge ("human") per session."""
+    rows = []
+    for sid, values in sorted(human.items()):
+        turns: dict[int | None, dict[str, float]] = defaultdict(dict)
+        for (turn, metric), value in values.items():
+            turns[turn][metric] = value
+        means, refusal = _means(_turn_sums(turns))
+        rows.append((sid, HUMAN, means, refusal, True))
+    return Scorings.of(rows)
+
+
+def load_scorings(conn: sqlite3.Connection, scores: str = "merged", judges: Sequence[str] | None = None,
+                  session_ids: Sequence[int] | None = None) -> Scorings:
+    """All (session, judge) scorings of the given sessions (default all) for the chosen source."""
+    if scores not in SCORE_SOURCES:
+        raise UserError(f"--scores: '{scores}' is not one of {', '.join(SCORE_SOURCES)}")
+    human = current_human(queries.human_rows(conn, session_ids)) if scores != "judges" else {}
+    if scores == "human":
+        return human_scorings(human)
+    base = judge_scorings(queries.judge_aggregates(conn, session_ids, judges))
+    if not human:
+        return base
+    turn_values = queries.judge_turn_values(conn, list(human), judges)
+    return base.without_sessions(set(human)).concat(merged_scorings(turn_values, human, judges))
+
+
+# ---------------------------------------------------------------- the arithmetic
+
+
+def conversation_scores(
+    n_conv: int,
+    conv: np.ndarray,
+    means: np.ndarray,
+    refusal: np.ndarray,
+    weights: Sequence[float] = DEFAULT_WEIGHTS,
+    judge_weight: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From one row per (conversation, judge) to one row per conversation.
+
+    conv: conversation index of each scoring; means: (n, 3) per-metric mean over the
+    judge's turns (NaN = no usable turn); refusal: the judge flagged any turn.
+    Returns (metrics (C, 3), final (C,), refused (C,)): a refusing judge's scoring is
+    left out of the means, the conversation is a refusal when any judge refused, the
+    judge's final is the weighted sum of its metric means, and conversation figures
+    are (judge-weighted) means over the remaining judges. NaN where nothing is left.
+    """
+    w = normalise_weights(weights)
+    conv = np.asarray(conv, dtype=np.int64)
+    means = np.asarray(means, dtype=float).reshape(-1, len(METRICS))
+    refusal = np.asarray(refusal, dtype=bool)
+    jw = np.ones(len(conv)) if judge_weight is None else np.asarray(judge_weight, dtype=float)
+    refused = np.bincount(conv, weights=refusal.astype(float), minlength=n_conv) > 0
+    keep = ~refusal & (jw > 0)
+
+    def weighted_mean(values: np.ndarray) -> np.ndarray:
+        ok = keep & np.isfinite(values)
+        num = np.bincount(conv[ok], weights=jw[ok] * values[ok], minlength=n_conv)
+        den = np.bincount(conv[ok], weights=jw[ok], minlength=n_conv)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+    metrics = np.column_stack([weighted_mean(means[:, m]) for m in range(len(METRICS))]) \
+        if n_conv else np.empty((0, len(METRICS)))
+    used = w > 0
+    judge_final = (means[:, used] * w[used]).sum(axis=1)  # NaN when a weighted metric is missing
+    final = weighted_mean(judge_final)
+    return metrics, final, refused
+
+
+@dataclass(frozen=True)
+class Final:
+    """A session's final as every view shows it; `overridden` when a person's score went in."""
+
+    value: float | None
+    overridden: bool = False
+    refused: bool = False
+
+    def text(self, digits: int = 2) -> str:
+        """'4.40', '4.40*' where a person changed a score, 'refusal', or '' without scores."""
+        if self.value is None:
+            return "refusal" if self.refused else ""
+        return f"{self.value:.{digits}f}" + ("*" if self.overridden else "")
+
+    def to_json(self) -> float | None:
+        return None if self.value is None else round(self.value, 6)
+
+
+def finals_of(sc: Scorings, weights: Sequence[float] = DEFAULT_WEIGHTS) -> dict[int, Final]:
+    """{session: Final} from its scorings."""
+    ids = np.unique(sc.session)
+    if ids.size == 0:
+        return {}
+    conv = np.searchsorted(ids, sc.session)
+    _, final, refused = conversation_scores(len(ids), conv, sc.means, sc.refusal, weights)
+    touched = np.bincount(conv, weights=sc.overridden.astype(float), minlength=len(ids)) > 0
+    return {int(sid): Final(None if not math.isfinite(f) else float(f), bool(o), bool(r))
+            for sid, f, o, r in zip(ids, final, touched, refused)}
+
+
+def session_finals(conn: sqlite3.Connection, methods: Mapping[int, str], *, scores: str = "merged",
+                   weights: Sequence[float] = DEFAULT_WEIGHTS) -> dict[int, Final]:
+    """{session: Final} for sessions of Likert methods (others have no single final here)."""
+    ids = [sid for sid, method in methods.items() if method in LIKERT_METHODS]
+    if not ids:
+        return {}
+    return finals_of(load_scorings(conn, scores, session_ids=ids), weights)
+
+
+def stored_final(stored: "StoredSession", scores: str = "merged",
+                 weights: Sequence[float] = DEFAULT_WEIGHTS) -> Final:
+    """The final of one loaded session, by the same rules as the leaderboard's."""
+    if stored.spec.method not in LIKERT_METHODS:
+        return Final(None)
+    turn_values: list[queries.TurnValue] = [
+        (stored.id, v.judge, s.turn, s.metric, s.value, s.status) for v in stored.verdicts for s in v.scores]
+    human_rows: list[queries.HumanRow] = [
+        (stored.id, h.author, h.turn, h.metric, h.value, h.created_at or "", h.id or 0) for h in stored.human_scores]
+    human = current_human(human_rows) if scores != "judges" else {}
+    if scores == "human":
+        sc = human_scorings(human)
+    else:
+        sc = merged_scorings(turn_values, human)
+    return finals_of(sc, weights).get(stored.id, Final(None))

@@ -1,0 +1,74 @@
+"""`pingpong judge`: score stored sessions with new judges, or retry failed judge turns.
+
+Only the method's scoring runs: no player or interrogator call is made, and each verdict is
+committed as it arrives. Exit 1 when judge turns are still failed at the end.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pingpong.core.errors import RunFailed, UserError
+from pingpong.core.home import Home
+
+
+def judge(args, home: Home) -> int:
+    import asyncio
+
+    from pingpong.core.config import check_ready, load_models, resolve
+    from pingpong.core.domain import HUMAN
+    from pingpong.sessions import queries
+    from pingpong.sessions.store import Store
+
+    if not args.runs and not args.sessions:
+        raise UserError("judge: name the sessions to score with --run NAME or --session ID")
+    if HUMAN in args.judge:
+        raise UserError("--judge: a judge must be a model; people score with `pingpong sessions score`")
+    models = load_models(home)
+    specs = {name: resolve(models, name) for name in dict.fromkeys(args.judge)}
+    for spec in specs.values():
+        check_ready(spec)
+    if args.concurrency < 1:
+        raise UserError(f"--concurrency: must be 1 or more, got {args.concurrency}")
+    store = Store(home.db_path)
+    try:
+        ids = list(dict.fromkeys(args.sessions))
+        for sid in ids:
+            store.session(sid)  # an unknown id is a one-line error before any call
+        for run in args.runs:
+            found = store.sessions(run=run, status="finished")
+            if not found and not store.sessions(run=run):
+                raise UserError(f"--run: no run named '{run}'")
+            ids += [s.id for s in found if s.id not in ids]
+        with asyncio.Runner() as loop:
+            judged = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
+        left = queries.failed_judge_turns(store.conn, ids)
+    finally:
+        store.close()
+    failed = sum(left.values())
+    print(f"judged {judged} session(s) with {', '.join(specs)}", file=sys.stderr)
+    if failed:
+        raise RunFailed(f"{failed} judge turn(s) still failed in {len(left)} session(s); "
+                        "run the same command again to retry them")
+    return 0
+
+
+async def _judge_all(store, models, ids: list[int], judges: list[str], concurrency: int) -> int:
+    import asyncio
+
+    from pingpong.core.llm import ModelPool
+    from pingpong.sessions.live import judge_session
+
+    pool = ModelPool(models)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(sid: int) -> None:
+        async with gate:
+            async for _event in judge_session(store, pool, sid, judges):
+                pass
+
+    try:
+        await asyncio.gather(*(one(sid) for sid in ids))
+    finally:
+        await pool.aclose()
+    return len(ids)
