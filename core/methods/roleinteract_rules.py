@@ -26,13 +26,22 @@ _JOINERS = r"and|or|&|\+|/|и|или|либо"
 _CONTINUATIONS = {
     "is", "are", "seems", "sounds", "fits", "because", "since", "as", "both", "too", "also", "would", "will",
     "feels", "looks", "it", "then", "here", "there", "again", "of", "for",
-    "потому", "так", "тоже", "оба", "это", "верно", "верны", "правильно", "подходит", "ближе", "здесь", "конечно",
+    "потому", "так", "тоже", "оба", "это", "верно", "верны", "правильно", "подходит", "ближе", "здесь",
 }
 """Words that may follow a bare option letter without making it a word ("A is right", "В потому что")."""
 _LIST_CONTINUATIONS = {"are", "both", "because", "since", "as", "too", "also", "потому", "так", "оба", "тоже", "верны"}
 """Words that may follow the later letters of a list ("B and D are right"); not "is": "B, A is wrong"."""
-_NEGATIONS = re.compile(r"(?:\bnot|\bnever|\bneither|\bnor|\brather than|\binstead of|\bexcept|\bне|\bни|\bкроме)\s*[\"'«(\[]?\s*$",
-                        re.IGNORECASE)
+_NEGATIONS = re.compile(
+    r"(?:(?:\bnot|\bnever|\bneither|\bnor|\brather than|\binstead of|\bexcept|\bне|\bни|\bкроме)\s*[\"'«(\[]?"
+    r"|\b(?:false|wrong|incorrect|untrue|неверн\w*|ложн\w*|ошибочн\w*|неправильн\w*)\s*[:\-–—]\s*[\"'«(\[]?)\s*$",
+    re.IGNORECASE)
+"""Before a letter: 'not A', 'rather than (B)', 'ни А', 'False: B'."""
+_DENIALS = re.compile(
+    r"[\s,]*(?:(?:is|are|seems|seem|looks)\s+)?(?:(?:both|all|clearly|plainly|obviously|simply)\s+)?"
+    r"(?:false|wrong|incorrect|untrue|not\s+(?:true|correct|right|so)\b)"
+    r"|\s*[\-–—]?\s*(?:неверн|ложн|ошибочн|неправильн|не\s+верн|не\s+подход|не\s+так\b)",
+    re.IGNORECASE)
+"""After letters: 'B is false', 'B and D are wrong', 'В — неверно'."""
 
 _DECLARE = re.compile(
     r"(?:\banswers?\b|\bответ(?:ы|ом)?\b|\bchoos(?:e|ing)\b|\bchose(?:n)?\b|\bpick(?:s|ed|ing)?\b"
@@ -93,11 +102,24 @@ class _Reader:
         return word is not None and word.group(1).casefold() in words
 
     def _is_word(self, start: int, end: int) -> bool:
-        """A capital that reads as a word here ('A fine day', 'В этом'), not as an option."""
-        return self.orig[start] in _WORD_LETTERS and not self._ends_cleanly(end)
+        """A capital that reads as a word here ('A fine day', 'В этом', 'А, эта штука'), not as an option."""
+        return self.orig[start] in _WORD_LETTERS and (not self._ends_cleanly(end) or self._interjection(start, end))
+
+    def _interjection(self, start: int, end: int) -> bool:
+        """Russian 'А,' / 'А!' ('Ah,') before more words, unlike a list 'А, С' or a reply that is just 'А!'."""
+        if self.orig[start] != "А":
+            return False
+        rest = re.match(r"\s*[,!?…]+\s*", self.text[end:])
+        if not rest or rest.end() == len(self.text) - end or self.token.match(self.text, end + rest.end()):
+            return False
+        word = re.match(r"[^\W\d_]+", self.text[end + rest.end():])
+        return not (word and word.group(0).casefold() in _CONTINUATIONS)
 
     def _negated(self, start: int) -> bool:
         return bool(_NEGATIONS.search(self.text[max(0, start - 20):start]))
+
+    def _denied(self, end: int) -> bool:
+        return bool(_DENIALS.match(self.text, end))
 
     def _letter_at(self, pos: int, strict: bool, words: set[str] = _CONTINUATIONS) -> tuple[str, int] | None:
         """The letter token starting at pos (brackets and quotes around it allowed) and where it ends.
@@ -111,6 +133,8 @@ class _Reader:
             return None
         letter, end = t.group(1), t.end()
         if (letter.islower() or strict) and not self._ends_cleanly(end, words):
+            return None
+        if strict and self._interjection(t.start(), end):
             return None
         close = _CLOSE.match(self.text, end)
         return letter.upper(), close.end() if close else end
@@ -148,31 +172,37 @@ class _Reader:
         """A line that starts with the letters: 'B', 'B.', 'B) ...', '(B)', 'B and D', 'Option B'."""
         found: set[str] = set()
         for m in _LINE_START.finditer(self.text):
-            letters, _ = self._list_at(m.end(), first_strict=True)
-            found |= letters
-        return found
-
-    def marked(self) -> set[str]:
-        """'(B)', '[B]', 'B)' or 'option B' / 'вариант В' anywhere, unless negated ('not (A)')."""
-        found: set[str] = set()
-        chars = re.escape(self.upper + self.lower)
-        for m in re.finditer(rf"[(\[]\s*([{chars}])\s*[)\]]|(?<![\w'’(\[])([{re.escape(self.upper)}])\)", self.text):
-            if not self._negated(m.start()):
-                found.add((m.group(1) or m.group(2)).upper())
-        for m in _OPTION_WORD.finditer(self.text):
-            if not self._negated(m.start()):
-                letters, _ = self._list_at(m.end(), first_strict=False)
+            letters, end = self._list_at(m.end(), first_strict=True)
+            if not self._denied(end):
                 found |= letters
         return found
 
-    def bare(self) -> set[str]:
-        """Capital letters standing alone, unless they read as words or are negated ('not A')."""
+    def marked(self) -> set[str]:
+        """'(B)', '[B]', 'B)' or 'option B' / 'вариант В' anywhere, unless negated ('not (A)', '(A) is wrong')."""
         found: set[str] = set()
+        chars = re.escape(self.upper + self.lower)
+        for m in re.finditer(rf"[(\[]\s*([{chars}])\s*[)\]]|(?<![\w'’(\[])([{re.escape(self.upper)}])\)", self.text):
+            if not self._negated(m.start()) and not self._denied(m.end()):
+                found.add((m.group(1) or m.group(2)).upper())
+        for m in _OPTION_WORD.finditer(self.text):
+            if not self._negated(m.start()):
+                letters, end = self._list_at(m.end(), first_strict=False)
+                if not self._denied(end):
+                    found |= letters
+        return found
+
+    def bare(self) -> set[str]:
+        """Capital letters standing alone (or listed: 'A and C'), unless they read as words or are
+        negated ('not A', 'False: B, D', 'B and D are wrong')."""
+        found: set[str] = set()
+        done = 0
         for t in self.token.finditer(self.text):
             letter = t.group(1)
-            if letter.islower() or self._is_word(t.start(), t.end()) or self._negated(t.start()):
+            if t.start() < done or letter.islower() or self._is_word(t.start(), t.end()):
                 continue
-            found.add(letter)
+            letters, done = self._list_at(t.start(), first_strict=False)
+            if not self._negated(t.start()) and not self._denied(done):
+                found |= letters
         return found
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pingpong.core.methods.roleinteract_data import ChoiceQuestion
 from pingpong.core.methods.roleinteract_rules import (
@@ -61,6 +63,12 @@ SINGLE = [
     ("Не А, а С", "C"),
     ("Конечно, Е!", "E"),
     ("Мой выбор — Н.", "H"),
+    ("Ответ: А, потому что так говорят старики.", "A"),
+    ("А, потому что так вернее.", "A"),
+    ("А!", "A"),
+    ("B is wrong, C is right.", "C"),
+    ("(A) is false; (C) is true", "C"),
+    ("Option B is clearly wrong; option D fits.", "D"),
 ]
 
 
@@ -83,6 +91,8 @@ def test_single_choice_is_read(reply, letter):
     "А вот тут сложно сказать.",
     "В этом нет сомнений.",
     "С удовольствием, мой друг.",
+    "А, эта штука. Знаю, видала такие.",
+    "А! Вот оно что.",
 ])
 def test_words_with_capitals_are_no_choice(reply):
     assert parse_choice(reply, ABCD, multiple=False) is None
@@ -124,6 +134,11 @@ MULTIPLE = [
     ("Ответ: А и Е", {"A", "E"}),
     ("Правильные ответы: А, С.", {"A", "C"}),
     ("B и D верны", {"B", "D"}),
+    ("Only A and C are true; B is false.", {"A", "C"}),
+    ("True: A, C. False: B, D.", {"A", "C"}),
+    ("A is true, but B and D are wrong.", {"A"}),
+    ("Верно А и С, а В — неверно.", {"A", "C"}),
+    ("Неверно: В. Верно: А, С.", {"A", "C"}),
 ]
 
 
@@ -188,3 +203,15 @@ def test_keyword_coverage_folds_cyrillic_case_and_yo():
 def test_accuracy_is_the_mean_or_none():
     assert accuracy([1.0, 0.0, 0.5, 0.5]) == 0.5
     assert accuracy([]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ABCDEFGHabcdАВСЕНасе ,.;:!?()[]*-—\n'\"andorиилиnotwrongневерно")),
+               max_size=60),
+       st.integers(min_value=2, max_value=8), st.booleans())
+def test_parse_never_fails_and_stays_within_the_options(text, n, multiple):
+    letters = "ABCDEFGH"[:n]
+    found = parse_choice(text, letters, multiple)
+    assert found is None or (found and found <= set(letters))
+    if not multiple and found is not None:
+        assert len(found) == 1
