@@ -23,6 +23,8 @@ _WORD_LETTERS = {"A", "А", "В", "С"}
 """Capital letters that are also words (English article; Russian 'а', 'в', 'с' at a sentence start)."""
 
 _JOINERS = r"and|or|&|\+|/|и|или|либо"
+_SEP = re.compile(rf"\s*(?:,\s*(?:(?:{_JOINERS})\s+)?|;\s*|\s(?:{_JOINERS})\s+|[&+/]\s*)", re.IGNORECASE)
+"""Between the letters of a list: 'B, D', 'B and D', 'B & D', 'В и D', 'B, and D'."""
 _CONTINUATIONS = {
     "is", "are", "seems", "sounds", "fits", "because", "since", "as", "both", "too", "also", "would", "will",
     "feels", "looks", "it", "then", "here", "there", "again", "of", "for",
@@ -62,7 +64,7 @@ _LINE_START = re.compile(r"^[ \t>\-–—•\"'«“]*(?:(?:options?|variants?|�
 
 
 def _clean(text: str) -> str:
-    """Markdown emphasis and headings dropped, stage directions (*sighs*) blanked, look-alikes mapped."""
+    """Markdown emphasis and headings dropped, stage directions (*sighs*) blanked."""
     text = unicodedata.normalize("NFC", text)
     text = text.replace("**", "").replace("__", "").replace("`", "")
     text = re.sub(r"(?m)^\s*#+\s*", "", text)
@@ -147,9 +149,8 @@ class _Reader:
             return found, pos
         found.add(first[0])
         end = first[1]
-        sep = re.compile(rf"\s*(?:,\s*(?:(?:{_JOINERS})\s+)?|;\s*|\s(?:{_JOINERS})\s+|[&+/]\s*)", re.IGNORECASE)
         while True:
-            s = sep.match(self.text, end)
+            s = _SEP.match(self.text, end)
             if not s:
                 break
             item = self._letter_at(s.end(), strict=True, words=_LIST_CONTINUATIONS)
