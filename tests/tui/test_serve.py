@@ -29,7 +29,7 @@ import aiohttp
 import pytest
 
 from pingpong.core.home import Home
-from pingpong.tui.commands.serve import app_command
+from pingpong.tui.commands.serve import app_command, public_url
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
@@ -79,6 +79,12 @@ def test_app_command_keeps_the_global_options_through_the_shell(tmp_path):
     assert argv == [sys.executable, "-m", "pingpong.tui.cli", "--home", str(home.root), "--db", str(home.db_override),
                     "--config", str(home.config_override)]
     assert shlex.split(app_command(Home(tmp_path)))[3:] == ["--home", str(tmp_path)]
+
+
+def test_public_url():
+    assert public_url("127.0.0.1", 8000) == "http://127.0.0.1:8000"
+    assert public_url("::1", 9000) == "http://[::1]:9000"
+    assert public_url("0.0.0.0", 80) == f"http://{socket.getfqdn()}:80"  # what another machine can open
 
 
 def test_bad_port_is_one_line(tmp_path):
