@@ -213,6 +213,18 @@ class TurnScores:
     values: dict[str, int]
     explanations: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def in_character(self) -> int | None:
+        return self.values.get("in_character")
+
+    @property
+    def entertaining(self) -> int | None:
+        return self.values.get("entertaining")
+
+    @property
+    def fluency(self) -> int | None:
+        return self.values.get("fluency")
+
     def scores(self, scale: Scale) -> list[Score]:
         """One Score per metric (is_refusal on 0-1), explanations attached."""
         out = [Score(turn=self.turn, metric="is_refusal", value=float(self.is_refusal), scale="0-1",

@@ -29,8 +29,8 @@ The built-in default responder looks at the text of all request messages:
   "turn N" / "[PLAYER TURN N]" / "ход N" in the text, and the number of
   assistant messages; at least 1. Over-counting is harmless (the engine
   ignores entries for turns that do not exist).
-- contains ``score_explanation`` and ``next_utterance`` -> version 1
-  interrogator-judge JSON ``{"score_explanation", "score": 7, "next_utterance"}``.
+- contains ``next_user_utterance`` -> pingpong-v1 tester JSON: the refusal flag, three 1-10 scores
+  (stay_in_character 7, language_fluency 8, entertainment 6) and ``next_user_utterance``.
 - contains ``next_utterance`` -> ``{"next_utterance": "..."}``.
 - otherwise a short plain player line naming the model and a counter.
 """
@@ -181,9 +181,12 @@ def default_responder(body: dict, counter: int = 0) -> str:
     text = _all_text(body)
     if "in_character_score" in text:
         return judge_json(find_turns(body))
-    if "next_utterance" in text and "score_explanation" in text:
-        return json.dumps({"score_explanation": "Stays in role.", "score": 7,
-                           "next_utterance": f"Tell me more, please ({counter})."})
+    if "next_user_utterance" in text:
+        return json.dumps({"is_refusal_explanation": "Plays along.", "is_refusal": False,
+                           "stay_in_character_explanation": "Stays in role.", "stay_in_character": 7,
+                           "language_fluency_explanation": "Clean.", "language_fluency": 8,
+                           "entertainment_explanation": "Lively enough.", "entertainment": 6,
+                           "next_user_utterance": f"Tell me more, please ({counter})."})
     if "next_utterance" in text:
         return json.dumps({"next_utterance": f"What do you do all day? ({counter})"})
     return f"Reply {counter} from {body.get('model', 'model')}: I stay who I am."

@@ -168,7 +168,7 @@ async def test_resume_from_history_continues_with_the_player(fake_server, fake_p
         Message(turn=1, role="assistant", author="player", text="Boots. Now."),
         Message(turn=2, role="user", author="human", text="What is that noise upstairs?"),
     ]
-    done = judged("judge-a", turns=[turn_scores(1, status="failed", error="old")])
+    done = judged("judge-a", turns=[turn_scores(1, in_character=4, entertaining=3, fluency=5, is_refusal=False)])
     run = engine(fake_pool, history=history, verdicts=[done], situation=situation(3))
     events = await collect(run)
     assert events[0] == TurnStarted(2, "assistant", "player")
@@ -178,9 +178,11 @@ async def test_resume_from_history_continues_with_the_player(fake_server, fake_p
     assert first["model"] == "player"
     assert [m["content"] for m in first["messages"][-3:]] == [
         "Shelter, please!", "Boots. Now.", "What is that noise upstairs?"]
-    # judge-a already gave its verdict: only judge-b runs, over all three turns
-    assert [e.judge for e in of(events, JudgeStarted)] == ["judge-b"]
-    assert [t.turn for t in of(events, VerdictReady)[0].verdict.turns] == [1, 2, 3]
+    # judge-a already scored turn 1: it is asked only for the turns it owes; judge-b for all three
+    started = {e.judge: e.turns for e in of(events, JudgeStarted)}
+    assert started == {"judge-a": (2, 3), "judge-b": (1, 2, 3)}
+    verdicts = {e.verdict.judge: e.verdict for e in of(events, VerdictReady)}
+    assert [t.turn for t in verdicts["judge-b"].turns] == [1, 2, 3]
 
 
 async def test_resume_of_a_finished_conversation_only_judges(fake_server, fake_pool):

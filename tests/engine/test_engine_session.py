@@ -13,7 +13,7 @@ from pingpong.core.events import (
 from pingpong.core.llm import ModelPool
 from tests.engine.conftest import FAST_RETRY, fake_spec
 from tests.engine.engine_support import card, collect, messages, of, requests_for, situation, spec
-from tests.fakeserver import bad_request, cut, judge_json, rate_limit, reply, server_error
+from tests.fakeserver import bad_request, cut, default_responder, judge_json, rate_limit, reply, server_error
 
 
 def engine(pool, **kw) -> SessionEngine:
@@ -186,11 +186,14 @@ async def test_template_syntax_in_cards_reaches_the_model_verbatim(fake_server, 
     assert nasty in judge and "49" not in judge
 
 
-async def test_version_1_interrogator_judge_scores_each_reply(fake_server, fake_pool):
+async def test_version_1_tester_scores_each_reply_on_three_ten_point_metrics(fake_server, fake_pool):
     events = await collect(engine(fake_pool, spec=spec(version=1, judges=[]), situation=situation(3)))
     found = [e.verdict for e in of(events, VerdictReady)]
-    assert [(v.judge, v.turns[0].turn, v.turns[0].overall) for v in found] == [
-        ("interrogator", 1, 7.0), ("interrogator", 2, 7.0), ("interrogator", 3, 7.0)]
+    assert [(v.judge, v.turns[0].turn, v.turns[0].in_character, v.turns[0].fluency, v.turns[0].entertaining,
+             v.turns[0].is_refusal) for v in found] == [("interrogator", t, 7.0, 8.0, 6.0, False) for t in (1, 2, 3)]
+    assert {s.scale for v in found for s in v.scores if s.metric != "is_refusal"} == {"1-10"}
+    tester = fake_server.chat_requests[0].body
+    assert (tester["temperature"], tester["top_p"]) == (0.1, 0.9)
     # the score for turn n arrives before the user message of turn n+1
     order = [(type(e).__name__, getattr(getattr(e, "message", None), "turn", None)) for e in events
              if isinstance(e, (VerdictReady, MessageCompleted))]
@@ -209,4 +212,22 @@ async def test_offline_model_in_every_seat(fake_pool):
     verdict = verdicts(events)["offline"]
     assert [t.turn for t in verdict.turns] == [1, 2, 3, 4]
     assert all(t.status == "ok" and 1 <= t.in_character <= 5 for t in verdict.turns)
+    assert isinstance(events[-1], SessionFinished)
+
+
+async def test_version_1_stops_at_the_first_refusal(fake_server, fake_pool):
+    def refuse_second(body, counter):
+        text = json.dumps(body)
+        if "next_user_utterance" in text and "Score player turn 2" in text:
+            return json.dumps({"is_refusal_explanation": "declines", "is_refusal": True,
+                               "stay_in_character": 1, "language_fluency": 5, "entertainment": 1,
+                               "next_user_utterance": "Why not?"})
+        return default_responder(body, counter)
+
+    fake_server.responder = refuse_second
+    events = await collect(engine(fake_pool, spec=spec(version=1, judges=[]), situation=situation(4)))
+    msgs = messages(events)
+    assert [(m.turn, m.role) for m in msgs] == [(1, "user"), (1, "assistant"), (2, "user"), (2, "assistant")]
+    scored = [(v.turns[0].turn, v.turns[0].is_refusal) for v in (e.verdict for e in of(events, VerdictReady))]
+    assert scored == [(1, False), (2, True)]
     assert isinstance(events[-1], SessionFinished)

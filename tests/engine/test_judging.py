@@ -8,7 +8,7 @@ import pytest
 
 from pingpong.core.judging import (
     ParseError, as_bool, as_int, json_candidates, looks_like_refusal, parse_interrogator,
-    parse_interrogator_judge, parse_judge,
+    parse_judge, parse_tester,
 )
 
 
@@ -103,14 +103,39 @@ def test_interrogator_parsing():
             parse_interrogator(bad)
 
 
-def test_interrogator_judge_parsing():
-    ok = parse_interrogator_judge('{"score_explanation": "\\"Boots\\" is curt", "score": "8", '
-                                  '"next_utterance": "Why boots?"}', need_score=True, need_utterance=True)
-    assert (ok.score, ok.utterance, ok.problems) == (8.0, "Why boots?", [])
-    first = parse_interrogator_judge('{"next_utterance": "Hello"}', need_score=False, need_utterance=True)
-    assert first.problems == [] and first.score is None
-    final = parse_interrogator_judge('{"score": 11, "next_utterance": ""}', need_score=True,
-                                     need_utterance=False)
-    assert final.score is None and "outside 1-10" in final.problem
-    none = parse_interrogator_judge("no json", need_score=True, need_utterance=True)
+def tester(**kw):
+    data = {"is_refusal_explanation": "\"Boots\" is no refusal", "is_refusal": False,
+            "stay_in_character_explanation": "\"Boots\" fits", "stay_in_character": "8",
+            "language_fluency_explanation": "fine", "language_fluency": 9,
+            "entertainment_explanation": "curt", "entertainment": 6, "next_user_utterance": "Why boots?"}
+    data.update(kw)
+    return json.dumps(data)
+
+
+def test_tester_parsing_reads_three_ten_point_scores_and_the_next_line():
+    ok = parse_tester(tester(), score_turn=2, need_utterance=True)
+    assert ok.problems == [] and ok.utterance == "Why boots?"
+    assert (ok.scores.turn, ok.scores.is_refusal, ok.scores.values) == (
+        2, False, {"in_character": 8, "entertaining": 6, "fluency": 9})
+    first = parse_tester('{"next_user_utterance": "Hello"}', score_turn=None, need_utterance=True)
+    assert first.problems == [] and first.scores is None and first.utterance == "Hello"
+    final = parse_tester(tester(entertainment=11, next_user_utterance=""), score_turn=3, need_utterance=False)
+    assert final.scores is None and "outside 1-10" in final.problem
+    fraction = parse_tester(tester(language_fluency="7/10"), score_turn=1, need_utterance=True)
+    assert fraction.scores is None and "language_fluency" in fraction.problem
+    none = parse_tester("no json", score_turn=1, need_utterance=True)
     assert none.problems and none.utterance is None
+
+
+def test_a_fraction_is_not_a_score_on_another_scale():
+    with pytest.raises(ValueError):
+        as_int("3/10", 1, 5)
+    with pytest.raises(ValueError):
+        as_int("4/5", 1, 5)
+
+
+def test_two_different_entries_for_one_turn_leave_it_missing():
+    parsed = parse_judge(scores(entry(1), entry(1, fluency_score=2), entry(2)), [1, 2])
+    assert parsed.missing == [1] and "different scores" in parsed.problem
+    same = parse_judge(scores(entry(1), entry(1), entry(2)), [1, 2])
+    assert same.missing == []

@@ -63,8 +63,10 @@ async def test_judge_json_scores_each_turn():
 async def test_interrogator_judge_json():
     c = await _run("interrogator_judge")
     data = json.loads(c.text)
-    assert set(data) == {"score_explanation", "score", "next_utterance"}
-    assert 1 <= data["score"] <= 10 and data["score"] == 1  # the last reply refused
+    assert set(data) == {"is_refusal_explanation", "is_refusal", "stay_in_character_explanation",
+                         "stay_in_character", "language_fluency_explanation", "language_fluency",
+                         "entertainment_explanation", "entertainment", "next_user_utterance"}
+    assert data["is_refusal"] is True and 1 <= data["stay_in_character"] <= 10  # the last reply refused
 
 
 async def test_works_without_context():
