@@ -61,6 +61,11 @@ def _loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _line(event: object) -> str:
+    mark = getattr(event, "start_mark", None)
+    return f" (line {mark.line + 1})" if mark is not None else ""
+
+
 def _scan(text: str, where: str) -> None:
     """Walk the parser's events before anything is built, refusing nesting deeper than MAX_DEPTH,
     aliases (they can blow up on expansion) and integers too long to convert.
@@ -72,20 +77,20 @@ def _scan(text: str, where: str) -> None:
 
     loader = _loader()(text)
     depth, digits = 0, int_digits()
+    opening, closing = (yaml.SequenceStartEvent, yaml.MappingStartEvent), (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     try:
         while loader.check_event():
             event = loader.get_event()
-            line = f" (line {event.start_mark.line + 1})" if event.start_mark is not None else ""
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            if isinstance(event, opening):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels{line}")
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                    raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels{_line(event)}")
+            elif isinstance(event, closing):
                 depth -= 1
             elif isinstance(event, yaml.AliasEvent):
-                raise UserError(f"{where}: YAML aliases (*name) are not allowed{line}")
+                raise UserError(f"{where}: YAML aliases (*name) are not allowed{_line(event)}")
             elif isinstance(event, yaml.ScalarEvent) and len(event.value) > digits and _LONG_INT.match(event.value):
-                raise UserError(f"{where}: a number has more than {digits} digits{line}")
+                raise UserError(f"{where}: a number has more than {digits} digits{_line(event)}")
     finally:
         loader.dispose()
 
@@ -98,6 +103,8 @@ def load_yaml(text: str, where: str) -> Any:
     try:
         _scan(text, where)
         data = yaml.load(text, Loader=_loader())
+    except UserError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at = f" at line {mark.line + 1}" if mark is not None else ""
@@ -107,8 +114,8 @@ def load_yaml(text: str, where: str) -> Any:
         raise UserError(f"{where}: invalid YAML: {str(exc).splitlines()[0]}") from None
     except RecursionError:
         raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
-    except (ValueError, TypeError, OverflowError) as exc:  # e.g. `!!int x`, a date with month 13
-        raise UserError(f"{where}: invalid YAML value: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+    except Exception as exc:  # noqa: BLE001  constructors fail on explicit tags: `!!int x`, `!!timestamp x`, month 13
+        raise UserError(f"{where}: invalid YAML value ({show(exc, 80) or type(exc).__name__})") from None
     check_plain(data, where)
     return data
 

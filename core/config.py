@@ -67,6 +67,9 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
             spec = ModelSpec(name=name, **entry)
         except ValidationError as exc:
             raise _field_error(path, name, exc) from None
+        for key in ("max_concurrency", *SECONDS_FIELDS):
+            if isinstance(entry.get(key), bool):
+                raise UserError(f"{path}: models.{name}.{key}: expected a number, got {entry[key]!r}")
         for key in SECONDS_FIELDS:
             seconds = getattr(spec, key)
             if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):

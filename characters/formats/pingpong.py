@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from pingpong.core.domain import Character, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.safe_parse import show
 
 from ..files import describe_validation
 from ..text import first_sentences, slugify, unique_name
@@ -102,7 +103,7 @@ def settings_to_models(
     situations: list[Situation] = []
     for lang, block in obj.items():
         if lang != lang.lower() or not lang.isalpha():
-            raise UserError(f"{where}: {lang}: not a language code (expected e.g. 'en', 'ru')")
+            raise UserError(f"{where}: {show(lang)}: not a language code (expected e.g. 'en', 'ru')")
         f = Fields(block, where, lang + ".")
         for key, convert, out, taken in (
             ("characters", _character, chars, taken_cards),
