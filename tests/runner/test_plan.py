@@ -63,7 +63,7 @@ def test_pick_keeps_library_order_and_names_the_unknown():
 def test_default_run_name():
     assert default_run_name(["gpt-4o", "Llama 3"], "mini", ["j1", "j2"], "ru") == \
         "gpt-4o+llama-3-vs-mini-judged-by-j1+j2-ru"
-    assert default_run_name(["a"], "b", ["c"], "en", version=1).endswith("-en-v1")
+    assert default_run_name(["a"], "b", ["c"], "en", method="pingpong-v1").endswith("-en-v1")
 
 
 def test_decide_per_pair():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pingpong.core.domain import SessionSpec
-from tests.tui.conftest import CARDS, SITUATIONS
-from tests.tui.helpers import wait_for
 from pingpong.tui.app import PlayRequest
 from pingpong.tui.cli import main
 from pingpong.tui.screens.live import LiveScreen
+from tests.tui.conftest import CARDS, SITUATIONS
+from tests.tui.helpers import wait_for
 
 
 def test_play_unknown_character_is_one_line(tmp_path, capsys):

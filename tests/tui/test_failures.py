@@ -4,12 +4,12 @@ failure is shown with a retry action, and retry resumes the session to the end."
 from __future__ import annotations
 
 from pingpong.core.domain import SessionSpec
-from tests.fakeserver import FakeServer, bad_request, cut, reply
-from tests.tui.conftest import CARDS, SITUATIONS
-from tests.tui.helpers import wait_for
 from pingpong.tui.app import PlayRequest
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.widgets.transcript import MessageCard
+from tests.fakeserver import FakeServer, bad_request, cut, reply
+from tests.tui.conftest import CARDS, SITUATIONS
+from tests.tui.helpers import wait_for
 
 
 async def test_retry_notice_failure_and_resume(make_app, home, store):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select
 
-from tests.tui.helpers import wait_for
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
 from pingpong.tui.screens.pickers import ModelPicker
 from pingpong.tui.widgets.transcript import MessageCard
+from tests.tui.helpers import wait_for
 
 
 async def test_new_session_runs_to_judged_end(app, store):

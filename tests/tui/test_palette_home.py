@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from tests.tui.conftest import write_session
-from tests.tui.helpers import run_palette_command, wait_for
 from pingpong.tui.screens.help import HelpScreen
 from pingpong.tui.screens.home import PAGE, HomeScreen
 from pingpong.tui.screens.leaderboard import LeaderboardScreen
 from pingpong.tui.screens.live import LiveScreen
+from tests.tui.conftest import write_session
+from tests.tui.helpers import run_palette_command, wait_for
 
 
 async def test_palette_opens_leaderboard(app):

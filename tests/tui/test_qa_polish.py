@@ -6,11 +6,11 @@ from __future__ import annotations
 from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
 
-from tests.tui.conftest import SITUATIONS, write_session
-from tests.tui.helpers import wait_for
 from pingpong.tui.screens.home import HomeScreen
 from pingpong.tui.screens.live import LiveScreen
 from tests.scores import judged, turn_scores
+from tests.tui.conftest import SITUATIONS, write_session
+from tests.tui.helpers import wait_for
 
 SIZE = (80, 24)
 
@@ -144,7 +144,6 @@ async def test_new_session_situation_text_ends_in_an_ellipsis_when_cut(app, bund
 
 async def test_follow_view_adds_new_messages_and_stays_at_the_end(app, store):
     from pingpong.core.domain import Message
-
     from pingpong.tui.widgets.transcript import MessageCard, Transcript
 
     sid = write_session(store, status="running", turns=5, planned=8)

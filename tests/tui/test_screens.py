@@ -7,8 +7,6 @@ import threading
 
 from textual.widgets import DataTable, Input
 
-from tests.tui.conftest import CARDS, SITUATIONS, write_session
-from tests.tui.helpers import wait_for
 from pingpong.tui.screens.characters import CharactersScreen
 from pingpong.tui.screens.home import HomeScreen
 from pingpong.tui.screens.leaderboard import LeaderboardScreen
@@ -18,6 +16,8 @@ from pingpong.tui.screens.pickers import PathPrompt
 from pingpong.tui.screens.replay import ReplayScreen
 from pingpong.tui.screens.watch import WatchScreen
 from pingpong.tui.widgets.transcript import MessageCard
+from tests.tui.conftest import CARDS, SITUATIONS, write_session
+from tests.tui.helpers import wait_for
 
 
 async def open_replay(app, pilot, session_id):
@@ -63,7 +63,8 @@ async def test_replay_steps_and_override(app, store):
         await pilot.pause()
         card = [c for c in replay.query(MessageCard) if c.role == "assistant" and c.turn == 2][0]
         assert "person" in card.scores.plain and "IC 2" in card.scores.plain
-    rows = store.db.execute("select turn, metric, value, reason from human_scores order by id").fetchall()
+    rows = store.db.execute("select turn, metric, value, explanation from scores where source = 'human'"
+                            " order by id").fetchall()
     assert rows == [(2, "in_character", 2.0, "too flat"), (2, "entertaining", 4.0, "too flat"),
                     (2, "fluency", 1.0, "too flat"), (2, "is_refusal", 1.0, "too flat")]
 
@@ -80,7 +81,8 @@ async def test_override_on_live_screen(app, store):
         await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
         await pilot.press("5", "ctrl+s")
         await wait_for(pilot, lambda: app.screen is live)
-    assert store.db.execute("select turn, metric, value from human_scores").fetchall() == [(2, "in_character", 5.0)]
+    assert store.db.execute("select turn, metric, value from scores where source = 'human'").fetchall() == [
+        (2, "in_character", 5.0)]
 
 
 async def test_leaderboard_shows_rows(app, store):
@@ -174,12 +176,12 @@ async def test_characters_spot_check_chat(app, store):
     assert [(m.role, m.author) for m in stored.messages] == [("user", "human"), ("assistant", "offline")]
 
 
-async def test_version_one_session_shows_overall_scores(app, store):
+async def test_version_one_session_shows_ten_point_scores(app, store):
     from pingpong.core.domain import SessionSpec
     from pingpong.tui.screens.live import LiveScreen as Live
 
     spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
-                       interrogator="offline", judges=[], version=1, lang="en")
+                       interrogator="offline", judges=[], method="pingpong-v1", lang="en")
     async with app.run_test(size=(80, 24)) as pilot:
         sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
         app.open_live(sid)

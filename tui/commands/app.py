@@ -21,8 +21,8 @@ def open_tui(args, home: Home) -> int:
 def play(args, home: Home) -> int:
     from pingpong.characters.library import CardLibrary
     from pingpong.core.config import load_models, resolve
-    from pingpong.situations.library import SituationLibrary
     from pingpong.core.methods import get_method
+    from pingpong.situations.library import SituationLibrary
     from pingpong.tui.app import NewSessionRequest, PlayRequest, create_app
 
     models = load_models(home)

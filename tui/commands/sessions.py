@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pingpong.core.errors import RunFailed, UserError
 from pingpong.core.home import Home
 from pingpong.tui.commands.output import console as _console

@@ -82,9 +82,8 @@ class LeaderboardScreen(Screen):
 
     @work(thread=True, exclusive=True, group="board", exit_on_error=False)
     def compute(self, scores: str, lang: str | None) -> None:
-        from pingpong.sessions.leaderboard import compute_leaderboard
-
         from pingpong.sessions.curves import score_by_turn
+        from pingpong.sessions.leaderboard import compute_leaderboard
 
         with self._store.use() as store:
             try:

@@ -21,8 +21,15 @@ from textual.widgets import Footer, Header, Input, Static
 
 from pingpong.core.domain import HUMAN
 from pingpong.core.events import (
-    CallFinished, Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFailed,
-    SessionFinished, TurnStarted, VerdictReady,
+    CallFinished,
+    Delta,
+    JudgeStarted,
+    MessageCompleted,
+    SeatChanged,
+    SessionFailed,
+    SessionFinished,
+    TurnStarted,
+    VerdictReady,
 )
 from pingpong.tui.screens.override import rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel

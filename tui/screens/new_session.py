@@ -12,6 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, TextArea
 
+from pingpong.core.methods import available
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
 from pingpong.tui.widgets.clamped import ClampedText
 
@@ -64,9 +65,9 @@ class NewSessionScreen(Screen):
             yield _row("Judges", SelectionList(*[(m, m, m in judges) for m in models], id="new-judges"))
             yield _row("Turns", Input(str(d["turns"]) if d.get("turns") else "", placeholder="the situation's",
                                       type="integer", compact=True, id="new-turns"))
-            yield _row("Version", Select([("2: separate judges", 2), ("1: interrogator judges", 1)],
-                                         value=int(d.get("version") or 2), allow_blank=False, compact=True,
-                                         id="new-version"))
+            yield _row("Method", Select([(name, name) for name in available()],
+                                        value=d.get("method") or "pingpong", allow_blank=False, compact=True,
+                                        id="new-method"))
             with Horizontal(id="new-buttons"):
                 yield Button("Start (ctrl+s)", variant="primary", id="new-start")
                 yield Button("Cancel", id="new-cancel")
@@ -169,10 +170,10 @@ class NewSessionScreen(Screen):
             character=card.name, situation=situation.name,
             player=str(self.query_one("#new-player", Select).value),
             interrogator=str(self.query_one("#new-interrogator", Select).value),
-            judges=judges, num_turns=turns, version=int(self.query_one("#new-version", Select).value),
+            judges=judges, num_turns=turns, method=str(self.query_one("#new-method", Select).value),
             lang=card.lang,
         )
-        if spec.version == 1 and spec.interrogator == HUMAN:
+        if spec.method == "pingpong-v1" and spec.interrogator == HUMAN:
             self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")
             return
         try:

@@ -69,7 +69,9 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
         ok = [s for _, s in pairs if s.status == "ok"]
         failed = len(pairs) - len(ok)
         text.append("judges ", style="bold")
-        parts = [f"{SHORT[m]} {fmt_score(means[m])}" for m in METRICS if m in means]
+        tens = any(sc.scale == "1-10" for _, view in pairs for sc in view.scores.values())
+        out_of = "/10" if tens else ""  # pingpong-v1's tester scores on ten points
+        parts = [f"{SHORT[m]} {fmt_score(means[m])}{out_of}" for m in METRICS if m in means]
         if "overall" in means:
             parts.append(f"overall {fmt_score(means['overall'])}/10")
         text.append("  ".join(parts) or "no scores")
@@ -116,7 +118,7 @@ def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], 
             value = getattr(score, metric)
             if value is None:
                 continue
-            text.append(f"{metric}: {value}", style="bold")
+            text.append(f"{metric}: {value if isinstance(value, bool) else fmt_score(value)}", style="bold")
             note = score.explanations.get(metric)
             text.append(f" - {note}\n" if note else "\n")
         if score.overall is not None:
