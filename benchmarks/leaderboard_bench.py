@@ -51,23 +51,26 @@ def build(path: Path, conversations: int, seed: int = 1) -> None:
                              json.dumps(list(JUDGES)), TURNS, char, sit, spec, STAMP, STAMP, STAMP))
             lens = np.clip(rng.normal(length[p], 80, TURNS).astype(int), 1, 1999)
             for t in range(1, TURNS + 1):
-                messages.append((sid, t, "user", "asker", "question?", STAMP))
-                messages.append((sid, t, "assistant", player, pool[lens[t - 1]], STAMP))
+                messages.append((sid, 2 * t - 2, t, "user", "user", "asker", "question?", STAMP))
+                messages.append((sid, 2 * t - 1, t, "assistant", "bench", player, pool[lens[t - 1]], STAMP))
             refusal = rng.random() < 0.03
             for j in JUDGES:
                 vals = np.clip(np.rint(rng.normal(quality[p], 0.8, (TURNS, 3))), 1, 5).astype(int)
                 for t in range(1, TURNS + 1):
-                    scores.append((sid, j, t, int(refusal and t == 2), *map(int, vals[t - 1]), "{}", "ok", STAMP))
+                    flag = float(refusal and t == 2)
+                    scores.append((sid, j, t, "is_refusal", flag, "0-1", STAMP))
+                    for metric, value in zip(("in_character", "entertaining", "fluency"), vals[t - 1]):
+                        scores.append((sid, j, t, metric, float(value), "1-5", STAMP))
         conn.executemany(
             "insert into sessions (id, status, version, lang, character, situation, player, interrogator,"
             " judges, num_turns, character_snapshot, situation_snapshot, spec, created_at, updated_at,"
             " finished_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", sessions)
         conn.executemany(
-            "insert into messages (session_id, turn, role, author, text, created_at) values (?,?,?,?,?,?)",
-            messages)
+            "insert into messages (session_id, seq, turn, role, speaker, author, text, created_at)"
+            " values (?,?,?,?,?,?,?,?)", messages)
         conn.executemany(
-            "insert into turn_scores (session_id, judge, turn, is_refusal, in_character, entertaining,"
-            " fluency, explanations, status, created_at) values (?,?,?,?,?,?,?,?,?,?)", scores)
+            "insert into scores (session_id, by, turn, metric, value, scale, source, status, created_at)"
+            " values (?,?,?,?,?,?,'judge','ok',?)", scores)
     store.close()
 
 

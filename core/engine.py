@@ -23,11 +23,26 @@ from typing import NoReturn
 
 from pingpong.core.control import Gate, SessionControl
 from pingpong.core.domain import (
-    HUMAN, Character, JudgeVerdict, Message, Role, Score, SeatRole, SessionSpec, Situation,
+    HUMAN,
+    Character,
+    JudgeVerdict,
+    Message,
+    Role,
+    Score,
+    SeatRole,
+    SessionSpec,
+    Situation,
 )
 from pingpong.core.errors import UserError
 from pingpong.core.events import (
-    CallFinished, Delta, Event, MessageCompleted, SeatChanged, SessionFailed, SessionFinished, TurnStarted,
+    CallFinished,
+    Delta,
+    Event,
+    MessageCompleted,
+    SeatChanged,
+    SessionFailed,
+    SessionFinished,
+    TurnStarted,
     VerdictReady,
 )
 from pingpong.core.llm import ChatRequest, Completion, ModelCallError, ModelPool, Task, role_of

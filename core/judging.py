@@ -9,8 +9,8 @@ reported missing (the engine re-asks once, then records it as failed).
 from __future__ import annotations
 
 import ast
-import json
 import itertools
+import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field

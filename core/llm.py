@@ -427,7 +427,7 @@ class OpenAIChatModel:
         if estimated:
             prompt = estimate_messages(messages) if prompt is None else prompt
             completion = estimate_tokens(text) if completion is None else completion
-        return Completion(text, int(prompt), int(completion), estimated, latency_ms, attempt, finish)
+        return Completion(text, int(prompt or 0), int(completion or 0), estimated, latency_ms, attempt, finish)
 
     def _scrub(self, failure: Failure) -> Failure:
         secret = self._ep.secret

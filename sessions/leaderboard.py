@@ -22,7 +22,12 @@ from pingpong.core.domain import METRICS
 from pingpong.core.errors import UserError
 from pingpong.sessions import queries
 from pingpong.sessions.scoring import (
-    DEFAULT_WEIGHTS, LIKERT_METHODS, SCORE_SOURCES, conversation_scores, load_scorings, normalise_weights,
+    DEFAULT_WEIGHTS,
+    LIKERT_METHODS,
+    SCORE_SOURCES,
+    conversation_scores,
+    load_scorings,
+    normalise_weights,
 )
 
 LENGTH_SLOPE = 0.07  # x = 1 + (L / avg_length - 1) * 0.07

@@ -43,7 +43,7 @@ _COLUMN = {m: i for i, m in enumerate(METRICS)}
 # ---------------------------------------------------------------- weights
 
 
-def normalise_weights(weights: Sequence[float]) -> np.ndarray:
+def normalise_weights(weights: Sequence[float] | np.ndarray) -> np.ndarray:
     """Metric weights scaled to sum 1; UserError for a wrong count, negatives or all zeros."""
     try:
         w = np.asarray([float(x) for x in weights], dtype=float)
@@ -216,7 +216,7 @@ def conversation_scores(
     conv: np.ndarray,
     means: np.ndarray,
     refusal: np.ndarray,
-    weights: Sequence[float] = DEFAULT_WEIGHTS,
+    weights: Sequence[float] | np.ndarray = DEFAULT_WEIGHTS,
     judge_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """From one row per (conversation, judge) to one row per conversation.
