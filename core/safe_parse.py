@@ -182,7 +182,8 @@ def check_plain(value: Any, where: str, path: list[str | int] | None = None, *,
             kind = type(child)
             if kind is dict or kind is list or isinstance(child, (dict, list)):
                 stack.append((child, (node, key), depth + 1))
-            elif (kind is str and child.isascii()) or kind is bool or child is None:
+            elif (kind is str and child.isascii()) or (kind is int and child.bit_length() <= MAX_INT_BITS) \
+                    or kind is bool or child is None:
                 continue  # the common cases, spared a call
             else:
                 problem = _problem(child, scalars)
