@@ -13,7 +13,7 @@ from contextlib import aclosing
 from pingpong.core.domain import Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
-from pingpong.sessions.recorder import Recorder
+from pingpong.sessions.recorder import STORED, Recorder
 from pingpong.sessions.store import Store
 
 
@@ -24,10 +24,11 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
 
 
 async def run_session(store: Store, pool, session_id: int, control=None, *,
-                      renderer=None) -> AsyncIterator[Event]:
+                      renderer=None, offload: bool = False) -> AsyncIterator[Event]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
 
-    A finished session or one alive in another process raises UserError. If the
+    A finished session or one alive in another process raises UserError. offload: commit in a
+    worker thread (the TUI: its event loop keeps drawing while SQLite syncs), in event order. If the
     consumer is cancelled or stops iterating before the end, the session becomes
     `interrupted`; an unexpected error marks it `failed` and propagates.
     """
@@ -50,7 +51,10 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     try:
         async with aclosing(engine.run()) as events:
             async for event in events:
-                recorder.handle(event)
+                if offload and isinstance(event, STORED):
+                    await asyncio.to_thread(recorder.handle, event)
+                else:
+                    recorder.handle(event)
                 if isinstance(event, (SessionFinished, SessionFailed)):
                     ended = True
                 yield event

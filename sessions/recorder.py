@@ -10,6 +10,10 @@ from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionF
 from pingpong.sessions.store import Store
 
 
+STORED = (MessageCompleted, CallFinished, VerdictReady, SessionFinished, SessionFailed)
+"""The events that become rows; the others (deltas, turn starts, seat changes) are for screens."""
+
+
 class Recorder:
     """Consumes the events of one session and commits what they carry as it happens."""
 

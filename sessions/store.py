@@ -194,8 +194,22 @@ class Store:
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, row)) for row in cur.fetchall()]
 
+    def _pending_migrations(self) -> list[str]:
+        """Migrations not yet recorded, read without a write lock (most opens find none)."""
+        names = [fn.__name__ for fn in MIGRATIONS]
+        has_table = self.db.conn.execute(
+            "select 1 from sqlite_master where type = 'table' and name = '_migrations'").fetchone()
+        if not has_table:
+            return names
+        done = {r[0] for r in self.db.conn.execute("select name from _migrations")}
+        return [n for n in names if n not in done]
+
     def _migrate(self) -> None:
-        """Apply every migration not yet recorded in _migrations, each in its own transaction."""
+        """Apply every migration not yet recorded in _migrations, each in its own transaction.
+
+        Opening an up-to-date database takes no write lock: a reader never waits for a writer."""
+        if not self._pending_migrations():
+            return
         with self.transaction() as db:
             db.execute(
                 "create table if not exists _migrations (name text primary key, applied_at text not null)"

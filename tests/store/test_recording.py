@@ -7,13 +7,20 @@ import sys
 
 import pytest
 
-from pingpong.core.domain import CallRecord, JudgeVerdict, Message
+from pingpong.core.domain import CallRecord, Message
 from pingpong.core.errors import UserError
-from pingpong.core.events import (CallFinished, Delta, MessageCompleted, SessionFailed, SessionFinished,
-from tests.scores import judged, turn_scores
-                         TurnStarted, VerdictReady)
+from pingpong.core.events import (
+    CallFinished,
+    Delta,
+    MessageCompleted,
+    SessionFailed,
+    SessionFinished,
+    TurnStarted,
+    VerdictReady,
+)
 from pingpong.sessions.recorder import Recorder
 from pingpong.sessions.replay import replay
+from tests.scores import judged, turn_scores
 
 from .conftest import make_spec
 
@@ -50,7 +57,7 @@ def test_recorder_writes_messages_calls_verdicts_and_the_end(store, character, s
     assert len(store.calls(sid)) == 2 and store.calls(sid)[0].latency_ms == 3.5
     assert s.verdicts[0].turns[1].in_character == 2
     assert s.verdicts[0].turns[0].explanations == {"in_character": "turn 1 fits"}
-    assert s.final == pytest.approx((3 + 3 + 5) / 3)
+    assert s.final.value == pytest.approx((3 + 3 + 5) / 3) and not s.final.overridden
     assert s.character == character and s.situation == situation  # snapshots
 
 

@@ -41,7 +41,8 @@ def test_migrating_an_empty_database_gives_the_expected_columns(tmp_path):
         assert store.applied_migrations() == [fn.__name__ for fn in MIGRATIONS]
         assert store.db.execute("pragma journal_mode").fetchone()[0] == "wal"
         unique = {tuple(i.columns) for i in store.db["messages"].indexes if i.unique}
-        assert ("session_id", "turn", "role") in unique
+        assert ("session_id", "seq") in unique  # transcript order; (turn, role, speaker) is unique too
+        assert any(cols[:3] == ("session_id", "turn", "role") for cols in unique)
         assert not any("key" in c for t in EXPECTED for c in EXPECTED[t] if t != "_migrations")
     finally:
         store.close()
@@ -126,3 +127,18 @@ def test_player_length_totals_follow_the_messages_also_after_upgrading(tmp_path)
         assert store.db.execute(totals).fetchone() == (3, 1)
     finally:
         store.close()
+
+
+def test_opening_an_up_to_date_database_takes_no_write_lock(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "pingpong.db"
+    Store(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process is writing
+    try:
+        with Store(path) as store:  # would wait for the lock (and time out) if opening wrote
+            assert "m003_methods_and_scores" in store.applied_migrations()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

@@ -166,7 +166,8 @@ class LiveScreen(Screen):
 
         error = None
         try:
-            async for event in run_session(self.app.store, self.app.pool, self.session_id, self.control):
+            async for event in run_session(self.app.store, self.app.pool, self.session_id, self.control,
+                                           offload=True):
                 self.post_message(EngineEvent(event))
         except Exception as exc:  # shown with a retry action, never a crash of the app
             error = str(exc) if type(exc).__name__ == "UserError" else f"{type(exc).__name__}: {exc}"
