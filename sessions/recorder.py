@@ -9,7 +9,6 @@ from __future__ import annotations
 from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
 from pingpong.sessions.store import Store
 
-
 STORED = (MessageCompleted, CallFinished, VerdictReady, SessionFinished, SessionFailed)
 """The events that become rows; the others (deltas, turn starts, seat changes) are for screens."""
 

@@ -29,6 +29,15 @@ LINES = [
     (["situations", "list", "--format", "json"], "pingpong.tui.commands.situations:list_situations"),
     (["situations", "show", "x", "--format", "json"], "pingpong.tui.commands.situations:show_situation"),
     (["--db=/tmp/p.db", "models", "--format", "json"], "pingpong.tui.commands.models:models"),
+    (["serve", "--port", "8001"], "pingpong.tui.commands.serve:serve"),
+    (["run", "--player", "a", "--interrogator", "i", "--judge", "j", "--method", "pingpong-v1"],
+     "pingpong.tui.commands.run:run"),
+    (["play", "--version", "1"], "pingpong.tui.commands.app:play"),
+    (["judge", "--run", "r", "--session", "3", "--judge", "a", "--judge", "b"], "pingpong.tui.commands.judge:judge"),
+    (["sessions", "fork", "3", "--turn", "2", "--player", "m", "--interrogator", "human"],
+     "pingpong.tui.commands.sessions:fork"),
+    (["sessions", "score", "3", "--metric", "fluency", "--value", "4"], "pingpong.tui.commands.sessions:score"),
+    (["leaderboard", "--method", "pingpong-v1", "--include-forks", "--curves"], "pingpong.tui.commands.stats:leaderboard"),
 ]
 
 

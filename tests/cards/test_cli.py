@@ -12,7 +12,16 @@ from pingpong.characters.library import CardLibrary
 from pingpong.core.home import Home
 
 from .builders import (
-    b64json, run_cli, settings_doc, snapshot, text_chunk, v2_card, v3_card, write_charx, write_json, write_png,
+    b64json,
+    run_cli,
+    settings_doc,
+    snapshot,
+    text_chunk,
+    v2_card,
+    v3_card,
+    write_charx,
+    write_json,
+    write_png,
 )
 
 

@@ -10,7 +10,13 @@ from pingpong.core.control import SessionControl
 from pingpong.core.domain import Message
 from pingpong.core.engine import SessionEngine
 from pingpong.core.events import (
-    Delta, JudgeStarted, MessageCompleted, SeatChanged, SessionFinished, TurnStarted, VerdictReady,
+    Delta,
+    JudgeStarted,
+    MessageCompleted,
+    SeatChanged,
+    SessionFinished,
+    TurnStarted,
+    VerdictReady,
 )
 from tests.engine.engine_support import card, collect, messages, of, requests_for, situation, spec, until
 from tests.fakeserver import reply

@@ -7,8 +7,14 @@ import json
 from pingpong.core.domain import JudgeVerdict
 from pingpong.core.engine import SessionEngine
 from pingpong.core.events import (
-    CallFinished, Delta, JudgeStarted, MessageCompleted, SessionFailed, SessionFinished,
-    TurnStarted, VerdictReady,
+    CallFinished,
+    Delta,
+    JudgeStarted,
+    MessageCompleted,
+    SessionFailed,
+    SessionFinished,
+    TurnStarted,
+    VerdictReady,
 )
 from pingpong.core.llm import ModelPool
 from tests.engine.conftest import FAST_RETRY, fake_spec
@@ -216,7 +222,7 @@ async def test_offline_model_in_every_seat(fake_pool):
 
 
 async def test_version_1_stops_at_the_first_refusal(fake_server, fake_pool):
-    def refuse_second(body, counter):
+    def refuse_second(body, counter=0):
         text = json.dumps(body)
         if "next_user_utterance" in text and "Score player turn 2" in text:
             return json.dumps({"is_refusal_explanation": "declines", "is_refusal": True,

@@ -6,8 +6,7 @@ import json
 import urllib.error
 import urllib.request
 
-from tests.fakeserver import (Faults, FakeServer, cut, find_turns, quota_exhausted, rate_limit, reply,
-                              split_text)
+from tests.fakeserver import FakeServer, Faults, cut, find_turns, quota_exhausted, rate_limit, reply, split_text
 
 
 def _post(server: FakeServer, body: dict) -> tuple[int, dict, bytes]:
@@ -98,9 +97,9 @@ def test_default_responder_judge_interrogator_player(fake_server):
     content = json.loads(_post(fake_server, ask)[2])["choices"][0]["message"]["content"]
     assert "next_utterance" in json.loads(content)
 
-    v1 = {"model": "i", "messages": [{"role": "user", "content": "score_explanation, score, next_utterance"}]}
+    v1 = {"model": "i", "messages": [{"role": "user", "content": "answer with next_user_utterance"}]}
     content = json.loads(json.loads(_post(fake_server, v1)[2])["choices"][0]["message"]["content"])
-    assert set(content) == {"score_explanation", "score", "next_utterance"}
+    assert content["stay_in_character"] == 7 and content["next_user_utterance"]
 
     player = {"model": "p", "messages": [{"role": "user", "content": "Who are you?"}]}
     assert json.loads(_post(fake_server, player)[2])["choices"][0]["message"]["content"].startswith("Reply")

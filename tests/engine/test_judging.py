@@ -7,8 +7,14 @@ import json
 import pytest
 
 from pingpong.core.judging import (
-    ParseError, as_bool, as_int, json_candidates, looks_like_refusal, parse_interrogator,
-    parse_judge, parse_tester,
+    ParseError,
+    as_bool,
+    as_int,
+    json_candidates,
+    looks_like_refusal,
+    parse_interrogator,
+    parse_judge,
+    parse_tester,
 )
 
 
@@ -48,7 +54,7 @@ def test_single_object_is_one_turn():
 
 def test_lenient_values():
     e = entry("1", is_refusal="yes", in_character_score="3", entertaining_score=4.0,
-              fluency_score="5/5")
+              fluency_score=" 5 ")
     s = parse_judge(scores(e), [1]).scores[1]
     assert (s.is_refusal, s.in_character, s.entertaining, s.fluency) == (True, 3, 4, 5)
     assert as_bool(0) is False and as_bool("True") is True and as_bool("no") is False

@@ -9,8 +9,17 @@ import pytest
 from pingpong.core.llm import ChatRequest, ModelCallError, ModelPool
 from pingpong.core.retry import RetryPolicy, parse_retry_after
 from tests.engine.conftest import FAST_RETRY, fake_spec
-from tests.fakeserver import (Faults, FakeServer, bad_request, cut, error, quota_exhausted, rate_limit, reply,
-                              server_error)
+from tests.fakeserver import (
+    FakeServer,
+    Faults,
+    bad_request,
+    cut,
+    error,
+    quota_exhausted,
+    rate_limit,
+    reply,
+    server_error,
+)
 
 MSGS = [{"role": "user", "content": "Hello?"}]
 

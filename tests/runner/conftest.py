@@ -119,8 +119,9 @@ def assert_complete_once(root: Path, players=("alpha", "beta"), turns: int = 2, 
                         " LEFT JOIN messages m ON m.session_id = s.id WHERE s.status = 'finished'"
                         " GROUP BY s.id")
     assert all(n == 2 * turns and distinct == 2 * turns for _, n, distinct in counts), counts
-    scored = rows(root, "SELECT s.id, count(DISTINCT t.judge) FROM sessions s LEFT JOIN turn_scores t"
-                        " ON t.session_id = s.id WHERE s.status = 'finished' GROUP BY s.id")
+    scored = rows(root, "SELECT s.id, count(DISTINCT t.by) FROM sessions s LEFT JOIN scores t"
+                        " ON t.session_id = s.id AND t.source = 'judge' AND t.status = 'ok'"
+                        " WHERE s.status = 'finished' GROUP BY s.id")
     assert all(n == judges for _, n in scored), scored
 
 

@@ -7,7 +7,11 @@ import socket
 import pytest
 
 from tests.runner.conftest import (
-    model_entry, pingpong, run_args, standard_models, write_config,
+    model_entry,
+    pingpong,
+    run_args,
+    standard_models,
+    write_config,
 )
 
 

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from tests.fakeserver import Faults, bad_request, default_responder
 from tests.runner.conftest import (
-    CHARACTERS, SITUATIONS, assert_complete_once, model_entry, pingpong, rows, run_args,
-    standard_models, write_config,
+    CHARACTERS,
+    SITUATIONS,
+    assert_complete_once,
+    model_entry,
+    pingpong,
+    rows,
+    run_args,
+    standard_models,
+    write_config,
 )
 
 

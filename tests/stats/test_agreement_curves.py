@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 
 from pingpong.sessions.agreement import agreement_report, krippendorff_alpha, pairwise_tau
-from pingpong.sessions.curves import dmt_curve, dmt_scores, score_by_turn
+from pingpong.sessions.curves import good_streaks, score_by_turn, streak_curve
 from tests.stats.conftest import add_session
 
 J1 = [[(5, 4, 3, 0), (2, 2, 2, 0), (4, 5, 4, 1)], [(3, 3, 3, 0), (1, 2, 1, 0), (5, 5, 5, 0)]]
@@ -114,24 +114,21 @@ def test_score_by_turn(store):
     assert score_by_turn(store)["P"] == [(1, pytest.approx(4.5)), (2, pytest.approx(2.5))]
 
 
-def test_dmt_curve_by_hand():
+def test_streak_curve_by_hand():
     # three conversations, good/bad per turn
     good = [[True, True, False], [True, False, True], [False, True, True]]
-    curve, final = dmt_curve(good)
-    # all-type: tau1: 2/3; tau2: only conv 1 -> 1/3; tau3: none -> 0; final (2/3 + 1/3 + 0)/3 = 1/3
+    curve, final = streak_curve(good)
+    # tau1: 2/3; tau2: only conv 1 -> 1/3; tau3: none -> 0; final (2/3 + 1/3 + 0)/3 = 1/3
     assert curve == pytest.approx([2 / 3, 1 / 3, 0.0]) and final == pytest.approx(1 / 3)
-    curve, final = dmt_curve(good, any_type=True)
-    # any-type: tau1: 2/3; tau2: all three -> 1; tau3: 1; final (2/3 + 1 + 1)/3 = 8/9
-    assert curve == pytest.approx([2 / 3, 1.0, 1.0]) and final == pytest.approx(8 / 9)
     # shorter conversations only count for the prefixes they reach
-    assert dmt_curve([[True], [True, False]])[0] == pytest.approx([1.0, 0.0])
-    assert dmt_curve([]) == ([], None)
+    assert streak_curve([[True], [True, False]])[0] == pytest.approx([1.0, 0.0])
+    assert streak_curve([]) == ([], None)
 
 
-def test_dmt_scores_from_the_store(store):
+def test_good_streaks_from_the_store(store):
     add_session(store, "P", {"J1": [(5, 4, 3, 0), (4, 2, 5, 0)], "J2": [(3, 4, 3, 0), (4, 4, 5, 0)]})
     add_session(store, "P", {"J1": [(2, 5, 5, 0), (5, 5, 5, 0)]})
-    scores = dmt_scores(store, threshold=4)["P"]
+    scores = good_streaks(store, threshold=4)["P"]
     # in_character means per turn: conv1 (4, 4) good, good; conv2 (2, 5) bad, good
     # tau1: 1/2, tau2: 1/2 -> 0.5
     assert scores["in_character"]["by_turn"] == pytest.approx([0.5, 0.5])

@@ -22,7 +22,7 @@ def test_curves_after_an_offline_run(tmp_path):
     [row] = json.loads(out.stdout)
     assert len(row["by_turn"]) == 4  # the longest situation has 4 turns
     assert all(1 <= v <= 5 for v in row["by_turn"])
-    assert set(row["dmt_score"]) == {"in_character", "entertaining", "fluency"}
-    assert all(0 <= v <= 1 for v in row["dmt_score"].values())
+    assert set(row["good_streak"]) == {"in_character", "entertaining", "fluency"}
+    assert all(0 <= v <= 1 for v in row["good_streak"].values())
     table = pingpong(tmp_path, "leaderboard", "--curves")
-    assert "DMT-Score" in table.stdout and "T4" in table.stdout
+    assert "good streaks" in table.stdout and "T4" in table.stdout and "DMT" not in table.stdout

@@ -110,7 +110,8 @@ def test_jsonl_round_trip_is_byte_identical(tmp_path, capsys):
     lines = first.read_text().splitlines()
     assert len(lines) == 12
     doc = json.loads(lines[3])
-    assert doc["run"]["name"] == "r1" and doc["human_scores"][0]["author"] == "ann"
+    people = [s for s in doc["scores"] if s["source"] == "human"]
+    assert doc["run"]["name"] == "r1" and people[0]["by"] == "ann" and people[0]["scale"] == "1-5"
     assert doc["calls"][0]["error"] == "429" and "id" not in doc
     # importing it again is a no-op
     assert main(["--home", str(other), "import", str(first)]) == 0

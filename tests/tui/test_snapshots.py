@@ -25,6 +25,31 @@ def filled(store):
 
 async def _home_loaded(pilot):
     await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False))
+    await wait_for(pilot, lambda: _columns_fit(pilot.app.screen))
+    await _settled(pilot)
+
+
+def _columns_fit(screen) -> bool:
+    """The table's columns have grown to their content (DataTable sizes them on a later refresh)."""
+    from textual.widgets import DataTable
+
+    tables = screen.query(DataTable)
+    if not tables:
+        return True
+    table = tables.first()
+    for key, column in table.columns.items():
+        widest = max((len(str(table.get_cell(row, key))) for row in table.rows), default=0)
+        if column.content_width < widest:
+            return False
+    return True
+
+
+async def _settled(pilot):
+    """Let pending refreshes (column widths, scores drawn under messages, scrolling) finish."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+    await pilot.pause(0.3)  # DataTable sizes columns and the transcript scrolls on later idle passes
 
 
 def test_home_empty(snap_compare, app):
@@ -32,7 +57,12 @@ def test_home_empty(snap_compare, app):
 
 
 def test_home_sessions(snap_compare, app, filled):
-    assert snap_compare(app, terminal_size=SIZE, run_before=_home_loaded)
+    async def before(pilot):
+        await _home_loaded(pilot)
+        # the table's first paint may still use its headers' widths: wait for the sized one
+        await wait_for(pilot, lambda: "lighthouse-keeper" in pilot.app.export_screenshot())
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
 def test_new_session(snap_compare, app):
@@ -47,6 +77,7 @@ def test_new_session(snap_compare, app):
 def test_live_finished(snap_compare, app):
     async def before(pilot):
         from pingpong.tui.screens.live import LiveScreen
+        from pingpong.tui.widgets.transcript import MessageCard, Transcript
 
         await _home_loaded(pilot)
         await pilot.press("n")
@@ -56,8 +87,14 @@ def test_live_finished(snap_compare, app):
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen))
         live = pilot.app.screen
         await wait_for(pilot, lambda: live.status == "finished" and not live.running)
-        await pilot.press("up")
-        await pilot.pause()
+        await wait_for(pilot, lambda: all(c.scores.plain for c in live.query(MessageCard) if c.role == "assistant"))
+        await _settled(pilot)
+        transcript = live.query_one(Transcript)
+        transcript.select_turn(1)
+        await _settled(pilot)
+        transcript.scroll_home(animate=False)  # from the top: one picture whatever the timing
+        await wait_for(pilot, lambda: transcript.scroll_y == 0)
+        await _settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 

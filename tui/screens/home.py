@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from pingpong.sessions import queries
 from pingpong.tui.widgets.panels import EmptyState
+from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
 PAGE = 200
@@ -126,7 +127,7 @@ class HomeScreen(Screen):
         with Horizontal(id="home-bar"):
             yield Input(placeholder="filter: character, situation, model, status…", id="home-filter")
             yield Static("", id="home-count")
-        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
         yield Footer(compact=True)
 

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual_plotext import PlotextPlot
 
+from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
 SOURCES = ("merged", "judges", "human")
@@ -59,7 +60,7 @@ class LeaderboardScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="board-note")
-        yield DataTable(id="board-table", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="board-table", cursor_type="row", zebra_stripes=True)
         yield PlotextPlot(id="board-plot")
         yield Footer(compact=True)
 

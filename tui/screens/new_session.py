@@ -12,8 +12,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, TextArea
 
-from pingpong.core.methods import available
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
+from pingpong.core.methods import available
 from pingpong.tui.widgets.clamped import ClampedText
 
 FREE = "__free__"

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from pingpong.sessions import queries
+from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
 NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
@@ -93,9 +94,9 @@ class WatchScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield DataTable(id="runs-table", cursor_type="row")
+        yield SizedTable(id="runs-table", cursor_type="row")
         yield Static("", id="watch-counts")
-        yield DataTable(id="run-sessions", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="run-sessions", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

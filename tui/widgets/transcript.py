@@ -152,7 +152,7 @@ class Transcript(VerticalScroll):
         if turn is not None:
             for card in self.cards():
                 if card.turn == turn and card.role == "assistant":
-                    self.scroll_to_widget(card, animate=False)
+                    self.scroll_to_widget(card, animate=False, top=True)  # the selected reply on top
         self.post_message(self.TurnSelected(turn))
 
     def action_select(self, step: int) -> None:
