@@ -1,0 +1,101 @@
+"""A run whose judge fails ends with exit 1; `pingpong judge` completes it later without calling the
+player or the interrogator again; forks start from a stored prefix and run on with new seats."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tests.fakeserver import FakeServer, server_error
+from tests.runner.conftest import pingpong
+
+
+def _config(root, url: str) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for name in ("player", "asker", "judge"):
+        lines += [f"[models.{name}]", f'base_url = "{url}"', f'model = "{name}"', "timeout = 2", "deadline = 1", ""]
+    (root / "config.toml").write_text("\n".join(lines), encoding="utf-8")
+
+
+def _rows(root, sql):
+    conn = sqlite3.connect(root / "pingpong.db")
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_failed_judge_exits_1_then_pingpong_judge_completes_it_without_the_seats(tmp_path):
+    def judge_down(body):
+        return server_error(500) if body.get("model") == "judge" else None
+
+    with FakeServer(responder=lambda body: judge_down(body) or _default(body)) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                       "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+        assert run.code == 1, run.err
+        assert "judge turn(s) failed" in run.err
+        failed = _rows(root, "select count(*) from scores where status = 'failed'")[0][0]
+        assert failed > 0
+        server.responder = _default  # the judge is back
+        seats_before = [r for r in server.chat_requests if r.body["model"] in ("player", "asker")]
+        again = pingpong(root, "judge", "--run", "r", "--judge", "judge")
+        assert again.code == 0, again.err
+        seats_after = [r for r in server.chat_requests if r.body["model"] in ("player", "asker")]
+        assert len(seats_after) == len(seats_before)  # no player or interrogator call
+    assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
+    ok = _rows(root, "select count(*) from scores where status = 'ok' and source = 'judge'")[0][0]
+    assert ok > 0
+
+
+def test_rerunning_the_same_run_retries_failed_judge_turns(tmp_path):
+    down = {"on": True}
+
+    def responder(body):
+        if down["on"] and body.get("model") == "judge":
+            return server_error(500)
+        return _default(body)
+
+    with FakeServer(responder=responder) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        args = ("run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+        assert pingpong(root, *args).code == 1
+        down["on"] = False
+        player_calls = sum(1 for r in server.chat_requests if r.body["model"] == "player")
+        second = pingpong(root, *args)
+        assert second.code == 0, second.err
+        assert sum(1 for r in server.chat_requests if r.body["model"] == "player") == player_calls
+    assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
+
+
+def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
+    root = tmp_path / "home"
+    first = pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                     "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+    assert first.code == 0, first.err
+    (parent,) = [r[0] for r in _rows(root, "select id from sessions")]
+    with FakeServer() as server:
+        _config(root, server.base_url)
+        fork = pingpong(root, "sessions", "fork", str(parent), "--turn", "1", "--player", "player")
+        assert fork.code == 0, fork.err
+    child = _rows(root, "select id, parent_session, fork_turn, status, player from sessions where id != "
+                        f"{parent}")[0]
+    assert child[1:] == (parent, 1, "finished", "player")
+    msgs = {sid: _rows(root, f"select turn, role, author, text from messages where session_id = {sid} order by seq")
+            for sid in (parent, child[0])}
+    assert msgs[child[0]][:2] == msgs[parent][:2]  # same text, same authors
+    assert [m[2] for m in msgs[child[0]][2:] if m[1] == "assistant"] == ["player"] * (len(msgs[child[0]]) // 2 - 1)
+    board = json.loads(pingpong(root, "leaderboard", "--format", "json").out)
+    assert {r["player"] for r in board} == {"offline"}  # forks are left out...
+    forks = json.loads(pingpong(root, "leaderboard", "--format", "json", "--include-forks").out)
+    assert {r["player"] for r in forks} == {"offline", "player"}  # ...unless asked
+
+
+def _default(body):
+    from tests.fakeserver import default_responder
+
+    return default_responder(body)
