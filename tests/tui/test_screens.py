@@ -190,3 +190,34 @@ async def test_version_one_session_shows_ten_point_scores(app, store):
         await wait_for(pilot, lambda: live.status == "finished" and not live.running)
         players = [c for c in live.query(MessageCard) if c.role == "assistant"]
         assert players and all("/10" in c.scores.plain for c in players)
+
+
+async def test_replay_forks_at_the_shown_turn_and_runs_it_live(app, store):
+    from pingpong.tui.screens.live import LiveScreen as Live
+    from pingpong.tui.screens.replay import ReplayScreen
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        sid = app.start_session(make_spec_for_tui(), CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, Live) and app.screen.status == "finished"
+                       and not app.screen.running)
+        app.pop_screen()
+        app.action_open_replay(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.stored is not None)
+        await pilot.press("home")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, Live) and app.screen.session_id != sid)
+        child = app.screen.session_id
+        await wait_for(pilot, lambda: app.screen.status == "finished" and not app.screen.running)
+    parent, forked = store.session(sid), store.session(child)
+    assert (forked.parent_session, forked.fork_turn) == (sid, 1)
+    assert [(m.role, m.author, m.text) for m in forked.messages[:2]] == [
+        (m.role, m.author, m.text) for m in parent.messages[:2]]
+    assert forked.status == "finished" and forked.verdicts
+
+
+def make_spec_for_tui():
+    from pingpong.core.domain import SessionSpec
+
+    return SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="offline", judges=["offline"], lang="en")

@@ -22,7 +22,8 @@ inside a situation, and **judges** score each player turn (in_character, enterta
 - **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
   h hand it to a model, up/down select a turn, o rate it, r retry a failed session.
 - **Rating**: 1-5 rate the focused metric, y/n refusal, ctrl+s save, escape cancel.
-- **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn.
+- **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn, f fork from it (runs on live),
+  J re-judge (ask the judges again for failed turns).
 - **Leaderboard**: m switches judges / human / merged scores.
 - **Watch a run**: runs on top (all, running, done, failed, intr = interrupted sessions), the
   selected run's sessions below; enter opens one read-only, updating as it is written.

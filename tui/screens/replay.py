@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
@@ -15,7 +17,7 @@ from pingpong.tui.widgets.transcript import Transcript
 
 
 class ReplayScreen(Screen):
-    """left/right (or k/j) step one turn, home/end jump; o rates the shown turn."""
+    """left/right (or k/j) step one turn, home/end jump; o rates the shown turn, f forks from it, J re-judges."""
 
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", id="replay.next", priority=True),
@@ -23,6 +25,8 @@ class ReplayScreen(Screen):
         Binding("home", "jump(0)", "First", id="replay.first", priority=True),
         Binding("end", "jump(1)", "Last", id="replay.last", priority=True),
         Binding("o", "override", "Rate", id="replay.override"),
+        Binding("f", "fork", "Fork here", id="replay.fork"),
+        Binding("J", "rejudge", "Re-judge", id="replay.rejudge"),
         Binding("escape,q", "back", "Back", id="replay.back"),
     ]
 
@@ -88,7 +92,7 @@ class ReplayScreen(Screen):
         if step is not None and step.people:
             where += f"  ({len(step.people)} person's score{'s' if len(step.people) != 1 else ''})"
         final = f"  final {stored.final.text()}" if stored.final.text() else ""
-        self.query_one("#status-line", Static).update(f"{where}{final}   ←/→ step, home/end jump, o rate")
+        self.query_one("#status-line", Static).update(f"{where}{final}   ←/→ step, o rate, f fork, J re-judge")
 
     def action_step(self, step: int) -> None:
         if self.turns:
@@ -114,5 +118,65 @@ class ReplayScreen(Screen):
 
         rate_turn(self, self.session_id, turn, self.stored.verdicts, self.stored.human_scores, reload)
 
+    def action_fork(self) -> None:
+        """A new session with the turns up to the shown one, run on live (take the seat with t there)."""
+        turn = self.turn
+        if self.stored is None or turn is None:
+            return
+        done = self.stored.turns_done
+        keep = min(turn, done)
+        if keep < 1:
+            self.notify("Nothing to fork yet: no completed turn", severity="warning")
+            return
+        try:
+            new = self.app.store.fork(self.session_id, keep)
+        except Exception as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(f"session {new}: forked from {self.session_id} at turn {keep}")
+        self.app.open_live(new)
+
+    def action_rejudge(self) -> None:
+        """Ask the session's judges again for whatever they still owe (failed turns)."""
+        if self.stored is None or not self.stored.spec.judges:
+            self.notify("This session has no judges to ask", severity="warning")
+            return
+        if not any(s.status == "failed" for v in self.stored.verdicts for s in v.scores) and all(
+                v.judge in self.stored.spec.judges for v in self.stored.verdicts) and self.stored.verdicts:
+            self.notify("Every judge has scored every turn; nothing to re-judge")
+            return
+        self.notify("Re-judging…")
+        self.rejudge()
+
+    @work(exclusive=True, group="rejudge", exit_on_error=False)
+    async def rejudge(self) -> None:
+        from pingpong.sessions.live import judge_session
+
+        error = None
+        try:
+            async for _event in judge_session(self.app.store, self.app.pool, self.session_id,
+                                              list(self.stored.spec.judges)):
+                pass
+        except Exception as exc:  # shown, never a crash of the app
+            error = str(exc)
+        self.post_message(Rejudged(error))
+
+    def on_rejudged(self, message: "Rejudged") -> None:
+        if message.error:
+            self.notify(f"Re-judging failed: {message.error}", severity="error")
+        self.stored = self.app.store.session(self.session_id)
+        self._load_steps()
+        self._show()
+        failed = sum(1 for v in self.stored.verdicts for s in v.scores if s.status == "failed")
+        self.notify("Re-judged" + (f"; {failed} score(s) still failed" if failed else ""))
+
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+class Rejudged(TMessage):
+    """The re-judging worker ended (error: why it could not finish)."""
+
+    def __init__(self, error: str | None) -> None:
+        super().__init__()
+        self.error = error
