@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pingpong.core.domain import Character, Situation
 from pingpong.core.errors import UserError
@@ -75,6 +76,7 @@ def _read(
     if suffix in (".yaml", ".yml"):
         return Imported([load_model_file(p, Character, "card")], format="yaml")
     data = read_bytes(p, MAX_TEXT_BYTES if suffix == ".json" else MAX_CONTAINER_BYTES)
+    obj: Any
     if suffix == ".png" or data.startswith(SIGNATURE):
         obj, fmt = card_json_from_png(data, where), "png"
     elif suffix == ".charx" or data.startswith(b"PK\x03\x04"):

@@ -17,7 +17,7 @@ Invariants the consumers rely on:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -111,7 +111,7 @@ class SessionEngine:
 
     # -- the public stream ---------------------------------------------
 
-    async def run(self) -> AsyncIterator[Event]:
+    async def run(self) -> AsyncGenerator[Event, None]:
         """Yield the session's events until SessionFinished or SessionFailed."""
         if self.control.cancelled:
             raise asyncio.CancelledError

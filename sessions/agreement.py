@@ -149,12 +149,12 @@ def krippendorff_alpha(matrix: np.ndarray) -> float | None:
 
 def pairwise_tau(rankings: dict[str, dict[str, float]]) -> tuple[list[dict], float | None, float | None]:
     """Kendall's tau between every two {player: score} maps over their common players."""
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for a, b in itertools.combinations(sorted(rankings), 2):
         common = sorted(set(rankings[a]) & set(rankings[b]))
         tau = kendall([rankings[a][p] for p in common], [rankings[b][p] for p in common])
         pairs.append({"a": a, "b": b, "n": len(common), "tau": tau})
-    taus = [p["tau"] for p in pairs if p["tau"] is not None]
+    taus: list[float] = [p["tau"] for p in pairs if p["tau"] is not None]
     return pairs, (_num(np.mean(taus)) if taus else None), (_num(np.min(taus)) if taus else None)
 
 
@@ -284,18 +284,19 @@ def rater_agreement(by_author: dict[tuple[str, int, int, str], float]) -> list[R
         shared = int(np.sum(np.sum(np.isfinite(matrix), axis=0) >= 2))
         if shared == 0:
             continue
-        pairs = []
+        pairs: list[dict[str, Any]] = []
         for (ia, a), (ib, b) in itertools.combinations(enumerate(authors), 2):
             both = np.isfinite(matrix[ia]) & np.isfinite(matrix[ib])
             rho, p = spearman(matrix[ia][both], matrix[ib][both])
             pairs.append({"a": a, "b": b, "n": int(both.sum()), "spearman": rho, "p_value": p})
-        rhos = [p["spearman"] for p in pairs if p["spearman"] is not None]
+        rhos: list[float] = [p["spearman"] for p in pairs if p["spearman"] is not None]
         out.append(RaterAgreement(metric, len(authors), shared, krippendorff_alpha(matrix),
                                   _num(np.mean(rhos)) if rhos else None, pairs))
     return out
 
 
-def ranking_agreement(store: Any, *, lang: str | None = None, weights: Sequence[float] = DEFAULT_WEIGHTS,
+def ranking_agreement(store: Any, *, lang: str | None = None,
+                      weights: Sequence[float] | np.ndarray = DEFAULT_WEIGHTS,
                       method: str = "pingpong") -> list[RankingAgreement]:
     """Kendall's tau between the players' final scores under each judge, and under each interrogator."""
     conn = connection(store)

@@ -333,7 +333,7 @@ def results_documents(store) -> dict[str, dict]:
                 scores: dict[str, list[int]] = {names[m]: [int(r.value(m) or 0) for r in rows if r is not None]
                                                 for m in METRICS}
                 scores["is_refusal"] = refusal
-                entry = {
+                entry: dict[str, Any] = {
                     "messages": [{"role": m.role, "content": m.text} for m in msgs],
                     "character": {
                         "char_name": char["char_name"], "system_prompt": char.get("persona", ""),

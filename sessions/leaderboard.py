@@ -231,7 +231,7 @@ def compute_leaderboard(
     *,
     method: str = "pingpong",
     lang: str | None = None,
-    weights: Sequence[float] = DEFAULT_WEIGHTS,
+    weights: Sequence[float] | np.ndarray = DEFAULT_WEIGHTS,
     judge_weights: Mapping[str, float] | None = None,
     scores: str = "merged",
     run: str | None = None,

@@ -7,7 +7,7 @@ The TUI, `sessions resume` and the batch runner all drive sessions through
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from pingpong.core.domain import Character, SessionSpec, Situation
@@ -24,7 +24,7 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
 
 
 async def run_session(store: Store, pool, session_id: int, control=None, *,
-                      renderer=None, offload: bool = False) -> AsyncIterator[Event]:
+                      renderer=None, offload: bool = False) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
 
     A finished session or one alive in another process raises UserError. offload: commit in a
@@ -70,7 +70,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
         store.set_status(session_id, "interrupted")
 
 
-async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncIterator[Event]:
+async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncGenerator[Event, None]:
     """Score a stored session with ``judges`` (added to its judges), or retry their failed turns;
     record and yield each event. The player and interrogator are never called."""
     from pingpong.core.engine import SessionEngine

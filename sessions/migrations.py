@@ -20,12 +20,12 @@ def migration(fn: Callable[[sqlite_utils.Database], None]):
 
 @migration
 def m001_initial(db: sqlite_utils.Database) -> None:
-    db["runs"].create(
+    db.table("runs").create(
         {"id": int, "name": str, "created_at": str, "config": str},
         pk="id",
     )
-    db["runs"].create_index(["name"], unique=True)
-    db["sessions"].create(
+    db.table("runs").create_index(["name"], unique=True)
+    db.table("sessions").create(
         {
             "id": int,
             "run_id": int,
@@ -51,9 +51,9 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("run_id", "runs", "id")],
     )
-    db["sessions"].create_index(["run_id", "player", "character", "situation"])
-    db["sessions"].create_index(["status"])
-    db["messages"].create(
+    db.table("sessions").create_index(["run_id", "player", "character", "situation"])
+    db.table("sessions").create_index(["status"])
+    db.table("messages").create(
         {
             "id": int,
             "session_id": int,
@@ -71,8 +71,8 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("session_id", "sessions", "id")],
     )
-    db["messages"].create_index(["session_id", "turn", "role"], unique=True)
-    db["model_calls"].create(
+    db.table("messages").create_index(["session_id", "turn", "role"], unique=True)
+    db.table("model_calls").create(
         {
             "id": int,
             "session_id": int,
@@ -91,10 +91,10 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("session_id", "sessions", "id")],
     )
-    db["model_calls"].create_index(["session_id"])
+    db.table("model_calls").create_index(["session_id"])
     # One row per (session, judge, player turn): wide, so the leaderboard can
     # aggregate a million turns with one GROUP BY.
-    db["turn_scores"].create(
+    db.table("turn_scores").create(
         {
             "id": int,
             "session_id": int,
@@ -113,9 +113,9 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("session_id", "sessions", "id")],
     )
-    db["turn_scores"].create_index(["session_id", "judge", "turn"], unique=True)
+    db.table("turn_scores").create_index(["session_id", "judge", "turn"], unique=True)
     # Append-only: a person's score never overwrites a judge's or an earlier person's.
-    db["human_scores"].create(
+    db.table("human_scores").create(
         {
             "id": int,
             "session_id": int,
@@ -129,7 +129,7 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         foreign_keys=[("session_id", "sessions", "id")],
     )
-    db["human_scores"].create_index(["session_id", "turn", "metric"])
+    db.table("human_scores").create_index(["session_id", "turn", "metric"])
 
 
 @migration
@@ -139,8 +139,8 @@ def m002_player_lengths(db: sqlite_utils.Database) -> None:
     The leaderboard's avg_length then reads one row per session instead of the
     text of every message (a million of them in a big benchmark database).
     """
-    db["sessions"].add_column("player_chars", int, not_null_default=0)
-    db["sessions"].add_column("player_messages", int, not_null_default=0)
+    db.table("sessions").add_column("player_chars", int, not_null_default=0)
+    db.table("sessions").add_column("player_messages", int, not_null_default=0)
     db.execute(
         "UPDATE sessions SET"
         " player_chars = (SELECT IFNULL(SUM(LENGTH(text)), 0) FROM messages m"
@@ -171,14 +171,14 @@ def m003_methods_and_scores(db: sqlite_utils.Database) -> None:
     metric) with its scale, its source (judge or human), who gave it, an explanation and a status.
     Every old value is carried over; a failed judge turn becomes a failed row per metric.
     """
-    db["sessions"].add_column("method", str, not_null_default="pingpong")
-    db["sessions"].add_column("parent_session", int)
-    db["sessions"].add_column("fork_turn", int)
+    db.table("sessions").add_column("method", str, not_null_default="pingpong")
+    db.table("sessions").add_column("parent_session", int)
+    db.table("sessions").add_column("fork_turn", int)
     db.execute("UPDATE sessions SET method = 'pingpong-v1' WHERE version = 1")
     db.execute("CREATE INDEX idx_sessions_method ON sessions (method, status)")
 
-    db["messages"].add_column("speaker", str)
-    db["messages"].add_column("seq", int)
+    db.table("messages").add_column("speaker", str)
+    db.table("messages").add_column("seq", int)
     db.execute(
         "UPDATE messages SET seq = (turn - 1) * 2 + (role = 'assistant'),"
         " speaker = CASE role WHEN 'user' THEN 'user'"
@@ -188,7 +188,7 @@ def m003_methods_and_scores(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX idx_messages_session_seq ON messages (session_id, seq)")
     db.execute("CREATE UNIQUE INDEX idx_messages_session_turn ON messages (session_id, turn, role, IFNULL(speaker, ''))")
 
-    db["scores"].create(
+    db.table("scores").create(
         {
             "id": int,
             "session_id": int,

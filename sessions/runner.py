@@ -244,7 +244,7 @@ class BatchRunner:
         """Run what is left of the plan. Cancelling it interrupts the sessions in flight."""
         if self._todo is None:
             self.prepare()
-        todo, self._todo = self._todo, None
+        todo, self._todo = self._todo or [], None
         self.progress.started = time.monotonic()
         gate = asyncio.Semaphore(self.concurrency)
         tasks = [asyncio.create_task(self._conversation(gate, item, sid)) for item, sid in todo]
@@ -330,6 +330,7 @@ class BatchRunner:
                         else:
                             counts.elsewhere += 1
                         return
+                assert sid is not None
                 on_event = self.progress.on_event
                 kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
                 async with aclosing(live.run_session(self.store, self.pool, sid, **kwargs)) as events:

@@ -237,7 +237,7 @@ class Store:
                 "insert into runs (name, created_at, config) values (?, ?, ?)",
                 [name, now(), _json(config or {})],
             )
-            return cur.lastrowid
+            return int(cur.lastrowid or 0)
 
     def set_run_config(self, run_id: int, config: dict) -> None:
         with self.transaction() as db:
@@ -279,7 +279,8 @@ class Store:
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         with self.transaction() as db:
-            return db.execute(f"insert into sessions ({cols}) values ({marks})", list(row.values())).lastrowid
+            return int(db.execute(f"insert into sessions ({cols}) values ({marks})",
+                                  list(row.values())).lastrowid or 0)
 
     def _require(self, db: sqlite_utils.Database, session_id: int) -> tuple:
         row = db.execute("select status, pid, host from sessions where id = ?", [session_id]).fetchone()
@@ -506,7 +507,8 @@ class Store:
         """Sessions matching the filters (run: a run name or id), oldest first unless newest_first."""
         from pingpong.sessions.scoring import session_finals
 
-        where, params = [], []
+        where: list[str] = []
+        params: list[object] = []
         for column, value in (("s.status", status), ("s.player", player), ("s.method", method),
                               ("s.character", character), ("s.situation", situation)):
             if value is not None:

@@ -105,15 +105,19 @@ def settings_to_models(
         if lang != lang.lower() or not lang.isalpha():
             raise UserError(f"{where}: {show(lang)}: not a language code (expected e.g. 'en', 'ru')")
         f = Fields(block, where, lang + ".")
-        for key, convert, out, taken in (
-            ("characters", _character, chars, taken_cards),
-            ("situations", _situation, situations, taken_situations),
-        ):
-            items = block.get(key)
-            if items is None:
-                continue
-            if not isinstance(items, list):
-                f.fail(key, "a list", items)
-            for i, item in enumerate(items):
-                out.append(convert(item, lang, where, f"{lang}.{key}.{i}", taken, origin or where))
+        for i, item in enumerate(_listed(block, "characters", f)):
+            chars.append(_character(item, lang, where, f"{lang}.characters.{i}", taken_cards, origin or where))
+        for i, item in enumerate(_listed(block, "situations", f)):
+            situations.append(_situation(item, lang, where, f"{lang}.situations.{i}", taken_situations,
+                                         origin or where))
     return chars, situations
+
+
+def _listed(block: dict, key: str, f: Fields) -> list:
+    """The block's list under ``key`` (none: empty); anything else is a one-line error."""
+    items = block.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        f.fail(key, "a list", items)
+    return items
