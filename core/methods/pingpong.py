@@ -8,7 +8,7 @@ answer lacked; whatever is still missing is recorded as failed (``pingpong judge
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pingpong.core.domain import METRICS, Score
@@ -17,7 +17,7 @@ from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.base import Method
 
 if TYPE_CHECKING:
-    from pingpong.core.engine import SessionEngine, Usage
+    from pingpong.core.engine import SessionEngine, Usage, UserWriter
 
 JUDGED: tuple[str, ...] = ("is_refusal", *METRICS)
 
@@ -60,23 +60,31 @@ async def interrogator_line(engine: "SessionEngine", turn: int, who: str) -> tup
             engine.fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {second}", "interrogator", who)
 
 
+async def alternate(engine: "SessionEngine", write: "UserWriter", stop: Callable[[], bool] = lambda: False) -> None:
+    """User line, player reply, for the planned turns (from where a resumed session stopped);
+    ends early when ``stop()`` says so before a user line, or the writer gives no line."""
+    turn, role = engine.resume_point()
+    while turn <= engine.num_turns:
+        if role == "user":
+            if stop():
+                return
+            await engine.gate("user")
+            message = await engine.user_message(turn, write)
+            if message is None:
+                return
+            engine.complete(message)
+        await engine.gate("assistant")
+        engine.complete(await engine.player_message(turn))
+        turn, role = turn + 1, "user"
+
+
 class PingPong(Method):
     name = "pingpong"
     metrics = JUDGED
     scale = "1-5"
 
     async def converse(self, engine: "SessionEngine") -> None:
-        turn, role = engine.resume_point()
-        while turn <= engine.num_turns:
-            if role == "user":
-                await engine.gate("user")
-                message = await engine.user_message(turn, interrogator_line)
-                if message is None:
-                    return
-                engine.complete(message)
-            await engine.gate("assistant")
-            engine.complete(await engine.player_message(turn))
-            turn, role = turn + 1, "user"
+        await alternate(engine, interrogator_line)
 
     async def judge(self, engine: "SessionEngine") -> None:
         names = list(dict.fromkeys(engine.spec.judges))

@@ -14,7 +14,7 @@ from pingpong.core.domain import HUMAN, METRICS
 from pingpong.core.judging import failed_scores, parse_tester
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.base import Method
-from pingpong.core.methods.pingpong import JUDGED, owed_turns
+from pingpong.core.methods.pingpong import JUDGED, alternate, owed_turns
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine, Usage
@@ -32,19 +32,7 @@ class PingPongV1(Method):
     scale = "1-10"
 
     async def converse(self, engine: "SessionEngine") -> None:
-        turn, role = engine.resume_point()
-        while turn <= engine.num_turns:
-            if role == "user":
-                if refused(engine):
-                    return
-                await engine.gate("user")
-                message = await engine.user_message(turn, self._tester_line)
-                if message is None:
-                    return
-                engine.complete(message)
-            await engine.gate("assistant")
-            engine.complete(await engine.player_message(turn))
-            turn, role = turn + 1, "user"
+        await alternate(engine, self._tester_line, stop=lambda: refused(engine))
 
     async def judge(self, engine: "SessionEngine") -> None:
         """Score the last reply (the tester's final call has no line to write)."""
