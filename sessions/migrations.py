@@ -239,3 +239,52 @@ def m003_methods_and_scores(db: sqlite_utils.Database) -> None:
     )
     db.execute("DROP TABLE turn_scores")
     db.execute("DROP TABLE human_scores")
+
+
+_TOTALS_ADD = (
+    # not INSERT OR IGNORE: an outer statement's conflict policy overrides a trigger's
+    "INSERT INTO judge_totals (session_id, judge) SELECT NEW.session_id, NEW.by WHERE NOT EXISTS"
+    " (SELECT 1 FROM judge_totals WHERE session_id = NEW.session_id AND judge = NEW.by);"
+    " UPDATE judge_totals SET"
+    " ic_sum = ic_sum + CASE WHEN NEW.metric = 'in_character' THEN NEW.value ELSE 0 END,"
+    " ic_n = ic_n + (NEW.metric = 'in_character'),"
+    " en_sum = en_sum + CASE WHEN NEW.metric = 'entertaining' THEN NEW.value ELSE 0 END,"
+    " en_n = en_n + (NEW.metric = 'entertaining'),"
+    " fl_sum = fl_sum + CASE WHEN NEW.metric = 'fluency' THEN NEW.value ELSE 0 END,"
+    " fl_n = fl_n + (NEW.metric = 'fluency'),"
+    " refusal = MAX(refusal, CASE WHEN NEW.metric = 'is_refusal' THEN NEW.value ELSE 0 END),"
+    " ov_sum = ov_sum + CASE WHEN NEW.metric = 'overall' THEN NEW.value ELSE 0 END,"
+    " ov_n = ov_n + (NEW.metric = 'overall')"
+    " WHERE session_id = NEW.session_id AND judge = NEW.by;"
+)
+
+
+@migration
+def m004_judge_totals(db: sqlite_utils.Database) -> None:
+    """Per (session, judge) totals of the judges' ok turn scores of the Likert metrics, kept by
+    triggers on `scores` (as migration 2 keeps the player's lengths).
+
+    The leaderboard then reads one row per (session, judge) instead of a row per turn and metric
+    (four million of them in a big benchmark database). The rows stay the truth: these are sums.
+    """
+    db.execute(
+        "CREATE TABLE judge_totals (session_id INTEGER NOT NULL REFERENCES sessions(id), judge TEXT NOT NULL,"
+        " ic_sum REAL NOT NULL DEFAULT 0, ic_n INTEGER NOT NULL DEFAULT 0,"
+        " en_sum REAL NOT NULL DEFAULT 0, en_n INTEGER NOT NULL DEFAULT 0,"
+        " fl_sum REAL NOT NULL DEFAULT 0, fl_n INTEGER NOT NULL DEFAULT 0,"
+        " refusal REAL NOT NULL DEFAULT 0, ov_sum REAL NOT NULL DEFAULT 0, ov_n INTEGER NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (session_id, judge))"
+    )
+    db.execute(
+        "INSERT INTO judge_totals SELECT session_id, by,"
+        " TOTAL(CASE WHEN metric = 'in_character' THEN value END), COUNT(CASE WHEN metric = 'in_character' THEN 1 END),"
+        " TOTAL(CASE WHEN metric = 'entertaining' THEN value END), COUNT(CASE WHEN metric = 'entertaining' THEN 1 END),"
+        " TOTAL(CASE WHEN metric = 'fluency' THEN value END), COUNT(CASE WHEN metric = 'fluency' THEN 1 END),"
+        " IFNULL(MAX(CASE WHEN metric = 'is_refusal' THEN value END), 0),"
+        " TOTAL(CASE WHEN metric = 'overall' THEN value END), COUNT(CASE WHEN metric = 'overall' THEN 1 END)"
+        " FROM scores WHERE source = 'judge' AND status = 'ok' AND turn IS NOT NULL GROUP BY session_id, by"
+    )
+    ok_turn = "NEW.source = 'judge' AND NEW.status = 'ok' AND NEW.turn IS NOT NULL"
+    db.execute(f"CREATE TRIGGER scores_judge_added AFTER INSERT ON scores WHEN {ok_turn} BEGIN {_TOTALS_ADD} END")
+    db.execute(f"CREATE TRIGGER scores_judge_retried AFTER UPDATE ON scores WHEN {ok_turn}"
+               f" AND OLD.status = 'failed' BEGIN {_TOTALS_ADD} END")

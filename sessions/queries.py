@@ -76,26 +76,21 @@ def sessions_matching(conn: sqlite3.Connection, flt: SessionFilter, *, with_spec
     return [SessionFacts(*r) for r in rows]
 
 
-JudgeAggregate = tuple[int, str, str, float, int, float]
-"""(session, judge, metric, sum of ok turn values, their count, their max)."""
-
-
-def judge_aggregates(conn: sqlite3.Connection, session_ids: Sequence[int] | None = None,
-                     judges: Sequence[str] | None = None) -> list[JudgeAggregate]:
-    """Per (session, judge, metric): sum, count and max of the judge's ok per-turn values."""
-    base = ("SELECT session_id, by, metric, SUM(value), COUNT(value), MAX(value) FROM scores"
-            " WHERE source = 'judge' AND status = 'ok' AND turn IS NOT NULL")
+def judge_totals(conn: sqlite3.Connection, session_ids: Sequence[int] | None = None,
+                 judges: Sequence[str] | None = None) -> list[tuple]:
+    """(session, judge, ic sum, ic n, en sum, en n, fl sum, fl n, refusal max, overall sum, overall n)
+    per (session, judge): the totals migration 4's triggers keep of the judges' ok turn scores."""
+    base = ("SELECT session_id, judge, ic_sum, ic_n, en_sum, en_n, fl_sum, fl_n, refusal, ov_sum, ov_n"
+            " FROM judge_totals WHERE 1")
     extra, params = "", []
     if judges:
-        extra = f" AND by IN ({_marks(len(judges))})"
+        extra = f" AND judge IN ({_marks(len(judges))})"
         params = list(judges)
-    group = " GROUP BY session_id, by, metric"
     if session_ids is None:
-        return conn.execute(base + extra + group, params).fetchall()
-    out: list[JudgeAggregate] = []
+        return conn.execute(base + extra, params).fetchall()
+    out: list[tuple] = []
     for chunk in _chunks(session_ids):
-        out += conn.execute(base + f" AND session_id IN ({_marks(len(chunk))})" + extra + group,
-                            [*chunk, *params]).fetchall()
+        out += conn.execute(base + f" AND session_id IN ({_marks(len(chunk))})" + extra, [*chunk, *params]).fetchall()
     return out
 
 

@@ -132,16 +132,26 @@ def _means(sums: Mapping[str, tuple[float, int, float]]) -> tuple[list[float], b
     return means, bool(refusal)
 
 
-def judge_scorings(aggregates: Iterable[queries.JudgeAggregate]) -> Scorings:
-    """Scorings from per (session, judge, metric) sums of the judges' ok turn values."""
-    grouped: dict[tuple[int, str], dict[str, tuple[float, int, float]]] = defaultdict(dict)
-    for sid, judge, metric, total, count, top in aggregates:
-        grouped[(sid, judge)][metric] = (float(total or 0), int(count or 0), float(top or 0))
-    rows = []
-    for (sid, judge), sums in grouped.items():
-        means, refusal = _means(sums)
-        rows.append((sid, judge, means, refusal, False))
-    return Scorings.of(rows)
+def totals_scorings(totals: Sequence[tuple]) -> Scorings:
+    """Scorings from the per (session, judge) totals table, in arrays (a million turns at once).
+
+    Same rules as `_means`: a metric without turns is NaN, the old `overall` stands in for all
+    three when none of them was scored, a refusal flag of 1 on any turn makes the scoring a refusal.
+    """
+    if not totals:
+        return Scorings.empty()
+    cols = list(zip(*totals))
+    session = np.fromiter(cols[0], dtype=np.int64, count=len(totals))
+    num = np.array(cols[2:8], dtype=float).T  # ic_sum, ic_n, en_sum, en_n, fl_sum, fl_n
+    sums, counts = num[:, 0::2], num[:, 1::2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
+        ov_sum, ov_n = np.array(cols[9], dtype=float), np.array(cols[10], dtype=float)
+        overall = np.where(ov_n > 0, ov_sum / np.where(ov_n > 0, ov_n, 1), np.nan)
+    none = np.all(np.isnan(means), axis=1) & np.isfinite(overall)
+    means[none] = overall[none][:, None]
+    refusal = np.array(cols[8], dtype=float) >= 1
+    return Scorings(session, list(cols[1]), means, refusal, np.zeros(len(totals), dtype=bool))
 
 
 def _turn_sums(turns: Mapping[int | None, Mapping[str, float]]) -> dict[str, tuple[float, int, float]]:
@@ -201,7 +211,7 @@ def load_scorings(conn: sqlite3.Connection, scores: str = "merged", judges: Sequ
     human = current_human(queries.human_rows(conn, session_ids)) if scores != "judges" else {}
     if scores == "human":
         return human_scorings(human)
-    base = judge_scorings(queries.judge_aggregates(conn, session_ids, judges))
+    base = totals_scorings(queries.judge_totals(conn, session_ids, judges))
     if not human:
         return base
     turn_values = queries.judge_turn_values(conn, list(human), judges)

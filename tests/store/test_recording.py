@@ -182,3 +182,24 @@ def test_a_write_that_fails_inside_a_transaction_leaves_nothing(store, character
             store.add_message(sid, Message(turn=1, role="assistant", author="x", text="t"))
             raise RuntimeError("boom")
     assert store.messages(sid) == []
+
+
+def test_the_judge_totals_agree_with_the_score_rows_after_retries(store, character, situation):
+    """The leaderboard reads per (session, judge) totals kept by triggers; the screens read the rows.
+    Both must give the same final, also after a failed turn was retried."""
+    from pingpong.sessions.scoring import session_finals
+
+    sid = store.create_session(make_spec(), character, situation)
+    for t in (1, 2):
+        store.add_message(sid, Message(turn=t, role="user", author="i", text="q"))
+        store.add_message(sid, Message(turn=t, role="assistant", author="p", text="a"))
+    store.add_verdict(sid, judged("j", turns=[turn_scores(1, in_character=5, entertaining=4, fluency=3,
+                                                          is_refusal=False),
+                                              turn_scores(2, status="failed", error="bad JSON")]))
+    store.add_verdict(sid, judged("j", turns=[turn_scores(2, in_character=1, entertaining=2, fluency=3,
+                                                          is_refusal=False)]))
+    store.add_verdict(sid, judged("k", turns=[turn_scores(1, overall=7.0), turn_scores(2, overall=9.0)]))
+    by_totals = session_finals(store.conn, {sid: "pingpong"})[sid]
+    by_rows = store.session(sid).final
+    assert by_totals == by_rows
+    assert by_rows.value == pytest.approx(((5 + 1) / 2 + (4 + 2) / 2 + 3) / 3 / 2 + 8 / 2)

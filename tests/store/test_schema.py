@@ -24,6 +24,8 @@ EXPECTED = {
                     "prompt_tokens", "completion_tokens", "tokens_estimated", "latency_ms", "created_at"},
     "scores": {"id", "session_id", "turn", "metric", "value", "scale", "source", "by", "explanation", "status",
                "error", "created_at"},
+    "judge_totals": {"session_id", "judge", "ic_sum", "ic_n", "en_sum", "en_n", "fl_sum", "fl_n", "refusal",
+                     "ov_sum", "ov_n"},
     "_migrations": {"name", "applied_at"},
 }
 
