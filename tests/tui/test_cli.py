@@ -33,3 +33,16 @@ async def test_play_request_opens_live_session(make_app, store):
         assert not isinstance(app.screen, LiveScreen)
     stored = store.session(live.session_id)
     assert stored.status == "finished" and stored.turns_done == 1
+
+
+def test_play_with_a_missing_key_is_one_line_before_the_tui_opens(tmp_path, monkeypatch, capsys):
+    from pingpong.tui.cli import main
+
+    monkeypatch.delenv("PP_TEST_MISSING_KEY", raising=False)
+    tmp_path.joinpath("config.toml").write_text(
+        '[models.remote]\nbase_url = "https://api.example.invalid/v1"\nmodel = "m"\n'
+        'api_key_env = "PP_TEST_MISSING_KEY"\n', encoding="utf-8")
+    code = main(["--home", str(tmp_path), "play", "--player", "remote", "--character", "tally",
+                 "--situation", "casual-greeting"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "PP_TEST_MISSING_KEY" in err[0] and "remote" in err[0]

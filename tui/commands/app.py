@@ -20,7 +20,7 @@ def open_tui(args, home: Home) -> int:
 
 def play(args, home: Home) -> int:
     from pingpong.characters.library import CardLibrary
-    from pingpong.core.config import load_models, resolve
+    from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
     from pingpong.tui.app import NewSessionRequest, PlayRequest, create_app
@@ -31,11 +31,11 @@ def play(args, home: Home) -> int:
     judges = list(args.judge) if args.judge else [OFFLINE]
     for name in (player, interrogator):
         if name != HUMAN:
-            resolve(models, name)
+            check_ready(resolve(models, name))  # a missing key is one line now, not a failed session later
     for name in judges:
         if name == HUMAN:
             raise UserError("--judge: a judge must be a model, not 'human'")
-        resolve(models, name)
+        check_ready(resolve(models, name))
     if args.turns is not None and not 1 <= args.turns <= 50:
         raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
     get_method(args.method)
