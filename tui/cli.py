@@ -155,6 +155,7 @@ def _cards_args(p: argparse.ArgumentParser) -> None:
     q = _sub(cs, "import", "pingpong.tui.commands.cards:import_cards", "import card files into your library")
     q.add_argument("paths", nargs="+", metavar="PATH", help=CARD_FILES)
     q.add_argument("--lang", metavar="L", help="language of the imported cards (default: guessed)")
+    q.add_argument("--force", action="store_true", help="replace a card already in your library")
 
 
 def _situations_args(p: argparse.ArgumentParser) -> None:

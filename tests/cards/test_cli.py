@@ -63,13 +63,17 @@ def test_import_then_list_and_show(tmp_path, cards):
     assert run_cli(home, "situations", "list").returncode == 0
 
 
-def test_reimport_replaces_instead_of_copying(tmp_path, cards):
+def test_reimport_is_refused_without_force_and_replaces_with_it(tmp_path, cards):
     home = tmp_path / "home"
     assert run_cli(home, "cards", "import", str(cards["settings"])).returncode == 0
     before = snapshot(home)
     again = run_cli(home, "cards", "import", str(cards["settings"]))
-    assert again.returncode == 0 and "already in your library" in again.stdout
-    assert snapshot(home) == before
+    assert again.returncode == 2 and "--force replaces it" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1
+    assert snapshot(home) == before  # refused: nothing overwritten
+    forced = run_cli(home, "cards", "import", str(cards["settings"]), "--force")
+    assert forced.returncode == 0 and "already in your library" in forced.stdout
+    assert snapshot(home) == before  # the same file again: the same cards, no "-2" copies
 
 
 def _write(path, data):

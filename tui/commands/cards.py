@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from pingpong.core.errors import UserError
 from pingpong.tui.commands.output import clip, console, fields_grid, print_json, warn
 
 
@@ -134,6 +135,12 @@ def import_cards(args, home) -> int:
         taken_cards = {c.name for c in cards.all() if c.origin != origin} | {c.name for i in batch for c in i.characters}
         taken_situations = situations.names() | {s.name for i in batch for s in i.situations}
         batch.append(import_file(path, args.lang, taken_cards=taken_cards, taken_situations=taken_situations))
+    if not getattr(args, "force", False):
+        for path, imported in zip(args.paths, batch):
+            for card in imported.characters:
+                if card.name in cards.names() and cards.source(card.name) == "user":
+                    raise UserError(f"{path}: card '{card.name}' is already in your library "
+                                    f"({cards.path(card.name)}); --force replaces it")
     for path, imported in zip(args.paths, batch):
         for card in imported.characters:
             saved = cards.save(card)
