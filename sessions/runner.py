@@ -143,6 +143,7 @@ class RunSetup:
     lang: str
     method: str = "pingpong"
     config: dict = field(default_factory=dict)
+    prompting: str | None = None
 
     @property
     def players(self) -> list[str]:
@@ -151,7 +152,8 @@ class RunSetup:
     def spec(self, item: PlanItem) -> SessionSpec:
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
-                           judges=list(self.judges), method=self.method, lang=self.lang)
+                           judges=list(self.judges), method=self.method, lang=self.lang,
+                           prompting=self.prompting)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -373,7 +375,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 lang: str = "en", characters: Sequence[str] | None = None,
                 situations: Sequence[str] | None = None, every: int = 1,
                 run_name: str | None = None, method: str = "pingpong", models: dict | None = None,
-                ) -> tuple[RunSetup, dict]:
+                prompting: str | None = None) -> tuple[RunSetup, dict]:
     """Check every name and key and build the plan; no network. UserError on bad input.
 
     Returns the setup and the specs of the models it uses (for ModelPool and the
@@ -403,11 +405,13 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
         raise UserError(f"no situations for lang {lang}")
     items = build_plan(players, cards, sits, every)
     name = run_name or default_run_name(players, interrogator, judges, lang, method)
+    if prompting and not run_name:  # another strategy is another run, never a resumed one
+        name += f"-{prompting}"
     setup = RunSetup(
         name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
-        lang=lang, method=method,
+        lang=lang, method=method, prompting=prompting,
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
-                "lang": lang, "method": method, "every": every,
+                "lang": lang, "method": method, "every": every, "prompting": prompting,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs

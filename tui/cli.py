@@ -48,6 +48,9 @@ def _csv(value: str) -> list[str]:
 def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="pingpong", metavar="M",
                    help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
+    p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
+                   help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
+                        "(top 5 by BM25); default: every example as prior turns")
     p.add_argument("--version", type=int, choices=(1, 2), default=None,
                    help="alias: --version 1 is --method pingpong-v1, --version 2 is --method pingpong")
 
