@@ -80,7 +80,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="pingpong", metavar="M",
-                   help="whose sessions: pingpong (default) or pingpong-v1; methods never share a row")
+                   help="whose sessions: pingpong (default), pingpong-v1 or rolebench; methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "markdown", "csv", "json"))
