@@ -89,6 +89,8 @@ class Situation(_Model):
     tags: list[str] = Field(default_factory=list)
     topic: str | None = None
     intent: Intent | None = None
+    data: dict[str, Any] | None = Field(
+        None, description="method-specific material, e.g. a RoleBench question's reference answers")
 
 
 class Message(_Model):
@@ -228,6 +230,8 @@ class SessionSpec(_Model):
     judges: list[str] = Field(default_factory=list)
     num_turns: int | None = Field(None, ge=1, le=50, description="overrides the situation's count")
     lang: str | None = None
+    prompting: Literal["zsp", "fsp", "fsd"] | None = Field(
+        None, description="player prompting strategy; None sends every card example as prior turns")
 
     @model_validator(mode="before")
     @classmethod

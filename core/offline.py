@@ -192,8 +192,25 @@ def interrogator_judge(req: ChatRequest) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
+def rolebench_line(req: ChatRequest) -> str:
+    """A RoleBench answer: by the question's hash, one of its in-role references whole, the first half
+    of its plain reference, or the ordinary stitched line, so scores differ from question to question."""
+    situation = req.context.get("situation")
+    data = _get(situation, "data") or {}
+    in_role, plain = data.get("in_role") or [], data.get("references") or []
+    choice = _pick([0, 1, 2], "rolebench", _get(situation, "name"))
+    if choice == 0 and in_role:
+        return f"{MARK} {in_role[0]}"
+    if choice == 1 and (plain or in_role):
+        words = (plain or in_role)[0].split()
+        return f"{MARK} " + " ".join(words[: max(1, len(words) // 2)])
+    return player_line(req)
+
+
 def answer(req: ChatRequest) -> str:
     """The offline model's full answer for a request (deterministic)."""
+    if req.task == "player" and req.context.get("method") == "rolebench":
+        return rolebench_line(req)
     if req.task == "player":
         return player_line(req)
     if req.task == "interrogator":

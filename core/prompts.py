@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
 from jinja2.exceptions import TemplateError
@@ -28,6 +29,9 @@ LANGUAGE_NAMES = {
 }
 
 Messages = list[dict[str, str]]
+
+Prompting = Literal["zsp", "fsp", "fsd"]
+"""The player's prompting strategy (METHOD.md "RoleLLM"); None keeps every example as prior turns."""
 
 
 def language_name(code: str) -> str:
@@ -76,14 +80,34 @@ class PromptRenderer:
 
     # -- player ----------------------------------------------------------
 
-    def player(self, character: Character, transcript: Sequence[Message]) -> Messages:
-        """System persona, example dialogue as real prior turns, greeting, then the chat."""
+    def player(self, character: Character, transcript: Sequence[Message],
+               prompting: Prompting | None = None) -> Messages:
+        """The player's request: system persona (with catchphrases), examples, greeting, then the chat.
+
+        How the card's example dialogue reaches the player (METHOD.md "RoleLLM"):
+        None (the default) sends every example as real prior turns; ``zsp`` sends none;
+        ``fsp`` writes them as text inside the system prompt; ``fsd`` sends as real prior
+        turns the few most like the last user message (BM25), or all when there are few.
+        """
+        examples = list(character.example_dialogue)
+        example_text = character.example_text
+        if prompting == "zsp":
+            examples, example_text = [], ""
+        elif prompting == "fsp":
+            written = "\n\n".join(f"User: {ex.user}\n{character.char_name}: {ex.char}" for ex in examples)
+            example_text = "\n\n".join(t for t in (written, example_text) if t)
+            examples = []
+        elif prompting == "fsd":
+            from pingpong.core.retrieval import select_examples
+
+            last = next((m.text for m in reversed(transcript) if m.role == "user"), "")
+            examples = select_examples(examples, last)
         system = self.render(
-            "player_system.j2", character=self._card(character),
+            "player_system.j2", character=self._card(character), example_text=example_text,
             language=language_name(character.lang),
         )
         messages: Messages = [{"role": "system", "content": system}]
-        for ex in character.example_dialogue:
+        for ex in examples:
             messages.append({"role": "user", "content": ex.user})
             messages.append({"role": "assistant", "content": ex.char})
         if character.greeting:

@@ -143,6 +143,7 @@ class RunSetup:
     lang: str
     method: str = "pingpong"
     config: dict = field(default_factory=dict)
+    prompting: str | None = None
 
     @property
     def players(self) -> list[str]:
@@ -151,7 +152,8 @@ class RunSetup:
     def spec(self, item: PlanItem) -> SessionSpec:
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
-                           judges=list(self.judges), method=self.method, lang=self.lang)
+                           judges=list(self.judges), method=self.method, lang=self.lang,
+                           prompting=self.prompting)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -374,7 +376,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 lang: str = "en", characters: Sequence[str] | None = None,
                 situations: Sequence[str] | None = None, every: int = 1,
                 run_name: str | None = None, method: str = "pingpong", models: dict | None = None,
-                ) -> tuple[RunSetup, dict]:
+                prompting: str | None = None) -> tuple[RunSetup, dict]:
     """Check every name and key and build the plan; no network. UserError on bad input.
 
     Returns the setup and the specs of the models it uses (for ModelPool and the
@@ -397,18 +399,28 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
         raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
     specs = resolve_models(models, [*players, interrogator, *judges])
     cards = pick(CardLibrary(home).all(lang=lang), characters, "character", lang)
-    sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
     if not cards:
         raise UserError(f"no character cards for lang {lang}")
-    if not sits:
-        raise UserError(f"no situations for lang {lang}")
-    items = build_plan(players, cards, sits, every)
+    if method == "rolebench":  # the questions are the situations: one per planned session
+        from pingpong.sessions.rolebench_plan import rolebench_plan
+        from pingpong.situations.questions import QuestionLibrary
+
+        items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
+        sits = list({item.situation.name: item.situation for item in items}.values())
+    else:
+        sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
+        if not sits:
+            raise UserError(f"no situations for lang {lang}")
+        items = build_plan(players, cards, sits, every)
+    cards = list({item.character.name: item.character for item in items}.values()) or cards
     name = run_name or default_run_name(players, interrogator, judges, lang, method)
+    if prompting and not run_name:  # another strategy is another run, never a resumed one
+        name += f"-{prompting}"
     setup = RunSetup(
         name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
-        lang=lang, method=method,
+        lang=lang, method=method, prompting=prompting,
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
-                "lang": lang, "method": method, "every": every,
+                "lang": lang, "method": method, "every": every, "prompting": prompting,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs

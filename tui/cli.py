@@ -48,6 +48,9 @@ def _csv(value: str) -> list[str]:
 def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="pingpong", metavar="M",
                    help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
+    p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
+                   help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
+                        "(top 5 by BM25); default: every example as prior turns")
     p.add_argument("--version", type=int, choices=(1, 2), default=None,
                    help="alias: --version 1 is --method pingpong-v1, --version 2 is --method pingpong")
 
@@ -77,7 +80,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="pingpong", metavar="M",
-                   help="whose sessions: pingpong (default) or pingpong-v1; methods never share a row")
+                   help="whose sessions: pingpong (default), pingpong-v1 or rolebench; methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "markdown", "csv", "json"))

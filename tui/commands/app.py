@@ -52,7 +52,7 @@ def play(args, home: Home) -> int:
         return 0
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
-                       method=args.method, lang=character.lang)
+                       method=args.method, lang=character.lang, prompting=getattr(args, "prompting", None))
     create_app(home, initial=PlayRequest(spec, character, situation)).run()
     return 0
 

@@ -20,7 +20,8 @@ def run(args, home) -> int:
     setup, specs = prepare_run(
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
         lang=args.lang, characters=args.characters, situations=args.situations,
-        every=args.every, run_name=args.run_name, method=args.method)
+        every=args.every, run_name=args.run_name, method=args.method,
+        prompting=getattr(args, "prompting", None))
     from pingpong.sessions.store import Store
 
     home.ensure()

@@ -73,6 +73,8 @@ def leaderboard(args, home) -> int:
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
     method = getattr(args, "method", "pingpong")
+    if method == "rolebench":  # scored by rule: Rouge-L means, not Likert finals
+        return _rolebench_leaderboard(args, home, run)
     with Store(home.db_path) as store:
         rows = [r.to_json() for r in compute_leaderboard(
             store, method=method, lang=args.lang, weights=weights, scores=args.scores, run=run,
@@ -82,6 +84,20 @@ def leaderboard(args, home) -> int:
     render_leaderboard(rows, args.format)
     if getattr(args, "curves", False) and args.format in ("table", "markdown"):
         render_curves(rows, args.format)
+    return 0
+
+
+def _rolebench_leaderboard(args, home, run) -> int:
+    from pingpong.sessions.aggregation.rolebench import render_table, rolebench_leaderboard
+    from pingpong.sessions.store import Store
+
+    with Store(home.db_path) as store:
+        rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run,
+                                     include_forks=getattr(args, "include_forks", False))
+    if args.format == "json":
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+    else:
+        render_table(rows, args.format, sys.stdout)
     return 0
 
 

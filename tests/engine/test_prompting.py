@@ -1,0 +1,100 @@
+"""The player's prompting strategies (zsp, fsp, fsd): what reaches the model, from the renderer
+and from a live session against the local server."""
+
+from __future__ import annotations
+
+from pingpong.core.domain import ExampleTurn, Message
+from pingpong.core.engine import SessionEngine
+from pingpong.core.prompts import PromptRenderer
+from tests.engine.engine_support import card, collect, requests_for, situation, spec
+
+EXAMPLES = [
+    ExampleTurn(user="Do you fear the storm?", char="Storms are old friends of mine."),
+    ExampleTurn(user="What do gulls eat?", char="Whatever I drop, mostly."),
+    ExampleTurn(user="Who paints the tower?", char="I do, every spring."),
+    ExampleTurn(user="Is the lamp oil expensive?", char="Dearer every year."),
+    ExampleTurn(user="Do you read at night?", char="Only the sea."),
+    ExampleTurn(user="Where were you born?", char="On the mainland, sadly."),
+    ExampleTurn(user="Have you seen a shipwreck?", char="Three. I don't talk of them."),
+]
+
+
+def many_examples(**kw):
+    return card(example_dialogue=EXAMPLES, catchphrases=["Wipe your boots!", "The light stays on."], **kw)
+
+
+def ask(text: str) -> list[Message]:
+    return [Message(turn=1, role="user", author="i", text=text)]
+
+
+def prior_users(messages: list[dict]) -> list[str]:
+    """The example user lines sent before the greeting (the chat's own lines excluded)."""
+    return [m["content"] for m in messages[1:] if m["role"] == "user" and m["content"] in
+            {ex.user for ex in EXAMPLES}]
+
+
+def test_default_sends_every_example_as_turns():
+    msgs = PromptRenderer().player(many_examples(), ask("hello"))
+    assert len(prior_users(msgs)) == len(EXAMPLES)
+    assert "Wipe your boots!" in msgs[0]["content"]
+
+
+def test_zsp_sends_no_examples_but_keeps_catchphrases():
+    msgs = PromptRenderer().player(many_examples(), ask("Tell me about the storm"), "zsp")
+    assert prior_users(msgs) == []
+    assert "Storms are old friends" not in msgs[0]["content"]
+    assert "The light stays on." in msgs[0]["content"]
+
+
+def test_fsp_writes_examples_into_the_system_prompt():
+    msgs = PromptRenderer().player(many_examples(), ask("hello"), "fsp")
+    assert prior_users(msgs) == []
+    system = msgs[0]["content"]
+    assert "User: Do you fear the storm?\nEdda: Storms are old friends of mine." in system
+    assert "Wipe your boots!" in system
+
+
+def test_fsd_keeps_the_five_most_like_the_question():
+    msgs = PromptRenderer().player(many_examples(), ask("Was there a storm and a shipwreck?"), "fsd")
+    users = prior_users(msgs)
+    assert len(users) == 5
+    assert "Do you fear the storm?" in users and "Have you seen a shipwreck?" in users
+    assert users == [ex.user for ex in EXAMPLES if ex.user in users]  # the card's order
+
+
+def test_fsd_with_few_examples_sends_all():
+    msgs = PromptRenderer().player(card(), ask("anything"), "fsd")
+    assert prior_users(msgs) == [] and msgs[1] == {"role": "user", "content": "Is the light ever off?"}
+
+
+QUESTION = "Was there ever a storm with a shipwreck near the tower?"
+
+
+async def _player_request(fake_pool, fake_server, prompting):
+    import json
+
+    from tests.fakeserver import default_responder
+
+    fake_server.responder = lambda body: (json.dumps({"next_utterance": QUESTION})
+                                          if body.get("model") == "interrogator" else default_responder(body))
+    engine = SessionEngine(spec=spec(prompting=prompting, num_turns=1, judges=[]), character=many_examples(),
+                           situation=situation(1), pool=fake_pool)
+    await collect(engine)
+    return requests_for(fake_server, "player")[0]["messages"]
+
+
+async def test_fsd_request_carries_matching_examples_as_prior_turns(fake_server, fake_pool):
+    messages = await _player_request(fake_pool, fake_server, "fsd")
+    assert messages[-1] == {"role": "user", "content": QUESTION}
+    users = prior_users(messages)
+    assert len(users) == 5
+    for sharing in ("Do you fear the storm?", "Have you seen a shipwreck?", "Who paints the tower?"):
+        assert sharing in users
+    index = messages.index({"role": "user", "content": users[0]})
+    assert messages[index + 1]["role"] == "assistant"
+
+
+async def test_zsp_request_carries_no_examples(fake_server, fake_pool):
+    messages = await _player_request(fake_pool, fake_server, "zsp")
+    assert prior_users(messages) == []
+    assert "Wipe your boots!" in messages[0]["content"]

@@ -1,0 +1,68 @@
+"""The rolebench method: one-turn sessions scored by Rouge-L, planned runs and their leaderboard."""
+
+from __future__ import annotations
+
+import json
+
+from pingpong.core.config import offline_spec
+from pingpong.core.engine import SessionEngine
+from pingpong.core.llm import ModelPool
+from pingpong.core.methods.rolebench import general_situations, role_situations, score_answer
+from pingpong.situations.questions import QuestionLibrary
+from pingpong.tui.cli import main
+from tests.engine.engine_support import card, collect, messages, spec
+
+
+def test_a_russian_answer_identical_to_its_reference_scores_one():
+    own = QuestionLibrary().role_set("koschei")
+    assert own is not None and own.lang == "ru"
+    question = role_situations(own)[0]
+    reference = question.data["in_role"][0]
+    [spe] = score_answer(reference, question.data)
+    assert (spe.metric, spe.value, spe.scale) == ("spe", 1.0, "0-1")
+    general = QuestionLibrary().general("ru")
+    q = general_situations(general, "koschei")[0]
+    scores = {s.metric: s.value for s in score_answer(q.data["in_role"][0], q.data)}
+    assert scores["cus"] == 1.0 and 0.0 <= scores["raw"] < 1.0
+
+
+def test_general_questions_score_raw_and_cus_role_questions_spe():
+    general = QuestionLibrary().general("en")
+    character = general.characters()[0]
+    q = general_situations(general, character)[0]
+    assert q.num_turns == 1 and q.name == f"general-en-{general.questions[0].id}"
+    assert {s.metric for s in score_answer("anything at all", q.data)} == {"raw", "cus"}
+
+
+async def test_one_turn_session_needs_no_interrogator_or_judge_model():
+    library = QuestionLibrary()
+    question = role_situations(library.role_set("sherlock-holmes"))[0]
+    pool = ModelPool({"offline": offline_spec()})
+    try:
+        engine = SessionEngine(spec=spec(method="rolebench", player="offline", interrogator="nobody",
+                                         judges=["nobody"]),
+                               character=card(name="sherlock-holmes"), situation=question, pool=pool)
+        events = await collect(engine)
+    finally:
+        await pool.aclose()
+    user, reply = messages(events)
+    assert (user.author, user.text, reply.role) == ("rolebench", question.text, "assistant")
+    [verdict] = engine.verdicts
+    assert verdict.judge == "rouge-l" and [s.metric for s in verdict.scores] == ["spe"]
+    assert 0.0 <= verdict.scores[0].value <= 1.0
+
+
+def test_run_and_leaderboard(tmp_path, capsys):
+    home = str(tmp_path / "home")
+    for lang in ("en", "ru"):
+        code = main(["run", "--home", home, "--method", "rolebench", "--player", "offline",
+                     "--interrogator", "offline", "--judge", "offline", "--lang", lang])
+        assert code == 0
+    capsys.readouterr()
+    assert main(["leaderboard", "--home", home, "--method", "rolebench", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {(r["player"], r["lang"]) for r in rows} == {("offline", "en"), ("offline", "ru")}
+    for row in rows:
+        assert row["method"] == "rolebench" and row["conversations"] >= 40 and row["rank"] in (1, 2)
+        for metric in ("raw", "cus", "spe"):
+            assert 0.0 <= row[metric] <= 1.0 and row[f"{metric}_ci"] >= 0.0
