@@ -89,6 +89,7 @@ class Situation(_Model):
     tags: list[str] = Field(default_factory=list)
     topic: str | None = None
     intent: Intent | None = None
+    data: dict[str, str] = Field(default_factory=dict, description="method-specific fields, e.g. a DMT seed's goal")
 
 
 class Message(_Model):
@@ -104,6 +105,7 @@ class Message(_Model):
     tokens_estimated: bool = False
     latency_ms: float | None = None
     attempt: int = 1
+    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks)")
 
 
 class Score(_Model):

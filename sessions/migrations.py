@@ -239,3 +239,10 @@ def m003_methods_and_scores(db: sqlite_utils.Database) -> None:
     )
     db.execute("DROP TABLE turn_scores")
     db.execute("DROP TABLE human_scores")
+
+
+@migration
+def m004_message_notes(db: sqlite_utils.Database) -> None:
+    """Messages gain `notes`: JSON of why a message is what it is (a DMT round's sub-topic,
+    sub-intent, quality verdict and stop decision). NULL for messages without notes."""
+    db["messages"].add_column("notes", str)
