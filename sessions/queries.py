@@ -244,3 +244,16 @@ def run_pairs(conn: sqlite3.Connection, run_id: int, key: tuple[str, str, str] |
 def session_status(conn: sqlite3.Connection, session_id: int) -> str | None:
     row = conn.execute("SELECT status FROM sessions WHERE id = ?", [session_id]).fetchone()
     return row[0] if row else None
+
+
+LabelRow = tuple[int, str, str, int, str, float, str, int]
+"""(session, source judge|human, by, turn, metric, value, created_at, id) of an ok good-bad label."""
+
+
+def dmt_labels(conn: sqlite3.Connection, flt: SessionFilter) -> list[LabelRow]:
+    """Every ok per-round good/bad label of the sessions a filter selects, oldest first."""
+    where, params = flt.where()
+    return conn.execute(
+        "SELECT l.session_id, l.source, l.by, l.turn, l.metric, l.value, l.created_at, l.id FROM scores l"
+        f" JOIN sessions s ON s.id = l.session_id WHERE l.status = 'ok' AND l.scale = 'good-bad'"
+        f" AND l.turn IS NOT NULL AND {where} ORDER BY l.created_at, l.id", params).fetchall()
