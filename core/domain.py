@@ -89,8 +89,7 @@ class Situation(_Model):
     tags: list[str] = Field(default_factory=list)
     topic: str | None = None
     intent: Intent | None = None
-    data: dict[str, Any] | None = Field(
-        None, description="method-specific material, e.g. a RoleBench question's reference answers")
+    data: dict[str, Any] = Field(default_factory=dict, description="method-specific material: a DMT seed's goal, a RoleBench question's references")
 
 
 class Message(_Model):
@@ -106,6 +105,7 @@ class Message(_Model):
     tokens_estimated: bool = False
     latency_ms: float | None = None
     attempt: int = 1
+    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks)")
 
 
 class Score(_Model):

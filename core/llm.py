@@ -29,10 +29,13 @@ ROLE_DEFAULTS: dict[str, dict[str, float]] = {
     "judge": {"temperature": 0.1, "top_p": 0.95},
 }
 
-Task = Literal["player", "interrogator", "judge", "interrogator_judge"]
+Task = Literal["player", "interrogator", "judge", "interrogator_judge",
+               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label"]
 
 TASK_DEFAULTS: dict[str, dict[str, float]] = {
     "interrogator_judge": {"temperature": 0.1, "top_p": 0.9},  # PingPong v1's tester
+    "dmt_check": {"temperature": 0.1, "top_p": 0.95},  # DMT's quality and stop checks
+    "dmt_stop": {"temperature": 0.1, "top_p": 0.95},
 }
 """Sampling for tasks whose method fixes it, over their seat's ROLE_DEFAULTS."""
 
@@ -42,7 +45,9 @@ RECOVER_AFTER = 8
 
 def role_of(task: str) -> SeatRole:
     """The seat a task belongs to: the combined interrogator-judge counts as interrogator."""
-    return "interrogator" if task == "interrogator_judge" else task  # type: ignore[return-value]
+    if task in ("interrogator_judge", "dmt_generate", "dmt_check", "dmt_stop"):
+        return "interrogator"
+    return "judge" if task == "dmt_label" else task  # type: ignore[return-value]
 
 
 @dataclass

@@ -198,13 +198,73 @@ def rolebench_line(req: ChatRequest) -> str:
     situation = req.context.get("situation")
     data = _get(situation, "data") or {}
     in_role, plain = data.get("in_role") or [], data.get("references") or []
-    choice = _pick([0, 1, 2], "rolebench", _get(situation, "name"))
+    choice = int(_pick(["0", "1", "2"], "rolebench", _get(situation, "name")))
     if choice == 0 and in_role:
         return f"{MARK} {in_role[0]}"
     if choice == 1 and (plain or in_role):
         words = (plain or in_role)[0].split()
         return f"{MARK} " + " ".join(words[: max(1, len(words) // 2)])
     return player_line(req)
+
+
+# --------------------------------------------------------------------------- DMT-RoleBench
+
+
+def _hash(*keys: Any) -> int:
+    return int.from_bytes(hashlib.sha256("|".join(map(str, keys)).encode()).digest()[:4], "big")
+
+
+def dmt_rounds(situation: Any) -> int:
+    """How many rounds the offline stop check lets a seed's dialogue run: 2..max rounds, by the
+    seed's name, so dialogues differ in length."""
+    limit = int(_get(situation, "num_turns", 1) or 1)
+    return limit if limit <= 2 else 2 + _hash("dmt-stop", _get(situation, "name")) % (limit - 1)
+
+
+def dmt_generate(req: ChatRequest) -> str:
+    situation = req.context.get("situation")
+    turn = req.turn or 1
+    ru = _lang(req) == "ru"
+    topic = _get(situation, "topic") or _get(situation, "text", "")
+    intent = _get(situation, "intent")
+    intent = getattr(intent, "value", intent) or "conversation"
+    return json.dumps({
+        "sub_topic": f"{_clip(topic, 50)} ({'часть' if ru else 'part'} {turn})",
+        "sub_intent": f"{intent}: {'шаг' if ru else 'step'} {turn}",
+        "next_query": interrogator_line(req),
+    }, ensure_ascii=False)
+
+
+def dmt_check(req: ChatRequest) -> str:
+    query = _last_user(req)
+    ok = MARK in query
+    return json.dumps({"accept": ok, "reason": f"{MARK} {'the query reads naturally' if ok else 'not ours'}"})
+
+
+def dmt_stop(req: ChatRequest) -> str:
+    done = (req.turn or 1) >= dmt_rounds(req.context.get("situation"))
+    return json.dumps({"stop": done, "reason": f"{MARK} {'goal reached' if done else 'goal not reached yet'}"})
+
+
+def dmt_labels(req: ChatRequest) -> str:
+    from pingpong.core.methods.dmt_rules import metrics_for
+
+    card = req.context.get("character")
+    situation = req.context.get("situation")
+    replies = _transcript_replies(req)
+    entries = []
+    for t in list(req.context.get("turns") or sorted(replies) or [1]):
+        reply = replies.get(t, "")
+        entry: dict[str, Any] = {"round": t}
+        for metric in metrics_for(_get(card, "role_type")):
+            bad = not reply.strip() or _hash("dmt-label", _get(situation, "name"), t, metric) % 6 == 0
+            entry[f"{metric}_explanation"] = f"{MARK} \"{_clip(reply, 40)}\": {'a problem' if bad else 'fine'}."
+            entry[metric] = "bad" if bad else "good"
+        entries.append(entry)
+    return json.dumps({"labels": entries}, ensure_ascii=False)
+
+
+_DMT_TASKS = {"dmt_generate": dmt_generate, "dmt_check": dmt_check, "dmt_stop": dmt_stop, "dmt_label": dmt_labels}
 
 
 def answer(req: ChatRequest) -> str:
@@ -219,6 +279,8 @@ def answer(req: ChatRequest) -> str:
         return judge_scores(req)
     if req.task == "interrogator_judge":
         return interrogator_judge(req)
+    if req.task in _DMT_TASKS:
+        return _DMT_TASKS[req.task](req)
     raise ValueError(f"unknown task {req.task!r}")
 
 

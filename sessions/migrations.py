@@ -288,3 +288,10 @@ def m004_judge_totals(db: sqlite_utils.Database) -> None:
     db.execute(f"CREATE TRIGGER scores_judge_added AFTER INSERT ON scores WHEN {ok_turn} BEGIN {_TOTALS_ADD} END")
     db.execute(f"CREATE TRIGGER scores_judge_retried AFTER UPDATE ON scores WHEN {ok_turn}"
                f" AND OLD.status = 'failed' BEGIN {_TOTALS_ADD} END")
+
+
+@migration
+def m005_message_notes(db: sqlite_utils.Database) -> None:
+    """Messages gain `notes`: JSON of why a message is what it is (a DMT round's sub-topic,
+    sub-intent, quality verdict and stop decision). NULL for messages without notes."""
+    db.table("messages").add_column("notes", str)

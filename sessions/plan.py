@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from pingpong.core.domain import Character, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.methods.dmt_seed import Seed
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,37 @@ def build_plan(players: Sequence[str], characters: Sequence[Character],
         raise UserError(f"--player: '{dup}' given twice")
     pairs = thin_pairs(characters, situations, every)
     return [PlanItem(player, card, sit) for card, sit in pairs for player in players]
+
+
+def build_seed_plan(players: Sequence[str], cards: Sequence[Character], seeds: Sequence[Seed], *,
+                    characters: Sequence[str] | None = None, seed_names: Sequence[str] | None = None,
+                    lang: str, every: int = 1) -> list[PlanItem]:
+    """DMT runs: every player gets every seed of the language (its card is the seed's character).
+
+    `characters` keeps the seeds written for those cards, `seed_names` the seeds so named; `every`
+    keeps every k-th seed. A seed whose card is not in the library is a UserError naming both.
+    """
+    from pingpong.situations.seeds import seed_situation
+
+    if len(set(players)) != len(players):
+        dup = next(p for p in players if players.count(p) > 1)
+        raise UserError(f"--player: '{dup}' given twice")
+    if every < 1:
+        raise UserError(f"--every: must be 1 or more, got {every}")
+    by_name = {card.name: card for card in cards}
+    if characters:
+        pick(cards, characters, "character", lang)
+        seeds = [seed for seed in seeds if seed.character in set(characters)]
+    seeds = pick(seeds, seed_names, "seed", lang)
+    if not seeds:
+        raise UserError(f"no DMT seeds for lang {lang}")
+    items = []
+    for seed in list(seeds)[::every]:
+        card = by_name.get(seed.character)
+        if card is None:
+            raise UserError(f"seed '{seed.name}': no character card '{seed.character}' for lang {lang}")
+        items += [PlanItem(player, card, seed_situation(seed)) for player in players]
+    return items
 
 
 def _slug(text: str) -> str:

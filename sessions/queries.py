@@ -251,3 +251,15 @@ def rule_scores(conn: sqlite3.Connection, session_ids: Sequence[int], judge: str
             f" AND by = ? AND metric IN ({_marks(len(metrics))}) AND session_id IN ({_marks(len(chunk))})"
             " ORDER BY session_id, metric", [judge, *metrics, *chunk]).fetchall()
     return out
+
+LabelRow = tuple[int, str, str, int, str, float, str, int]
+"""(session, source judge|human, by, turn, metric, value, created_at, id) of an ok good-bad label."""
+
+
+def dmt_labels(conn: sqlite3.Connection, flt: SessionFilter) -> list[LabelRow]:
+    """Every ok per-round good/bad label of the sessions a filter selects, oldest first."""
+    where, params = flt.where()
+    return conn.execute(
+        "SELECT l.session_id, l.source, l.by, l.turn, l.metric, l.value, l.created_at, l.id FROM scores l"
+        f" JOIN sessions s ON s.id = l.session_id WHERE l.status = 'ok' AND l.scale = 'good-bad'"
+        f" AND l.turn IS NOT NULL AND {where} ORDER BY l.created_at, l.id", params).fetchall()

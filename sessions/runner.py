@@ -398,21 +398,30 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     if HUMAN in (*players, interrogator, *judges):
         raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
     specs = resolve_models(models, [*players, interrogator, *judges])
-    cards = pick(CardLibrary(home).all(lang=lang), characters, "character", lang)
-    if not cards:
-        raise UserError(f"no character cards for lang {lang}")
-    if method == "rolebench":  # the questions are the situations: one per planned session
-        from pingpong.sessions.rolebench_plan import rolebench_plan
-        from pingpong.situations.questions import QuestionLibrary
+    if method == "dmt":
+        from pingpong.sessions.plan import build_seed_plan
+        from pingpong.situations.seeds import SeedLibrary
 
-        items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
+        items = build_seed_plan(players, CardLibrary(home).all(lang=lang), SeedLibrary(home).all(lang),
+                                characters=characters, seed_names=situations, lang=lang, every=every)
+        cards = list({item.character.name: item.character for item in items}.values())
         sits = list({item.situation.name: item.situation for item in items}.values())
     else:
-        sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
-        if not sits:
-            raise UserError(f"no situations for lang {lang}")
-        items = build_plan(players, cards, sits, every)
-    cards = list({item.character.name: item.character for item in items}.values()) or cards
+        cards = pick(CardLibrary(home).all(lang=lang), characters, "character", lang)
+        if not cards:
+            raise UserError(f"no character cards for lang {lang}")
+        if method == "rolebench":  # the questions are the situations: one per planned session
+            from pingpong.sessions.rolebench_plan import rolebench_plan
+            from pingpong.situations.questions import QuestionLibrary
+
+            items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
+            sits = list({item.situation.name: item.situation for item in items}.values())
+        else:
+            sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
+            if not sits:
+                raise UserError(f"no situations for lang {lang}")
+            items = build_plan(players, cards, sits, every)
+        cards = list({item.character.name: item.character for item in items}.values()) or cards
     name = run_name or default_run_name(players, interrogator, judges, lang, method)
     if prompting and not run_name:  # another strategy is another run, never a resumed one
         name += f"-{prompting}"

@@ -338,12 +338,12 @@ class Store:
             self._require(db, session_id)
             db.execute(
                 "insert into messages (session_id, seq, turn, role, speaker, author, text, prompt_tokens,"
-                " completion_tokens, tokens_estimated, latency_ms, attempt, created_at)"
+                " completion_tokens, tokens_estimated, latency_ms, attempt, created_at, notes)"
                 " values (?, (select ifnull(max(seq), -1) + 1 from messages where session_id = ?),"
-                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [session_id, session_id, message.turn, message.role, message.speaker, message.author,
                  message.text, message.prompt_tokens, message.completion_tokens, int(message.tokens_estimated),
-                 message.latency_ms, message.attempt, stamp],
+                 message.latency_ms, message.attempt, stamp, _json(message.notes) if message.notes else None],
             )
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
 
@@ -440,12 +440,13 @@ class Store:
     def messages(self, session_id: int) -> list[Message]:
         rows = self._rows(
             "select turn, role, speaker, author, text, prompt_tokens, completion_tokens, tokens_estimated,"
-            " latency_ms, attempt from messages where session_id = ? order by seq",
+            " latency_ms, attempt, notes from messages where session_id = ? order by seq",
             [session_id],
         )
         for r in rows:
             r["tokens_estimated"] = bool(r["tokens_estimated"])
             r["attempt"] = r["attempt"] or 1
+            r["notes"] = json.loads(r["notes"]) if r["notes"] else {}
         return [Message(**r) for r in rows]
 
     def verdicts(self, session_id: int) -> list[JudgeVerdict]:

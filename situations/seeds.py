@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pingpong.characters.collection import YamlCollection
 from pingpong.characters.files import load_model_file
+from pingpong.core.domain import Situation
 from pingpong.core.home import Home
 from pingpong.core.methods.dmt_seed import Seed
 
@@ -36,3 +37,13 @@ class SeedLibrary(YamlCollection[Seed]):
     def for_character(self, name: str, lang: str | None = None) -> list[Seed]:
         """The seeds written for the card called name (optionally in one language), sorted by name."""
         return [seed for seed in self.all(lang) if seed.character == name]
+
+
+def seed_situation(seed: Seed) -> Situation:
+    """The situation a dmt session runs and snapshots: the seed's fields, its goal and first
+    query kept in `data` (the method reads them from there), max_rounds as the turn count."""
+    return Situation(
+        name=seed.name, lang=seed.lang, text=f"{seed.topic}. {seed.goal}", num_turns=seed.max_rounds,
+        tags=list(seed.tags), topic=seed.topic, intent=seed.intent,
+        data={"character": seed.character, "goal": seed.goal, "initial_query": seed.initial_query},
+    )

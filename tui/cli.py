@@ -166,6 +166,7 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
     q = _sub(s2, "list", "pingpong.tui.commands.situations:list_situations", "list situations")
     _fmt(q)
     q.add_argument("--lang", metavar="L", help="only situations in this language")
+    q.add_argument("--method", metavar="M", help="dmt: list the DMT seeds instead")
     q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
     _fmt(q)

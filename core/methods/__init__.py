@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 _MODULES: dict[str, str] = {
     "pingpong": "pingpong.core.methods.pingpong",
     "pingpong-v1": "pingpong.core.methods.pingpong_v1",
+    "dmt": "pingpong.core.methods.dmt",
     "rolebench": "pingpong.core.methods.rolebench",
 }
 

@@ -43,7 +43,7 @@ def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = No
     for sid, metric, value in queries.rule_scores(conn, list(by_id), SCORER, METRICS):
         f = by_id[sid]
         groups.setdefault((f.player, f.lang), {}).setdefault(metric, []).append(float(value))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (player, row_lang), ids in sessions.items():
         stats = summarise(groups.get((player, row_lang), {}), player_rng(seed, f"{player}|{row_lang}"))
         present = [v for m in METRICS if (v := stats[m]) is not None]

@@ -17,7 +17,7 @@ EXPECTED = {
                  "interrogator", "judges", "num_turns", "character_snapshot", "situation_snapshot",
                  "spec", "error", "pid", "host", "created_at", "updated_at", "finished_at",
                  "player_chars", "player_messages", "method", "parent_session", "fork_turn"},
-    "messages": {"id", "session_id", "turn", "role", "author", "text", "prompt_tokens",
+    "messages": {"id", "session_id", "turn", "role", "author", "text", "prompt_tokens", "notes",
                  "completion_tokens", "tokens_estimated", "latency_ms", "attempt", "created_at",
                  "speaker", "seq"},
     "model_calls": {"id", "session_id", "role", "model", "turn", "attempt", "status", "error",

@@ -19,8 +19,37 @@ def situation_row(s, source: str) -> dict:
     }
 
 
+def seed_row(seed, source: str) -> dict:
+    """The `situations list --method dmt --format json` object of one seed."""
+    return {**seed.model_dump(mode="json"), "num_turns": seed.max_rounds, "method": "dmt", "source": source}
+
+
+def list_seeds(args, home) -> int:
+    from pingpong.situations.seeds import SeedLibrary
+
+    lib = SeedLibrary(home)
+    items = lib.all(args.lang)
+    warn(lib.problems)
+    if args.format == "json":
+        print_json([seed_row(s, lib.source(s.name)) for s in items])
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"{len(items)} DMT seeds", title_justify="left")
+    for column in ("name", "lang", "character", "intent", "rounds", "topic"):
+        table.add_column(column, no_wrap=column != "topic", justify="right" if column == "rounds" else "left")
+    for s in items:
+        table.add_row(s.name, s.lang, s.character, s.intent.value, str(s.max_rounds), Text(clip(s.topic, 60)))
+    console().print(table)
+    return 0
+
+
 def list_situations(args, home) -> int:
     from pingpong.situations.library import SituationLibrary
+
+    if getattr(args, "method", None) == "dmt":
+        return list_seeds(args, home)
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)

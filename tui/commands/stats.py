@@ -70,9 +70,13 @@ def leaderboard(args, home) -> int:
     from pingpong.sessions.scoring import DEFAULT_WEIGHTS, parse_weights
     from pingpong.sessions.store import Store
 
+    method = getattr(args, "method", "pingpong")
+    if method == "dmt":
+        from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
+
+        return dmt_leaderboard_command(args, home)
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
-    method = getattr(args, "method", "pingpong")
     if method == "rolebench":  # scored by rule: Rouge-L means, not Likert finals
         return _rolebench_leaderboard(args, home, run)
     with Store(home.db_path) as store:

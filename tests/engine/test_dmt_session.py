@@ -1,0 +1,126 @@
+"""DMT-RoleBench sessions through the real client against the local fake server."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pingpong.core.engine import SessionEngine
+from pingpong.core.events import SessionFinished, VerdictReady
+from pingpong.core.methods.dmt_rules import metrics_for
+from pingpong.core.methods.dmt_seed import Seed
+from pingpong.situations.seeds import seed_situation
+from tests.engine.engine_support import card, collect, messages, of, spec
+
+SEED = Seed(name="storm-night", lang="en", character="lighthouse-keeper", topic="the lighthouse's secret",
+            intent="role_knowledge_qa", initial_query="May I shelter here from the storm?",
+            goal="Edda tells why the light never goes out.", max_rounds=5)
+
+
+def system_of(body: dict) -> str:
+    return next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+
+
+def labels_for(body: dict, metrics, skip: set[tuple[int, str]] = frozenset()) -> str:
+    rounds = [int(n) for n in re.findall(r"\d+", body["messages"][-1]["content"].rsplit("Label rounds:", 1)[1])]
+    entries = []
+    for r in rounds:
+        entry: dict = {"round": r}
+        for m in metrics:
+            if (r, m) not in skip:
+                entry[f"{m}_explanation"] = "fine"
+                entry[m] = "bad" if r == 2 else "good"
+        entries.append(entry)
+    return json.dumps({"labels": entries})
+
+
+class Responder:
+    """One fake model for every DMT task, told apart by the system prompt."""
+
+    def __init__(self, *, stop_after: int = 99, reject_first: int = 0, role_type: str | None = None,
+                 skip: set[tuple[int, str]] = frozenset()):
+        self.stop_after, self.reject_left, self.skip = stop_after, reject_first, skip
+        self.metrics = metrics_for(role_type)
+        self.generated = 0
+        self.checks: list[str] = []
+
+    def __call__(self, body: dict) -> str:
+        system, last = system_of(body), body["messages"][-1]["content"]
+        if system.startswith("You write the user's side"):
+            self.generated += 1
+            return json.dumps({"sub_topic": f"topic {self.generated}", "sub_intent": "probe",
+                               "next_query": f"question {self.generated}?"})
+        if system.startswith("You review user messages"):
+            self.checks.append(last)
+            if self.reject_left:
+                self.reject_left -= 1
+                return json.dumps({"accept": False, "reason": "sounds like a test"})
+            return json.dumps({"accept": True, "reason": "natural"})
+        if system.startswith("You decide whether"):
+            done = last.count("Edda:") >= self.stop_after
+            return json.dumps({"stop": done, "reason": "goal reached" if done else "not yet"})
+        if system.startswith("You evaluate"):
+            return labels_for(body, self.metrics, self.skip)
+        return "*nods* Come in, wipe your boots."
+
+
+def engine(pool, responder: Responder, role_type: str | None = None, judges=("judge-a",)) -> SessionEngine:
+    return SessionEngine(spec=spec(method="dmt", situation=SEED.name, judges=list(judges)),
+                         character=card(role_type=role_type), situation=seed_situation(SEED), pool=pool)
+
+
+async def test_a_stop_signal_ends_the_dialogue_before_max_rounds(fake_server, fake_pool):
+    fake_server.responder = Responder(stop_after=2)
+    events = await collect(engine(fake_pool, fake_server.responder))
+    msgs = messages(events)
+    assert [m.turn for m in msgs if m.role == "assistant"] == [1, 2]
+    assert msgs[0].text == SEED.initial_query and msgs[0].notes["quality"] == "seed"
+    assert msgs[1].notes["stop"] == "continue"
+    assert msgs[-1].notes["stop"] == "goal_reached"
+    assert msgs[2].notes["sub_topic"] == "topic 1" and msgs[2].notes["sub_intent"] == "probe"
+    assert of(events, SessionFinished)
+
+
+async def test_without_a_stop_the_round_limit_ends_it(fake_server, fake_pool):
+    fake_server.responder = Responder()
+    msgs = messages(await collect(engine(fake_pool, fake_server.responder)))
+    assert len([m for m in msgs if m.role == "assistant"]) == SEED.max_rounds
+    assert msgs[-1].notes["stop"] == "max_rounds"
+
+
+async def test_a_rejected_query_is_regenerated(fake_server, fake_pool):
+    responder = fake_server.responder = Responder(stop_after=2, reject_first=1)
+    msgs = messages(await collect(engine(fake_pool, responder)))
+    second = next(m for m in msgs if m.role == "user" and m.turn == 2)
+    assert second.text == "question 2?"
+    assert second.notes["quality"] == "accepted" and second.notes["rejections"] == "1"
+    assert responder.generated == 2 and "question 1?" in responder.checks[0]
+
+
+async def test_after_three_rejections_the_last_query_is_used_and_marked(fake_server, fake_pool):
+    responder = fake_server.responder = Responder(stop_after=2, reject_first=3)
+    msgs = messages(await collect(engine(fake_pool, responder)))
+    second = next(m for m in msgs if m.role == "user" and m.turn == 2)
+    assert second.text == "question 3?" and second.notes["quality"] == "forced"
+    assert second.notes["rejections"] == "3"
+
+
+async def test_a_game_npc_gets_only_game_completion(fake_server, fake_pool):
+    fake_server.responder = Responder(stop_after=2, role_type="npc")
+    events = await collect(engine(fake_pool, fake_server.responder, role_type="npc", judges=("judge-a", "judge-b")))
+    verdicts = [e.verdict for e in of(events, VerdictReady)]
+    assert {v.judge for v in verdicts} == {"judge-a", "judge-b"}
+    for v in verdicts:
+        assert {s.metric for s in v.scores} == {"game_completion"}
+        assert [(s.turn, s.value) for s in v.scores] == [(1, 1), (2, 0)]
+        assert all(s.scale == "good-bad" and s.explanation == "fine" for s in v.scores)
+
+
+async def test_a_missing_label_is_recorded_failed(fake_server, fake_pool):
+    fake_server.responder = Responder(stop_after=2, skip={(1, "fluency")})
+    events = await collect(engine(fake_pool, fake_server.responder))
+    (verdict,) = [e.verdict for e in of(events, VerdictReady)]
+    assert {s.metric for s in verdict.scores} == set(metrics_for("fictional"))
+    failed = verdict.failed
+    assert [(s.turn, s.metric) for s in failed] == [(1, "fluency")]
+    assert failed[0].value is None
