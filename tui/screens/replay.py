@@ -22,11 +22,11 @@ class ReplayScreen(Screen):
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", id="replay.next", priority=True),
         Binding("left,k", "step(-1)", "Prev", id="replay.prev", priority=True),
-        Binding("home", "jump(0)", "First", id="replay.first", priority=True),
-        Binding("end", "jump(1)", "Last", id="replay.last", priority=True),
+        Binding("home", "jump(0)", "First", id="replay.first", priority=True, show=False),
+        Binding("end", "jump(1)", "Last", id="replay.last", priority=True, show=False),
         Binding("o", "override", "Rate", id="replay.override"),
-        Binding("f", "fork", "Fork here", id="replay.fork"),
-        Binding("J", "rejudge", "Re-judge", id="replay.rejudge"),
+        Binding("f", "fork", "Fork", id="replay.fork"),
+        Binding("J", "rejudge", "Rejudge", id="replay.rejudge"),
         Binding("escape,q", "back", "Back", id="replay.back"),
     ]
 
@@ -92,7 +92,7 @@ class ReplayScreen(Screen):
         if step is not None and step.people:
             where += f"  ({len(step.people)} person's score{'s' if len(step.people) != 1 else ''})"
         final = f"  final {stored.final.text()}" if stored.final.text() else ""
-        self.query_one("#status-line", Static).update(f"{where}{final}   ←/→ step, o rate, f fork, J re-judge")
+        self.query_one("#status-line", Static).update(f"{where}{final}   ←/→ step, home/end jump")
 
     def action_step(self, step: int) -> None:
         if self.turns:
