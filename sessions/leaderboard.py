@@ -258,7 +258,7 @@ def compute_leaderboard(
     conn = connection(store)
     flt = queries.SessionFilter(method=method, lang=lang, run=run, interrogator=interrogator,
                                 include_forks=include_forks)
-    chosen = {f.id: f for f in queries.sessions_matching(conn, flt)}
+    chosen = {row[0]: row for row in queries.session_lengths(conn, flt)}
     if not chosen:
         return []
     sc = load_scorings(conn, scores, judges)
@@ -276,13 +276,13 @@ def compute_leaderboard(
     metrics, final, refused = conversation_scores(len(conv_ids), conv, sc.means, sc.refusal, w, jw)
 
     facts = [chosen[int(s)] for s in conv_ids]
-    players = [f.player for f in facts]
+    players = [f[1] for f in facts]
     names = sorted(set(players))
     pindex = {p: i for i, p in enumerate(names)}
     pconv = np.array([pindex[p] for p in players], dtype=np.int64)
 
-    lchars = np.array([f.player_chars or 0 for f in facts], dtype=float)
-    lcount = np.array([f.player_messages or 0 for f in facts], dtype=float)
+    lchars = np.array([f[3] or 0 for f in facts], dtype=float)
+    lcount = np.array([f[4] or 0 for f in facts], dtype=float)
     chars = np.bincount(pconv, weights=lchars, minlength=len(names))
     count = np.bincount(pconv, weights=lcount, minlength=len(names))
     avg_len = [float(chars[i] / count[i]) if count[i] > 0 else None for i in range(len(names))]
@@ -294,7 +294,7 @@ def compute_leaderboard(
     bounds = np.searchsorted(pconv[order], np.arange(len(names) + 1))
     for i, player in enumerate(names):
         sel = order[bounds[i]:bounds[i + 1]]
-        plangs = sorted({facts[j].lang for j in sel if facts[j].lang})
+        plangs = sorted({facts[j][2] for j in sel if facts[j][2]})
         factor = length_factor(avg_len[i], median) if method == "pingpong" else 1.0
         rows.append(summarise_player(
             player, lang or (",".join(plangs) if plangs else None), method,

@@ -295,3 +295,10 @@ def m005_message_notes(db: sqlite_utils.Database) -> None:
     """Messages gain `notes`: JSON of why a message is what it is (a DMT round's sub-topic,
     sub-intent, quality verdict and stop decision). NULL for messages without notes."""
     db.table("messages").add_column("notes", str)
+
+
+@migration
+def m006_human_score_index(db: sqlite_utils.Database) -> None:
+    """People's scores are read on their own (every view merges them in): a small index over them
+    spares a scan of every judge's row."""
+    db.execute("CREATE INDEX idx_scores_human ON scores (created_at, id) WHERE source = 'human'")

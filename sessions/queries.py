@@ -78,10 +78,11 @@ def sessions_matching(conn: sqlite3.Connection, flt: SessionFilter, *, with_spec
 
 def judge_totals(conn: sqlite3.Connection, session_ids: Sequence[int] | None = None,
                  judges: Sequence[str] | None = None) -> list[tuple]:
-    """(session, judge, ic sum, ic n, en sum, en n, fl sum, fl n, refusal max, overall sum, overall n)
-    per (session, judge): the totals migration 4's triggers keep of the judges' ok turn scores."""
-    base = ("SELECT session_id, judge, ic_sum, ic_n, en_sum, en_n, fl_sum, fl_n, refusal, ov_sum, ov_n"
-            " FROM judge_totals WHERE 1")
+    """(session, judge, in_character mean, entertaining mean, fluency mean, refusal flag, overall mean)
+    per (session, judge), a mean NULL where no turn was scored: from the totals migration 4's triggers
+    keep of the judges' ok turn scores."""
+    base = ("SELECT session_id, judge, ic_sum / NULLIF(ic_n, 0), en_sum / NULLIF(en_n, 0),"
+            " fl_sum / NULLIF(fl_n, 0), refusal, ov_sum / NULLIF(ov_n, 0) FROM judge_totals WHERE 1")
     extra, params = "", []
     if judges:
         extra = f" AND judge IN ({_marks(len(judges))})"
@@ -263,3 +264,14 @@ def dmt_labels(conn: sqlite3.Connection, flt: SessionFilter) -> list[LabelRow]:
         "SELECT l.session_id, l.source, l.by, l.turn, l.metric, l.value, l.created_at, l.id FROM scores l"
         f" JOIN sessions s ON s.id = l.session_id WHERE l.status = 'ok' AND l.scale = 'good-bad'"
         f" AND l.turn IS NOT NULL AND {where} ORDER BY l.created_at, l.id", params).fetchall()
+
+
+SessionLength = tuple[int, str, str | None, int, int]
+"""(session, player, lang, characters the player wrote, player messages)."""
+
+
+def session_lengths(conn: sqlite3.Connection, flt: SessionFilter) -> list[SessionLength]:
+    """The few columns the Likert leaderboard needs of each session, as plain rows (100k at once)."""
+    where, params = flt.where()
+    return conn.execute(f"SELECT s.id, s.player, s.lang, s.player_chars, s.player_messages FROM sessions s"
+                        f" WHERE {where}", params).fetchall()

@@ -142,15 +142,10 @@ def totals_scorings(totals: Sequence[tuple]) -> Scorings:
         return Scorings.empty()
     cols = list(zip(*totals))
     session = np.fromiter(cols[0], dtype=np.int64, count=len(totals))
-    num = np.array(cols[2:8], dtype=float).T  # ic_sum, ic_n, en_sum, en_n, fl_sum, fl_n
-    sums, counts = num[:, 0::2], num[:, 1::2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
-        ov_sum, ov_n = np.array(cols[9], dtype=float), np.array(cols[10], dtype=float)
-        overall = np.where(ov_n > 0, ov_sum / np.where(ov_n > 0, ov_n, 1), np.nan)
+    values = np.array(cols[2:7], dtype=float).T  # NULL -> NaN
+    means, refusal, overall = values[:, 0:3].copy(), values[:, 3] >= 1, values[:, 4]
     none = np.all(np.isnan(means), axis=1) & np.isfinite(overall)
     means[none] = overall[none][:, None]
-    refusal = np.array(cols[8], dtype=float) >= 1
     return Scorings(session, list(cols[1]), means, refusal, np.zeros(len(totals), dtype=bool))
 
 
