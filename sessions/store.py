@@ -364,17 +364,16 @@ class Store:
         stamp = created_at or now()
         with self.transaction() as db:
             self._require(db, session_id)
-            for s in verdict.scores:
-                db.execute(
-                    "insert into scores (session_id, turn, metric, value, scale, source, by, explanation,"
-                    " status, error, created_at) values (?, ?, ?, ?, ?, 'judge', ?, ?, ?, ?, ?)"
-                    " on conflict (session_id, by, ifnull(turn, 0), metric) where source = 'judge'"
-                    " do update set value = excluded.value, scale = excluded.scale,"
-                    " explanation = excluded.explanation, status = excluded.status, error = excluded.error,"
-                    " created_at = excluded.created_at where scores.status = 'failed'",
-                    [session_id, s.turn, s.metric, s.value, s.scale, verdict.judge, s.explanation, s.status,
-                     s.error, stamp],
-                )
+            db.conn.executemany(
+                "insert into scores (session_id, turn, metric, value, scale, source, by, explanation,"
+                " status, error, created_at) values (?, ?, ?, ?, ?, 'judge', ?, ?, ?, ?, ?)"
+                " on conflict (session_id, by, ifnull(turn, 0), metric) where source = 'judge'"
+                " do update set value = excluded.value, scale = excluded.scale,"
+                " explanation = excluded.explanation, status = excluded.status, error = excluded.error,"
+                " created_at = excluded.created_at where scores.status = 'failed'",
+                [(session_id, s.turn, s.metric, s.value, s.scale, verdict.judge, s.explanation, s.status,
+                  s.error, stamp) for s in verdict.scores],
+            )
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
 
     def add_human_score(
