@@ -24,10 +24,10 @@ SESSION_COLUMNS = (
     "character_snapshot", "situation_snapshot", "spec", "fork_turn", "error", "created_at", "updated_at",
     "finished_at",
 )
-JSON_COLUMNS = {"judges", "character_snapshot", "situation_snapshot", "spec", "explanations", "config"}
+JSON_COLUMNS = {"judges", "character_snapshot", "situation_snapshot", "spec", "explanations", "config", "notes"}
 CHILD_TABLES = {  # key in the document -> (table, columns)
-    "messages": ("messages", ("turn", "role", "speaker", "author", "text", "prompt_tokens", "completion_tokens",
-                              "tokens_estimated", "latency_ms", "attempt", "created_at")),
+    "messages": ("messages", ("turn", "role", "speaker", "author", "text", "notes", "prompt_tokens",
+                              "completion_tokens", "tokens_estimated", "latency_ms", "attempt", "created_at")),
     "calls": ("model_calls", ("role", "model", "turn", "attempt", "status", "error", "prompt_tokens",
                               "completion_tokens", "tokens_estimated", "latency_ms", "created_at")),
     "scores": ("scores", ("source", "by", "turn", "metric", "value", "scale", "explanation", "status", "error",
