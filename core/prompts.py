@@ -39,6 +39,19 @@ def language_name(code: str) -> str:
     return LANGUAGE_NAMES.get(code, code)
 
 
+def lore_for(character: Character, transcript: Sequence[Message]) -> list[str]:
+    """The card's lorebook entries that the greeting and recent messages activate (SillyTavern's
+    rules, core.lorebook), with {{char}}/{{user}} filled in as plain text."""
+    from pingpong.core.lorebook import active_entries, character_book
+    from pingpong.core.macros import replace_macros
+
+    book = character_book(character)
+    if book is None:
+        return []
+    recent = [t for t in (character.greeting, *(m.text for m in transcript)) if t]
+    return [replace_macros(entry, character.char_name, character.lang) for entry in active_entries(book, recent)]
+
+
 class PromptRenderer:
     """Builds the message lists for the four prompting tasks.
 
@@ -104,7 +117,7 @@ class PromptRenderer:
             examples = select_examples(examples, last)
         system = self.render(
             "player_system.j2", character=self._card(character), example_text=example_text,
-            language=language_name(character.lang),
+            lore=lore_for(character, transcript), language=language_name(character.lang),
         )
         messages: Messages = [{"role": "system", "content": system}]
         for ex in examples:

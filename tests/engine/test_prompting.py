@@ -98,3 +98,20 @@ async def test_zsp_request_carries_no_examples(fake_server, fake_pool):
     messages = await _player_request(fake_pool, fake_server, "zsp")
     assert prior_users(messages) == []
     assert "Wipe your boots!" in messages[0]["content"]
+
+
+def test_lorebook_entries_reach_the_player_when_the_chat_mentions_their_keys():
+    from pingpong.core.domain import Character, Message
+    from pingpong.core.prompts import PromptRenderer
+
+    book = {"scan_depth": 2, "entries": [
+        {"keys": ["forest"], "content": "{{char}} guards the Eldmoor forest and its spring.", "insertion_order": 10},
+        {"keys": ["tower"], "content": "The old tower fell in the great storm.", "insertion_order": 5},
+    ]}
+    card = Character(name="warden", char_name="Ilse", lang="en", summary="A forest warden.",
+                     persona="Ilse keeps the woods.", extensions={"character_book": book})
+    ask = [Message(turn=1, role="user", author="u", text="Is the forest safe at night?")]
+    system = PromptRenderer().player(card, ask)[0]["content"]
+    assert "Ilse guards the Eldmoor forest" in system and "tower fell" not in system
+    other = [Message(turn=1, role="user", author="u", text="What do you eat?")]
+    assert "Eldmoor" not in PromptRenderer().player(card, other)[0]["content"]
