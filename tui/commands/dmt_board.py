@@ -6,6 +6,7 @@ import json
 import sys
 
 from pingpong.core.methods.dmt_rules import DMT_METRICS
+from pingpong.tui.commands.output import print_board
 
 
 def _num(value) -> str:
@@ -28,23 +29,9 @@ def render_dmt(rows: list[dict], fmt: str, out=None) -> None:
         w = csv.writer(out, lineterminator="\n")
         w.writerow(headers)
         w.writerows(cells)
-    elif fmt == "markdown":
-        out.write("| " + " | ".join(headers) + " |\n")
-        out.write("|" + "|".join("---" for _ in headers) + "|\n")
-        for c in cells:
-            out.write("| " + " | ".join(c) + " |\n")
     else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title="DMT-RoleBench leaderboard", caption="Score_m: mean of the curve Score_1..Score_T")
-        for h in headers:
-            table.add_column(h, justify="left" if h in ("player", "lang") else "right")
-        for c in cells:
-            table.add_row(*c)
-        Console(file=out, width=None if out.isatty() else 200).print(table)
-        if not rows:
-            print("no finished, labelled dmt sessions yet", file=out)
+        print_board(headers, cells, fmt, out, title="DMT-RoleBench leaderboard",
+                    caption="Score_m: mean of the curve Score_1..Score_T", empty="no finished, labelled dmt sessions yet")
 
 
 def dmt_leaderboard_command(args, home) -> int:

@@ -43,3 +43,24 @@ def console():
 
     terminal = Console()
     return terminal if terminal.is_terminal else Console(width=200)
+
+
+def print_board(headers: list[str], body: list[list[str]], fmt: str, out, *, title: str, caption: str,
+                empty: str, left: tuple[str, ...] = ("player", "lang")) -> None:
+    """A leaderboard's rows (already cells) as Markdown or a rich table; one line when there are none."""
+    if fmt == "markdown":
+        out.write("| " + " | ".join(headers) + " |\n|" + "|".join("---" for _ in headers) + "|\n")
+        for line in body:
+            out.write("| " + " | ".join(c.replace("|", "\\|") for c in line) + " |\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, caption=caption)
+    for h in headers:
+        table.add_column(h, justify="left" if h.lower() in left else "right")
+    for line in body:
+        table.add_row(*line)
+    Console(file=out, width=None if out.isatty() else 200).print(table)
+    if not body:
+        print(empty, file=out)

@@ -92,8 +92,9 @@ def leaderboard(args, home) -> int:
 
 
 def _rolebench_leaderboard(args, home, run) -> int:
-    from pingpong.sessions.aggregation.rolebench import render_table, rolebench_leaderboard
+    from pingpong.sessions.aggregation.rolebench import rolebench_leaderboard
     from pingpong.sessions.store import Store
+    from pingpong.tui.commands.rolebench_board import render_table
 
     with Store(home.db_path) as store:
         rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run,

@@ -1,0 +1,32 @@
+"""`pingpong leaderboard --method rolebench`: Rouge-L means as a table, Markdown or CSV."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pingpong.sessions.aggregation.rolebench import METRICS
+from pingpong.tui.commands.output import print_board
+
+
+def render_table(rows: list[dict[str, Any]], fmt: str, out) -> None:
+    """The rows as a table, Markdown or CSV (JSON is written by the caller)."""
+    if fmt == "csv":
+        import csv
+
+        headers = ["rank", "player", "lang", *(m for metric in METRICS for m in (metric, f"{metric}_ci")),
+                   "score", "conversations"]
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(headers)
+        for r in rows:
+            writer.writerow(["" if r.get(h) is None else r.get(h) for h in headers])
+        return
+
+    def cell(row: dict[str, Any], metric: str) -> str:
+        v, ci = row.get(metric), row.get(f"{metric}_ci")
+        return "-" if v is None else (f"{v:.3f} ± {ci:.3f}" if ci is not None else f"{v:.3f}")
+
+    titles = ["Rank", "Player", "Lang", "RAW", "CUS", "SPE", "Mean", "Questions"]
+    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", *(cell(r, m) for m in METRICS),
+             "-" if r["score"] is None else f"{r['score']:.3f}", str(r["conversations"])] for r in rows]
+    print_board(titles, body, fmt, out, title="RoleBench (Rouge-L F1)",
+                caption="± = half width of the 95% bootstrap interval", empty="no finished rolebench sessions yet")
