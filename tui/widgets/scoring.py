@@ -64,7 +64,16 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
     """One or two lines under a player turn: judges' mean (and count), then the person's scores."""
     text = Text()
     pairs = judge_scores(verdicts, turn)
-    if pairs:
+    labels = [sc for _, view in pairs for sc in view.scores.values() if sc.scale == "good-bad" and sc.status == "ok"]
+    if labels:  # a DMT round: good/bad labels, not Likert means
+        bad = sorted({sc.metric for sc in labels if sc.value == 0})
+        text.append("judges ", style="bold")
+        text.append(f"{len(labels) - sum(1 for sc in labels if sc.value == 0)} good, "
+                    f"{sum(1 for sc in labels if sc.value == 0)} bad")
+        if bad:
+            text.append(f" ({', '.join(bad)})", style="red")
+        text.append(f"  ({len(pairs)} judge{'s' if len(pairs) != 1 else ''})", style="dim")
+    elif pairs:
         means = mean_scores(pairs)
         ok = [s for _, s in pairs if s.status == "ok"]
         failed = len(pairs) - len(ok)
@@ -114,11 +123,13 @@ def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], 
             text.append("yes" if score.is_refusal else "no")
             note = score.explanations.get("is_refusal")
             text.append(f" - {note}\n" if note else "\n")
-        for metric in METRICS:
-            value = getattr(score, metric)
+        labelled = [m for m, sc in score.scores.items() if sc.scale == "good-bad"]
+        for metric in labelled or list(METRICS):  # a DMT round's labels, or the Likert metrics
+            value = score.value(metric)
             if value is None:
                 continue
-            text.append(f"{metric}: {value if isinstance(value, bool) else fmt_score(value)}", style="bold")
+            shown = ("good" if value == 1 else "bad") if metric in labelled else fmt_score(value)
+            text.append(f"{metric}: {shown}", style="bold")
             note = score.explanations.get(metric)
             text.append(f" - {note}\n" if note else "\n")
         if score.overall is not None:
