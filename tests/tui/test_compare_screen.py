@@ -103,6 +103,27 @@ async def test_palette_and_leaderboard_open_the_judged_pairs(app, store):
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
 
 
+async def test_right_and_left_move_between_pairs_even_with_a_transcript_focused(app, store):
+    a, b = judged_pair(store)
+    c = write_session(store, player="third")
+    store.add_pair_verdict(a, c, "strict-judge", "ab", Score(metric="pairwise", value=0.5, scale="0-1"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        app.action_compare()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
+        screen = app.screen
+        assert screen.pairs == [(a, c), (a, b)]  # the newest verdict first
+        screen.query_one("#pair-a", Transcript).focus()
+        await pilot.press("right")
+        await wait_for(pilot, lambda: screen.outcome.plan.b == b)
+        assert "pair 2/2" in str(screen.query_one("#pair-info").render())
+        await pilot.press("right")  # stays on the last pair
+        assert screen.index == 1
+        await pilot.press("left")
+        await wait_for(pilot, lambda: screen.outcome.plan.b == c)
+        assert "third" in str(screen.query_one("#pair-b-title").render())
+
+
 async def test_without_pairs_the_screen_says_how_to_get_some(app, store):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)

@@ -69,8 +69,9 @@ class CompareScreen(Screen):
         Binding("a", "prefer('a')", "A better", tooltip="Record that A (left) is better", id="compare.a"),
         Binding("b", "prefer('b')", "B better", tooltip="Record that B (right) is better", id="compare.b"),
         Binding("t", "prefer('tie')", "Tie", tooltip="Record that both are as good", id="compare.tie"),
-        Binding("right,n", "step(1)", "Next", tooltip="Next pair", id="compare.next"),
-        Binding("left,p", "step(-1)", "Prev", tooltip="Previous pair", id="compare.prev"),
+        # priority: a focused transcript would take left/right for sideways scrolling
+        Binding("right,n", "step(1)", "Next", tooltip="Next pair", id="compare.next", priority=True),
+        Binding("left,p", "step(-1)", "Prev", tooltip="Previous pair", id="compare.prev", priority=True),
         Binding("escape,q", "back", "Back", id="compare.back"),
     ]
 
