@@ -18,6 +18,10 @@ OFFLINE = "offline"
 METRICS: tuple[str, ...] = ("in_character", "entertaining", "fluency")
 """The three Likert metrics every judge scores per player turn (1-5)."""
 
+PAIRWISE = "pairwise"
+"""The metric of a pairwise verdict between two sessions (0-1, for the first of the pair: 1 better,
+0 worse, 0.5 as good)."""
+
 METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1", "dmt", "roleinteract", "rolebench")
 """Evaluation methods by CLI name (core.methods has one module each)."""
 

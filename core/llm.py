@@ -30,7 +30,7 @@ ROLE_DEFAULTS: dict[str, dict[str, float]] = {
 }
 
 Task = Literal["player", "interrogator", "judge", "interrogator_judge",
-               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label"]
+               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label", "pairwise"]
 
 TASK_DEFAULTS: dict[str, dict[str, float]] = {
     "interrogator_judge": {"temperature": 0.1, "top_p": 0.9},  # PingPong v1's tester
@@ -44,10 +44,11 @@ RECOVER_AFTER = 8
 
 
 def role_of(task: str) -> SeatRole:
-    """The seat a task belongs to: the combined interrogator-judge counts as interrogator."""
+    """The seat a task belongs to: the combined interrogator-judge counts as interrogator, DMT's
+    labels and pairwise comparisons as judge."""
     if task in ("interrogator_judge", "dmt_generate", "dmt_check", "dmt_stop"):
         return "interrogator"
-    return "judge" if task == "dmt_label" else task  # type: ignore[return-value]
+    return "judge" if task in ("dmt_label", "pairwise") else task  # type: ignore[return-value]
 
 
 @dataclass

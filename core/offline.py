@@ -207,6 +207,31 @@ def rolebench_line(req: ChatRequest) -> str:
     return player_line(req)
 
 
+def _conversation_quality(messages: Any, card: Any) -> float:
+    """Mean heuristic score of a conversation's player replies (score_reply's three metrics, a
+    refusal costing 3); 0 without a reply."""
+    persona = f"{_get(card, 'persona', '')} {_get(card, 'summary', '')} {_get(card, 'char_name', '')}"
+    replies = [_get(m, "text", "") or "" for m in messages or [] if _get(m, "role") == "assistant"]
+    if not replies:
+        return 0.0
+    total = 0.0
+    for reply in replies:
+        s = score_reply(reply, persona, _get(card, "lang"))
+        total += s["in_character"] + s["entertaining"] + s["fluency"] - 3 * s["is_refusal"]
+    return total / len(replies)
+
+
+def pairwise_choice(req: ChatRequest) -> str:
+    """A pairwise verdict from the same heuristics as the offline judge: the conversation whose replies
+    score higher wins, by less than a quarter point it is a tie. The same in both orders."""
+    card = req.context.get("character")
+    first = _conversation_quality(req.context.get("first"), card)
+    second = _conversation_quality(req.context.get("second"), card)
+    better = "tie" if abs(first - second) < 0.25 else ("1" if first > second else "2")
+    return json.dumps({"reason": f"{MARK} heuristic reply scores: {first:.2f} in conversation 1, "
+                                 f"{second:.2f} in conversation 2.", "better": better})
+
+
 # --------------------------------------------------------------------------- DMT-RoleBench
 
 
@@ -281,6 +306,8 @@ def answer(req: ChatRequest) -> str:
         return interrogator_judge(req)
     if req.task in _DMT_TASKS:
         return _DMT_TASKS[req.task](req)
+    if req.task == "pairwise":
+        return pairwise_choice(req)
     raise ValueError(f"unknown task {req.task!r}")
 
 

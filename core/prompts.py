@@ -176,6 +176,27 @@ class PromptRenderer:
         return [*messages, {"role": "assistant", "content": bad_answer},
                 {"role": "user", "content": note}]
 
+    # -- pairwise judge --------------------------------------------------
+
+    def pairwise(self, character: Character, situation: Situation, first: Sequence[Message],
+                 second: Sequence[Message], *, lang: str | None = None) -> Messages:
+        """Two conversations of the same card and situation, numbered 1 and 2 in the order given;
+        the judge names the better player (METHOD.md "RoleLLM": pairwise evaluation)."""
+        variables = dict(
+            character=self._card(character), situation=situation.model_dump(mode="json"),
+            conversations=[self._lines(first), self._lines(second)],
+            language=language_name(lang or character.lang),
+        )
+        return [
+            {"role": "system", "content": self.render("pairwise_system.j2", **variables)},
+            {"role": "user", "content": self.render("pairwise_user.j2", **variables)},
+        ]
+
+    def pairwise_reask(self, messages: Messages, bad_answer: str, problem: str) -> Messages:
+        note = self.render("pairwise_reask.j2", problem=problem)
+        return [*messages, {"role": "assistant", "content": bad_answer},
+                {"role": "user", "content": note}]
+
     # -- interrogator-judge (version 1) ----------------------------------
 
     def interrogator_judge(self, character: Character, situation: Situation,

@@ -13,7 +13,7 @@ import math
 import sqlite3
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -57,9 +57,13 @@ class LeaderboardRow:
     length_norm_ci: float | None
     avg_length: float | None
     rank: int | None
+    by: dict[str, str | None] = field(default_factory=dict)
+    """With `leaderboard --by OPTION`: {OPTION: this row's value of it} (None: the option's default)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {k: _clean(v) for k, v in asdict(self).items()}
+        data = {k: _clean(v) for k, v in asdict(self).items()}
+        by = data.pop("by")
+        return {"player": data.pop("player"), **by, **data}
 
 
 def _clean(value: Any) -> Any:
@@ -180,8 +184,10 @@ def summarise_player(
     *,
     seed: int = 0,
     n_boot: int = 1000,
+    stream: str | None = None,
 ) -> LeaderboardRow:
-    """One row from a player's conversations (arrays aligned by conversation).
+    """One row from a player's conversations (arrays aligned by conversation); ``stream`` names its
+    bootstrap's random stream (default: the player).
 
     The length-normalised score multiplies every conversation's final by the player's
     factor, so its resamples are the final's resamples times that factor.
@@ -189,7 +195,7 @@ def summarise_player(
     n = len(final)
     metrics = np.asarray(metrics, dtype=float).reshape(n, len(METRICS))
     means = nan_mean_columns(np.column_stack([metrics, final])) if n else np.full(len(METRICS) + 1, np.nan)
-    rng = player_rng(seed, player)
+    rng = player_rng(seed, stream or player)
     boot = bootstrap_means(final, rng, n_boot)
     return LeaderboardRow(
         player=player,
@@ -240,6 +246,7 @@ def compute_leaderboard(
     judges: Sequence[str] | None = None,
     interrogator: str | None = None,
     include_forks: bool = False,
+    by: str | None = None,
 ) -> list[LeaderboardRow]:
     """The leaderboard rows of one Likert method, best first (METHOD.md "Aggregation").
 
@@ -248,17 +255,20 @@ def compute_leaderboard(
     "merged" (a person's score where one exists for the turn and metric, the judges'
     elsewhere). `judges` / `interrogator` restrict the sessions' scorings (used to compare
     rankings); judge_weights default to 1 per judge (people's pseudo-judge is "human").
-    Forks count only with `include_forks`.
+    Forks count only with `include_forks`. `by` (a key of queries.SESSION_OPTIONS, e.g. "prompting")
+    gives one row per player and value of that option.
     """
     if method not in LIKERT_METHODS:
         raise UserError(f"--method: this leaderboard covers {', '.join(LIKERT_METHODS)}, not '{method}'")
     w = normalise_weights(weights)
     if scores not in SCORE_SOURCES:
         raise UserError(f"--scores: '{scores}' is not one of {', '.join(SCORE_SOURCES)}")
+    if by is not None and by not in queries.SESSION_OPTIONS:
+        raise UserError(f"--by {by}: the {method} leaderboard splits rows by {', '.join(queries.SESSION_OPTIONS)}")
     conn = connection(store)
     flt = queries.SessionFilter(method=method, lang=lang, run=run, interrogator=interrogator,
                                 include_forks=include_forks)
-    chosen = {row[0]: row for row in queries.session_lengths(conn, flt)}
+    chosen = {row[0]: row for row in queries.session_lengths(conn, flt, by)}
     if not chosen:
         return []
     sc = load_scorings(conn, scores, judges)
@@ -276,10 +286,10 @@ def compute_leaderboard(
     metrics, final, refused = conversation_scores(len(conv_ids), conv, sc.means, sc.refusal, w, jw)
 
     facts = [chosen[int(s)] for s in conv_ids]
-    players = [f[1] for f in facts]
-    names = sorted(set(players))
-    pindex = {p: i for i, p in enumerate(names)}
-    pconv = np.array([pindex[p] for p in players], dtype=np.int64)
+    groups = [(f[1], f[5]) for f in facts]  # (player, the --by option's value or None)
+    names = sorted(set(groups), key=lambda g: (g[0], g[1] is not None, g[1] or ""))
+    pindex = {g: i for i, g in enumerate(names)}
+    pconv = np.array([pindex[g] for g in groups], dtype=np.int64)
 
     lchars = np.array([f[3] or 0 for f in facts], dtype=float)
     lcount = np.array([f[4] or 0 for f in facts], dtype=float)
@@ -292,14 +302,18 @@ def compute_leaderboard(
     rows = []
     order = np.argsort(pconv, kind="stable")
     bounds = np.searchsorted(pconv[order], np.arange(len(names) + 1))
-    for i, player in enumerate(names):
+    for i, (player, option) in enumerate(names):
         sel = order[bounds[i]:bounds[i + 1]]
         plangs = sorted({facts[j][2] for j in sel if facts[j][2]})
         factor = length_factor(avg_len[i], median) if method == "pingpong" else 1.0
-        rows.append(summarise_player(
+        row = summarise_player(
             player, lang or (",".join(plangs) if plangs else None), method,
             metrics[sel], final[sel], refused[sel], avg_len[i], factor, seed=seed, n_boot=n_boot,
-        ))
+            stream=f"{player}|{option}" if by is not None else None,
+        )
+        if by is not None:
+            row.by = {by: option}
+        rows.append(row)
     if method == "pingpong-v1":
         finals = [r.final for r in rows if r.final is not None]
         spread = max(finals) - min(finals) if finals else math.nan

@@ -302,3 +302,22 @@ def m006_human_score_index(db: sqlite_utils.Database) -> None:
     """People's scores are read on their own (every view merges them in): a small index over them
     spares a scan of every judge's row."""
     db.execute("CREATE INDEX idx_scores_human ON scores (created_at, id) WHERE source = 'human'")
+
+
+@migration
+def m007_pair_scores(db: sqlite_utils.Database) -> None:
+    """Pairwise verdicts (METHOD.md "RoleLLM"): a judge's or a person's view of which of two sessions of
+    the same card, situation and method was played better, in the score shape of `scores` plus the
+    pair. `session_a` < `session_b`; `value` is for session_a (1 better, 0 worse, 0.5 as good; NULL when
+    failed); `shown` is the order a judge saw ('ab': session_a first, 'ba': session_b first; NULL for a
+    person). A judge gives one value per pair and order; people append, the newest counts."""
+    db.execute(
+        "CREATE TABLE pair_scores (id INTEGER PRIMARY KEY,"
+        " session_a INTEGER NOT NULL REFERENCES sessions(id), session_b INTEGER NOT NULL REFERENCES sessions(id),"
+        " shown TEXT CHECK (shown IN ('ab', 'ba')), metric TEXT NOT NULL, value REAL, scale TEXT NOT NULL,"
+        " source TEXT NOT NULL CHECK (source IN ('judge', 'human')), \"by\" TEXT NOT NULL, explanation TEXT,"
+        " status TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL, CHECK (session_a < session_b))"
+    )
+    db.execute("CREATE UNIQUE INDEX idx_pair_scores_judge"
+               " ON pair_scores (session_a, session_b, \"by\", metric, shown) WHERE source = 'judge'")
+    db.execute("CREATE INDEX idx_pair_scores_b ON pair_scores (session_b)")

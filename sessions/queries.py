@@ -266,12 +266,52 @@ def dmt_labels(conn: sqlite3.Connection, flt: SessionFilter) -> list[LabelRow]:
         f" AND l.turn IS NOT NULL AND {where} ORDER BY l.created_at, l.id", params).fetchall()
 
 
-SessionLength = tuple[int, str, str | None, int, int]
-"""(session, player, lang, characters the player wrote, player messages)."""
+SessionLength = tuple[int, str, str | None, int, int, str | None]
+"""(session, player, lang, characters the player wrote, player messages, the `--by` option's value)."""
+
+SESSION_OPTIONS: dict[str, str] = {
+    "prompting": "json_extract(s.spec, '$.prompting')",
+}
+"""How a session's value of a `leaderboard --by` option is read (NULL: the option's default)."""
 
 
-def session_lengths(conn: sqlite3.Connection, flt: SessionFilter) -> list[SessionLength]:
-    """The few columns the Likert leaderboard needs of each session, as plain rows (100k at once)."""
+def session_lengths(conn: sqlite3.Connection, flt: SessionFilter, option: str | None = None) -> list[SessionLength]:
+    """The few columns the Likert leaderboard needs of each session, as plain rows (100k at once);
+    with ``option`` (a key of SESSION_OPTIONS) its value per session, else NULL."""
     where, params = flt.where()
-    return conn.execute(f"SELECT s.id, s.player, s.lang, s.player_chars, s.player_messages FROM sessions s"
+    value = SESSION_OPTIONS[option] if option is not None else "NULL"
+    return conn.execute(f"SELECT s.id, s.player, s.lang, s.player_chars, s.player_messages, {value} FROM sessions s"
                         f" WHERE {where}", params).fetchall()
+
+
+PairRow = tuple[int, int, str | None, str, str, float | None, str | None, str, str | None, str, int]
+"""(session_a, session_b, shown 'ab'|'ba'|None, source judge|human, by, value for session_a, explanation,
+status, error, created_at, id) of one pairwise verdict."""
+
+
+def pair_rows(conn: sqlite3.Connection, session_ids: Sequence[int]) -> list[PairRow]:
+    """Every pairwise verdict whose first session is one of ``session_ids``, oldest first (by time, then id)."""
+    out: list[PairRow] = []
+    for chunk in _chunks(sorted(set(session_ids))):
+        out += conn.execute(
+            "SELECT session_a, session_b, shown, source, by, value, explanation, status, error, created_at, id"
+            f" FROM pair_scores WHERE session_a IN ({_marks(len(chunk))})", chunk).fetchall()
+    return sorted(out, key=lambda r: (r[9], r[10]))
+
+
+def judged_pairs(conn: sqlite3.Connection, session_id: int | None = None) -> list[tuple[int, int]]:
+    """(session_a, session_b) of the pairs with any verdict (only those holding ``session_id``), newest first."""
+    where, params = ("WHERE session_a = ? OR session_b = ?", [session_id, session_id]) if session_id else ("", [])
+    return [(a, b) for a, b in conn.execute(
+        f"SELECT session_a, session_b FROM pair_scores {where} GROUP BY session_a, session_b ORDER BY MAX(id) DESC",
+        params)]
+
+
+def sessions_sharing(conn: sqlite3.Connection, session_id: int) -> list[tuple[int, str]]:
+    """(id, player) of the other finished, unforked sessions with the same method, character and situation
+    played by another player, newest first: what a session can be compared with side by side."""
+    return conn.execute(
+        "SELECT o.id, o.player FROM sessions s JOIN sessions o ON o.method = s.method AND o.character = s.character"
+        " AND o.situation = s.situation AND o.player != s.player AND o.id != s.id"
+        " WHERE s.id = ? AND o.status = 'finished' AND o.parent_session IS NULL ORDER BY o.id DESC",
+        [session_id]).fetchall()

@@ -24,7 +24,16 @@ from urllib.parse import quote
 
 import sqlite_utils
 
-from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
+from pingpong.core.domain import (
+    PAIRWISE,
+    CallRecord,
+    Character,
+    JudgeVerdict,
+    Message,
+    Score,
+    SessionSpec,
+    Situation,
+)
 from pingpong.core.errors import UserError
 from pingpong.sessions.migrations import MIGRATIONS
 from pingpong.sessions.records import STATUSES, HumanScore, SessionSummary, StoredSession
@@ -413,6 +422,63 @@ class Store:
                 "insert into scores (session_id, turn, metric, value, scale, source, by, explanation, status,"
                 " created_at) values (?, ?, ?, ?, ?, 'human', ?, ?, 'ok', ?)",
                 [session_id, turn, metric, number, scale, str(author).strip(), reason, created_at or now()],
+            )
+            return int(cur.lastrowid or 0)
+
+    def add_pair_verdict(self, session_a: int, session_b: int, judge: str, shown: str, score: Score, *,
+                         created_at: str | None = None) -> None:
+        """A judge's pairwise verdict for one order (``shown`` 'ab': session_a was shown first, 'ba': second);
+        ``score.value`` is for session_a (1 better, 0 worse, 0.5 as good). An ok verdict is never
+        rewritten; a failed one is replaced by the retry's result."""
+        if not session_a < session_b:
+            raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
+        if shown not in ("ab", "ba"):
+            raise ValueError(f"shown must be 'ab' or 'ba', got {shown!r}")
+        stamp = created_at or now()
+        with self.transaction() as db:
+            self._require(db, session_a)
+            self._require(db, session_b)
+            db.execute(
+                "insert into pair_scores (session_a, session_b, shown, metric, value, scale, source, by, explanation,"
+                " status, error, created_at) values (?, ?, ?, ?, ?, ?, 'judge', ?, ?, ?, ?, ?)"
+                " on conflict (session_a, session_b, by, metric, shown) where source = 'judge'"
+                " do update set value = excluded.value, scale = excluded.scale, explanation = excluded.explanation,"
+                " status = excluded.status, error = excluded.error, created_at = excluded.created_at"
+                " where pair_scores.status = 'failed'",
+                [session_a, session_b, shown, score.metric, score.value, score.scale, judge, score.explanation,
+                 score.status, score.error, stamp],
+            )
+
+    def add_pair_preference(self, session_id: int, other_id: int, value: float | str, author: str,
+                            reason: str | None = None, *, created_at: str | None = None) -> int:
+        """Append a person's preference between two sessions of the same character, situation and method;
+        ``value`` is for ``session_id``: 1 better, 0 worse, 0.5 as good. Returns its id; UserError on bad input."""
+        if not author or not str(author).strip():
+            raise UserError("author: must not be empty")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if number not in (0.0, 0.5, 1.0):
+            raise UserError(f"{PAIRWISE}: value must be 1 (session {session_id} better), 0 (session {other_id} "
+                            f"better) or 0.5 (as good), got {value!r}")
+        if session_id == other_id:
+            raise UserError(f"session {session_id}: a session is not compared with itself")
+        with self.transaction() as db:
+            found = {row[0]: row[1:] for row in db.execute(
+                "select id, method, character, situation from sessions where id in (?, ?)", [session_id, other_id])}
+            for sid in (session_id, other_id):
+                if sid not in found:
+                    raise UserError(f"session {sid}: no such session")
+            if found[session_id] != found[other_id]:
+                raise UserError(f"sessions {session_id} and {other_id}: only sessions of the same method, "
+                                "character and situation are compared")
+            a, b = sorted((session_id, other_id))
+            cur = db.execute(
+                "insert into pair_scores (session_a, session_b, shown, metric, value, scale, source, by, explanation,"
+                " status, created_at) values (?, ?, NULL, ?, ?, '0-1', 'human', ?, ?, 'ok', ?)",
+                [a, b, PAIRWISE, number if a == session_id else 1.0 - number, str(author).strip(), reason,
+                 created_at or now()],
             )
             return int(cur.lastrowid or 0)
 

@@ -38,6 +38,10 @@ LINES = [
      "pingpong.tui.commands.sessions:fork"),
     (["sessions", "score", "3", "--metric", "fluency", "--value", "4"], "pingpong.tui.commands.sessions:score"),
     (["leaderboard", "--method", "pingpong-v1", "--include-forks", "--curves"], "pingpong.tui.commands.stats:leaderboard"),
+    (["compare", "--baseline", "m", "--judge", "j", "--player", "a", "--player", "b", "--run", "r",
+      "--format", "json"], "pingpong.tui.commands.compare:compare"),
+    (["leaderboard", "--by", "prompting"], "pingpong.tui.commands.stats:leaderboard"),
+    (["sessions", "score", "3", "--versus", "4", "--value", "0.5"], "pingpong.tui.commands.sessions:score"),
 ]
 
 

@@ -159,6 +159,12 @@ class PingPongApp(App):
 
         self.push_screen(LeaderboardScreen())
 
+    def action_compare(self, session_id: int | None = None) -> None:
+        """Pairs of sessions side by side (those holding ``session_id`` when given)."""
+        from pingpong.tui.screens.compare import CompareScreen
+
+        self.push_screen(CompareScreen(session_id))
+
     def action_characters(self) -> None:
         from pingpong.tui.screens.characters import CharactersScreen
 

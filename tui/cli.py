@@ -11,6 +11,8 @@ import argparse
 import sys
 
 FORMATS_LIST = ("table", "json")
+BREAKDOWNS = ("role_type", "intent", "prompt_format", "prompting")
+"""What `leaderboard --by` can split a player's row by (which methods support which: tui.commands.stats)."""
 CARD_FILES = "card files: our YAML, V1/V2/V3 JSON, PNG, .charx, PingPong settings JSON"
 
 
@@ -90,6 +92,8 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     p.add_argument("--curves", action="store_true",
                    help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4)")
+    p.add_argument("--by", choices=BREAKDOWNS, default=None,
+                   help="one row per player and value of this option: prompting (pingpong, pingpong-v1, rolebench)")
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
@@ -98,6 +102,17 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
                    help="this session (repeat for several)")
     p.add_argument("--judge", action="append", required=True, metavar="M", help="judge model; repeat for several")
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="sessions judged at once (default 8)")
+
+
+def _compare_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--baseline", required=True, metavar="M", help="player every other player is measured against")
+    p.add_argument("--judge", required=True, metavar="M", help="model that reads two sessions and names the better one")
+    p.add_argument("--player", action="append", default=None, metavar="M",
+                   help="compare this player (repeat for several; default: every player that shares a "
+                        "character, situation and method with the baseline)")
+    p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="judgements at once (default 8)")
+    _fmt(p)
 
 
 def _agreement_args(p: argparse.ArgumentParser) -> None:
@@ -123,6 +138,9 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     q.add_argument("--metric", metavar="NAME", help="metric to score (the session's method lists them)")
     q.add_argument("--value", metavar="V", help="value on the metric's scale: 1-5, 1-10, good|bad, 0-1")
     q.add_argument("--refusal", choices=("true", "false"), help="mark the turn a refusal, or not")
+    q.add_argument("--versus", type=int, metavar="OTHER",
+                   help="your preference between this session and session OTHER (same character, situation and "
+                        "method): --value 1 this one is better, 0 OTHER is, 0.5 as good")
     q.add_argument("--author", metavar="A", help="who scores (default: author in config.toml, else OS user)")
     q.add_argument("--reason", metavar="R", help="why, in a few words")
     q = _sub(ss, "resume", "pingpong.tui.commands.sessions:resume", "continue an interrupted session")
@@ -189,6 +207,9 @@ COMMANDS = {
     "judge": ("pingpong.tui.commands.judge:judge", "score stored sessions again, or retry failed judge turns",
               _judge_args),
     "leaderboard": ("pingpong.tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
+    "compare": ("pingpong.tui.commands.compare:compare",
+                "pairwise judging of stored sessions: win rates against a baseline, Bradley-Terry ratings",
+                _compare_args),
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),

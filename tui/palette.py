@@ -21,6 +21,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("session: retry", "resume a failed or interrupted session", "screen:retry"),
     ("judge: override", "record your own scores for the selected turn", "screen:override"),
     ("open leaderboard", "leaderboard of player models with a score-by-turn plot", "app:leaderboard"),
+    ("compare: side by side", "two players' sessions of the same situation, the judge's verdicts, your pick",
+     "app:compare"),
     ("open characters", "browse cards, spot-check one, import a card", "app:characters"),
     ("watch run", "follow a batch run written by another process", "app:watch"),
     ("help", "keys and screens", "app:help"),

@@ -1,8 +1,10 @@
 """The RoleBench leaderboard: per (player, lang), mean Rouge-L of RAW, CUS and SPE with 95% bootstrap
-half widths (METHOD.md "RoleLLM"). Rank by the mean of the metrics a player has."""
+half widths (METHOD.md "RoleLLM"). Rank by the mean of the metrics a player has. With a `--by` option
+(the prompting strategy) a row per player, lang and value of it."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -27,30 +29,47 @@ def summarise(values: dict[str, list[float]], rng: np.random.Generator) -> dict[
     return out
 
 
+BY_OPTIONS = ("prompting",)
+"""The spec options a rolebench row can be split by."""
+
+
+def _option(spec_json: str | None, by: str | None) -> str | None:
+    if by is None or not spec_json:
+        return None
+    value = json.loads(spec_json).get(by)
+    return None if value is None else str(value)
+
+
 def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = None,
-                          include_forks: bool = False, seed: int = 0) -> list[dict[str, Any]]:
-    """Rows (JSON-ready dicts) for the finished rolebench sessions, best first."""
+                          include_forks: bool = False, seed: int = 0, by: str | None = None) -> list[dict[str, Any]]:
+    """Rows (JSON-ready dicts) for the finished rolebench sessions, best first; with ``by`` (one of
+    BY_OPTIONS) one row per player, lang and value of that option, which the row carries."""
+    from pingpong.core.errors import UserError
     from pingpong.sessions import queries
     from pingpong.sessions.leaderboard import player_rng
 
+    if by is not None and by not in BY_OPTIONS:
+        raise UserError(f"--by {by}: the rolebench leaderboard splits rows by {', '.join(BY_OPTIONS)}")
     facts = queries.sessions_matching(conn, queries.SessionFilter(
-        method="rolebench", lang=lang, run=run, include_forks=include_forks))
-    by_id = {f.id: f for f in facts}
-    groups: dict[tuple[str, str | None], dict[str, list[float]]] = {}
-    sessions: dict[tuple[str, str | None], set[int]] = {}
+        method="rolebench", lang=lang, run=run, include_forks=include_forks), with_spec=by is not None)
+    key_of = {f.id: (f.player, f.lang, _option(f.extra, by)) for f in facts}
+    groups: dict[tuple[str, str | None, str | None], dict[str, list[float]]] = {}
+    sessions: dict[tuple[str, str | None, str | None], set[int]] = {}
     for f in facts:
-        sessions.setdefault((f.player, f.lang), set()).add(f.id)
-    for sid, metric, value in queries.rule_scores(conn, list(by_id), SCORER, METRICS):
-        f = by_id[sid]
-        groups.setdefault((f.player, f.lang), {}).setdefault(metric, []).append(float(value))
+        sessions.setdefault(key_of[f.id], set()).add(f.id)
+    for sid, metric, value in queries.rule_scores(conn, list(key_of), SCORER, METRICS):
+        groups.setdefault(key_of[sid], {}).setdefault(metric, []).append(float(value))
     rows: list[dict[str, Any]] = []
-    for (player, row_lang), ids in sessions.items():
-        stats = summarise(groups.get((player, row_lang), {}), player_rng(seed, f"{player}|{row_lang}"))
+    for key, ids in sessions.items():
+        player, row_lang, option = key
+        stream = f"{player}|{row_lang}" if by is None else f"{player}|{row_lang}|{option}"
+        stats = summarise(groups.get(key, {}), player_rng(seed, stream))
         present = [v for m in METRICS if (v := stats[m]) is not None]
-        rows.append({"player": player, "lang": row_lang, "method": "rolebench", "conversations": len(ids),
-                     "rank": None, "score": _round(sum(present) / len(present)) if present else None,
-                     **stats})
-    rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0.0), r["player"], r["lang"] or ""))
+        rows.append({"player": player, **({by: option} if by is not None else {}), "lang": row_lang,
+                     "method": "rolebench", "conversations": len(ids), "rank": None,
+                     "score": _round(sum(present) / len(present)) if present else None, **stats})
+    rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0.0), r["player"], r["lang"] or "",
+                             str(r.get(by) or "") if by else ""))
     previous, rank = None, 0
     for i, row in enumerate(rows):
         if row["score"] is None:

@@ -26,6 +26,8 @@ EXPECTED = {
                "error", "created_at"},
     "judge_totals": {"session_id", "judge", "ic_sum", "ic_n", "en_sum", "en_n", "fl_sum", "fl_n", "refusal",
                      "ov_sum", "ov_n"},
+    "pair_scores": {"id", "session_a", "session_b", "shown", "metric", "value", "scale", "source", "by", "explanation",
+                    "status", "error", "created_at"},
     "_migrations": {"name", "applied_at"},
 }
 

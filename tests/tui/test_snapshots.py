@@ -162,3 +162,33 @@ def test_help(snap_compare, app):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_compare_side_by_side(snap_compare, app, store):
+    """Two players' sessions of one situation, the judge's verdicts in both orders (they disagree:
+    a tie) and a person's pick, at 80x24."""
+    from pingpong.core.domain import Score
+
+    a = write_session(store)
+    b = write_session(store, player="rival")
+    for turn, text in ((1, "Oil. And I trim the wick at dusk, every dusk."), (2, "Stubbornness, sailor. Sit.")):
+        store.db.execute("update messages set text = ? where session_id = ? and turn = ? and role = 'assistant'",
+                         [text, b, turn])
+    for shown, value, why in (("ab", 1.0, "A keeps Maren's dry, clipped voice."),
+                              ("ba", 0.0, "B's answers are shorter and fit the keeper.")):
+        store.add_pair_verdict(a, b, "strict-judge", shown, Score(metric="pairwise", value=value, scale="0-1",
+                                                                  explanation=why),
+                               created_at="2026-01-03T10:00:00")
+    store.add_pair_preference(b, a, 1, "dana", "B sounds like her", created_at="2026-01-03T11:00:00")
+
+    async def before(pilot):
+        from pingpong.tui.screens.compare import CompareScreen
+        from pingpong.tui.widgets.transcript import MessageCard
+
+        await _home_loaded(pilot)
+        pilot.app.action_compare(a)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
+                       and len(pilot.app.screen.query(MessageCard)) == 8)
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -47,7 +47,8 @@ def play(args, home: Home) -> int:
     if character is None or situation is None:
         defaults = {"character": args.character, "situation": args.situation, "player": player,
                     "interrogator": interrogator, "judges": judges, "turns": args.turns,
-                    "method": args.method, "lang": character.lang if character else None}
+                    "method": args.method, "lang": character.lang if character else None,
+                    "prompting": getattr(args, "prompting", None)}
         create_app(home, initial=NewSessionRequest(defaults)).run()
         return 0
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,

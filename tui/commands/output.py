@@ -23,6 +23,14 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def option_cell(row: dict, by: str | None) -> list[str]:
+    """The `--by` option's cell of a row (none without --by); its default shows as 'default'."""
+    if by is None:
+        return []
+    value = row.get(by)
+    return ["default" if value is None else str(value)]
+
+
 def fields_grid(pairs):
     """A two-column rich grid of `name value` lines, leaving out empty values."""
     from rich.table import Table

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from pingpong.sessions.aggregation.rolebench import METRICS
-from pingpong.tui.commands.output import print_board
+from pingpong.tui.commands.output import option_cell, print_board
 
 
-def render_table(rows: list[dict[str, Any]], fmt: str, out) -> None:
-    """The rows as a table, Markdown or CSV (JSON is written by the caller)."""
+def render_table(rows: list[dict[str, Any]], fmt: str, out, by: str | None = None) -> None:
+    """The rows as a table, Markdown or CSV (JSON is written by the caller); ``by``: the column of
+    `--by OPTION` after the player."""
     if fmt == "csv":
         import csv
 
-        headers = ["rank", "player", "lang", *(m for metric in METRICS for m in (metric, f"{metric}_ci")),
+        headers = ["rank", "player", *([by] if by else []), "lang", *(m for metric in METRICS for m in (metric, f"{metric}_ci")),
                    "score", "conversations"]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(headers)
@@ -25,8 +26,11 @@ def render_table(rows: list[dict[str, Any]], fmt: str, out) -> None:
         v, ci = row.get(metric), row.get(f"{metric}_ci")
         return "-" if v is None else (f"{v:.3f} ± {ci:.3f}" if ci is not None else f"{v:.3f}")
 
-    titles = ["Rank", "Player", "Lang", "RAW", "CUS", "SPE", "Mean", "Questions"]
-    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", *(cell(r, m) for m in METRICS),
-             "-" if r["score"] is None else f"{r['score']:.3f}", str(r["conversations"])] for r in rows]
+    label = by.replace("_", " ").capitalize() if by else None
+    titles = ["Rank", "Player", *([label] if label else []), "Lang", "RAW", "CUS", "SPE", "Mean", "Questions"]
+    body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-",
+             *(cell(r, m) for m in METRICS), "-" if r["score"] is None else f"{r['score']:.3f}",
+             str(r["conversations"])] for r in rows]
     print_board(titles, body, fmt, out, title="RoleBench (Rouge-L F1)",
-                caption="± = half width of the 95% bootstrap interval", empty="no finished rolebench sessions yet")
+                caption="± = half width of the 95% bootstrap interval", empty="no finished rolebench sessions yet",
+                left=("player", "lang", *([label.lower()] if label else [])))

@@ -110,6 +110,8 @@ def _print_session(session) -> None:
 
 def score(args, home: Home) -> int:
     """Append a person's score for one player turn; earlier scores stay, the newest counts."""
+    if getattr(args, "versus", None) is not None:
+        return _prefer(args, home)
     if args.refusal is not None and (args.metric or args.value is not None):
         raise UserError("--refusal: give either --refusal or --metric with --value, not both")
     if args.refusal is None:
@@ -131,6 +133,28 @@ def score(args, home: Home) -> int:
     shown = ("true" if value else "false") if metric == "is_refusal" else str(value)
     where = f"turn {args.turn}" if args.turn is not None else "whole conversation"
     print(f"session {args.id} {where}: {metric} = {shown} by {author} (score #{score_id})")
+    return 0
+
+
+def _prefer(args, home: Home) -> int:
+    """A person's pairwise preference between two sessions (it overrides the judges' for that pair)."""
+    from pingpong.core.config import author as config_author
+    from pingpong.core.domain import PAIRWISE
+
+    if args.turn is not None or args.refusal is not None:
+        raise UserError("--versus: a preference is for whole sessions; leave out --turn and --refusal")
+    if args.metric not in (None, PAIRWISE):
+        raise UserError(f"--metric: with --versus the metric is {PAIRWISE}, got {args.metric!r}")
+    if args.value is None:
+        raise UserError(f"--value: required with --versus: 1 (session {args.id} better), "
+                        f"0 (session {args.versus} better) or 0.5 (as good)")
+    author = args.author.strip() if args.author and args.author.strip() else config_author(home)
+    store = _store(home)
+    try:
+        score_id = store.add_pair_preference(args.id, args.versus, args.value, author, args.reason)
+    finally:
+        store.close()
+    print(f"session {args.id} vs session {args.versus}: {PAIRWISE} = {args.value} by {author} (score #{score_id})")
     return 0
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import sys
 
+from pingpong.core.errors import UserError
+from pingpong.tui.commands.output import option_cell
+
 COLUMNS = ("rank", "player", "lang", "length_norm", "length_norm_ci", "final", "final_ci", "in_character",
            "entertaining", "fluency", "refusal_ratio", "avg_length", "conversations")
 
@@ -17,12 +20,25 @@ def _fmt(value, digits: int = 2) -> str:
     return str(value)
 
 
-def _cells(row: dict) -> list[str]:
+BY_METHODS: dict[str, tuple[str, ...]] = {"prompting": ("pingpong", "pingpong-v1", "rolebench")}
+"""Which leaderboards `--by OPTION` splits so far (the other options arrive with their methods)."""
+
+
+def check_by(by: str | None, method: str) -> None:
+    """UserError when this leaderboard cannot split its rows by ``by`` (yet)."""
+    if by is None or method in BY_METHODS.get(by, ()):
+        return
+    methods = BY_METHODS.get(by)
+    works = f"it works with --method {', '.join(methods)}" if methods else "no leaderboard splits by it yet"
+    raise UserError(f"--by {by}: not supported for --method {method} yet ({works})")
+
+
+def _cells(row: dict, by: str | None = None) -> list[str]:
     def pm(key: str) -> str:
         v, ci = row.get(key), row.get(f"{key}_ci")
         return "-" if v is None else (f"{v:.2f} ± {ci:.2f}" if ci is not None else f"{v:.2f}")
     return [
-        _fmt(row["rank"]), row["player"], row["lang"] or "-", pm("length_norm"), pm("final"),
+        _fmt(row["rank"]), row["player"], *option_cell(row, by), row["lang"] or "-", pm("length_norm"), pm("final"),
         _fmt(row["in_character"]), _fmt(row["entertaining"]), _fmt(row["fluency"]),
         _fmt(row["refusal_ratio"]), _fmt(row["avg_length"], 0), str(row["conversations"]),
     ]
@@ -32,9 +48,13 @@ HEADERS = ("Rank", "Player", "Lang", "Length-norm", "Final", "In character", "En
            "Refusals", "Avg length", "Convs")
 
 
-def render_leaderboard(rows: list[dict], fmt: str, out=None) -> None:
-    """Print leaderboard rows (their JSON dicts) in one of the four formats."""
+def render_leaderboard(rows: list[dict], fmt: str, out=None, by: str | None = None) -> None:
+    """Print leaderboard rows (their JSON dicts) in one of the four formats; ``by``: the column of
+    `--by OPTION` after the player."""
     out = out or sys.stdout
+    label = by.replace("_", " ").capitalize() if by else None
+    headers = (*HEADERS[:2], label, *HEADERS[2:]) if label else HEADERS
+    left = ("Player", "Lang", label)
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     elif fmt == "csv":
@@ -46,20 +66,20 @@ def render_leaderboard(rows: list[dict], fmt: str, out=None) -> None:
         for r in rows:
             w.writerow(["" if r.get(k) is None else r.get(k) for k in keys])
     elif fmt == "markdown":
-        out.write("| " + " | ".join(HEADERS) + " |\n")
-        out.write("|" + "|".join(":---" if h in ("Player", "Lang") else "---:" for h in HEADERS) + "|\n")
+        out.write("| " + " | ".join(headers) + " |\n")
+        out.write("|" + "|".join(":---" if h in left else "---:" for h in headers) + "|\n")
         for r in rows:
-            out.write("| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |\n")
+            out.write("| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, by)) + " |\n")
     else:
         from rich.console import Console
         from rich.table import Table
 
         table = Table(title="Leaderboard", caption="± = half width of the 95% bootstrap interval")
-        for h in HEADERS:
-            table.add_column(h, justify="left" if h in ("Player", "Lang") else "right",
+        for h in headers:
+            table.add_column(h, justify="left" if h in left else "right",
                              no_wrap=h in ("Player", "Final", "Length-norm"))
         for r in rows:
-            table.add_row(*_cells(r))
+            table.add_row(*_cells(r, by))
         Console(file=out, width=None if out.isatty() else 160).print(table)
         if not rows:
             print("no finished, scored sessions yet", file=out)
@@ -71,6 +91,8 @@ def leaderboard(args, home) -> int:
     from pingpong.sessions.store import Store
 
     method = getattr(args, "method", "pingpong")
+    by = getattr(args, "by", None)
+    check_by(by, method)
     if method == "dmt":
         from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
 
@@ -78,31 +100,31 @@ def leaderboard(args, home) -> int:
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
     if method == "rolebench":  # scored by rule: Rouge-L means, not Likert finals
-        return _rolebench_leaderboard(args, home, run)
+        return _rolebench_leaderboard(args, home, run, by)
     with Store(home.db_path) as store:
         rows = [r.to_json() for r in compute_leaderboard(
             store, method=method, lang=args.lang, weights=weights, scores=args.scores, run=run,
-            include_forks=getattr(args, "include_forks", False))]
+            include_forks=getattr(args, "include_forks", False), by=by)]
         if getattr(args, "curves", False):
             _add_curves(store, rows, method=method, lang=args.lang, run=run, weights=weights)
-    render_leaderboard(rows, args.format)
+    render_leaderboard(rows, args.format, by=by)
     if getattr(args, "curves", False) and args.format in ("table", "markdown"):
         render_curves(rows, args.format)
     return 0
 
 
-def _rolebench_leaderboard(args, home, run) -> int:
+def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
     from pingpong.sessions.aggregation.rolebench import rolebench_leaderboard
     from pingpong.sessions.store import Store
     from pingpong.tui.commands.rolebench_board import render_table
 
     with Store(home.db_path) as store:
         rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run,
-                                     include_forks=getattr(args, "include_forks", False))
+                                     include_forks=getattr(args, "include_forks", False), by=by)
     if args.format == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     else:
-        render_table(rows, args.format, sys.stdout)
+        render_table(rows, args.format, sys.stdout, by=by)
     return 0
 
 

@@ -17,6 +17,7 @@ inside a situation, and **judges** score each player turn (in_character, enterta
 
 ## Screens
 - **Home**: n new session, r resume, enter/p replay (a running one opens read-only), l leaderboard,
+  v compare the selected session side by side with another player's,
   c characters, w watch a batch run, / filter, s sort, [ ] pages. The list refreshes by itself
   every few seconds while sessions change (another terminal's run, say); F5 reloads it now.
 - **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
@@ -24,7 +25,10 @@ inside a situation, and **judges** score each player turn (in_character, enterta
 - **Rating**: 1-5 rate the focused metric, y/n refusal, ctrl+s save, escape cancel.
 - **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn, f fork from it (runs on live),
   J re-judge (ask the judges again for failed turns).
-- **Leaderboard**: m switches judges / human / merged scores.
+- **Leaderboard**: m switches judges / human / merged scores, v shows the judged pairs side by side.
+- **Side by side** (v on a session of Home): two players' sessions of the same situation, each
+  judge's verdict in both orders, and your pick: a (left better), b (right better), t (tie), stored
+  with your name; it counts instead of the judges in `pingpong compare`. left/right move between pairs.
 - **Watch a run**: runs on top (all, running, done, failed, intr = interrupted sessions), the
   selected run's sessions below; enter opens one read-only, updating as it is written.
 - **Characters**: s spot-check the card yourself, i import a card file, e/r/a language filter.

@@ -101,6 +101,8 @@ class HomeScreen(Screen):
         Binding("l", "app.leaderboard", "Board", tooltip="Leaderboard", id="home.leaderboard"),
         Binding("c", "app.characters", "Cards", tooltip="Character cards", id="home.characters"),
         Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
+        Binding("v", "compare", "Versus", show=False,
+                tooltip="Side by side with another player's session", id="home.compare"),
         Binding("slash,f", "filter", "Find", tooltip="Filter the sessions", id="home.filter"),
         Binding("s", "sort", "Sort", id="home.sort"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),
@@ -321,6 +323,13 @@ class HomeScreen(Screen):
             self.app.open_live(row.id, follow=True)
         else:
             self.app.action_open_replay(row.id)
+
+    def action_compare(self) -> None:
+        row = self.selected()
+        if row is None:
+            self.notify("No session selected; n starts one", severity="warning")
+        else:
+            self.app.action_compare(row.id)
 
     def action_resume(self) -> None:
         row = self.selected()

@@ -46,6 +46,7 @@ class LeaderboardScreen(Screen):
     BINDINGS = [
         Binding("m", "source", "Scores", id="board.scores"),
         Binding("g", "lang", "Language", id="board.lang"),
+        Binding("v", "app.compare", "Versus", tooltip="Judged pairs side by side", id="board.compare"),
         Binding("f5", "reload", "Reload", id="board.reload"),
         Binding("escape,q", "back", "Back", id="board.back"),
     ]

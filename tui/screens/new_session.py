@@ -1,4 +1,5 @@
-"""The new-session form: card, situation (or a free-form one), who sits where, judges, turns.
+"""The new-session form: card, situation (or a free-form one), who sits where, judges, turns, method
+and the player's prompting strategy.
 
 Every seat defaults to the built-in offline model so a fresh install runs end to end.
 """
@@ -17,6 +18,13 @@ from pingpong.core.methods import available
 from pingpong.tui.widgets.clamped import ClampedText
 
 FREE = "__free__"
+DEFAULT_PROMPTING = "default"
+PROMPTING = (  # (label, value): the player's prompting strategy (README "Prompting strategies")
+    ("default: every example as prior turns", DEFAULT_PROMPTING),
+    ("zsp: description and catchphrases only", "zsp"),
+    ("fsp: examples written into the prompt", "fsp"),
+    ("fsd: 5 most similar examples as turns", "fsd"),
+)
 
 
 def _row(label: str, *widgets, id: str | None = None) -> Horizontal:
@@ -68,6 +76,8 @@ class NewSessionScreen(Screen):
             yield _row("Method", Select([(name, name) for name in available()],
                                         value=d.get("method") or "pingpong", allow_blank=False, compact=True,
                                         id="new-method"))
+            yield _row("Prompting", Select(list(PROMPTING), value=d.get("prompting") or DEFAULT_PROMPTING,
+                                           allow_blank=False, compact=True, id="new-prompting"))
             with Horizontal(id="new-buttons"):
                 yield Button("Start (ctrl+s)", variant="primary", id="new-start")
                 yield Button("Cancel", id="new-cancel")
@@ -166,12 +176,13 @@ class NewSessionScreen(Screen):
                 self.notify("Choose a situation", severity="warning")
                 return
         judges = list(self.query_one("#new-judges", SelectionList).selected)
+        prompting = str(self.query_one("#new-prompting", Select).value)
         spec = SessionSpec(
             character=card.name, situation=situation.name,
             player=str(self.query_one("#new-player", Select).value),
             interrogator=str(self.query_one("#new-interrogator", Select).value),
             judges=judges, num_turns=turns, method=str(self.query_one("#new-method", Select).value),
-            lang=card.lang,
+            lang=card.lang, prompting=None if prompting == DEFAULT_PROMPTING else prompting,
         )
         if spec.method == "pingpong-v1" and spec.interrogator == HUMAN:
             self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")

@@ -1,0 +1,107 @@
+"""`pingpong compare`: a judge compares stored sessions pair by pair; win rates and ratings.
+
+Only the judge is called, once per pair and order not judged yet (failed ones again); every verdict is
+committed as it arrives, so the same command again resumes. Exit 1 when judgements are still failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from pingpong.core.errors import RunFailed, UserError
+from pingpong.core.home import Home
+from pingpong.tui.commands.output import print_json
+
+HINT = "see each pair side by side: open the TUI (pingpong), select a session and press v"
+
+
+def compare(args, home: Home) -> int:
+    import asyncio
+
+    from pingpong.core.config import check_ready, load_models, resolve
+    from pingpong.core.domain import HUMAN
+    from pingpong.sessions import queries
+    from pingpong.sessions.compare import compare_report, pair_outcomes, plan_pairs
+    from pingpong.sessions.store import Store
+
+    if args.judge == HUMAN:
+        raise UserError("--judge: a judge must be a model; people record preferences with "
+                        "`pingpong sessions score ID --versus OTHER --value 1|0|0.5` or in the TUI")
+    if args.concurrency < 1:
+        raise UserError(f"--concurrency: must be 1 or more, got {args.concurrency}")
+    models = load_models(home)
+    spec = resolve(models, args.judge)
+    check_ready(spec)
+    players = [p for p in dict.fromkeys(args.player or []) if p != args.baseline]
+    home.ensure()
+    store = Store(home.db_path)
+    try:
+        if args.run_name and not store.sessions(run=args.run_name, limit=1):
+            raise UserError(f"--run: no run named '{args.run_name}'")
+        facts = queries.sessions_matching(store.conn, queries.SessionFilter(run=args.run_name))
+        plans = plan_pairs(facts, args.baseline, players)
+        with asyncio.Runner() as loop:
+            tally = loop.run(_judge(store, models, spec, plans, args.concurrency, home))
+        report = compare_report(pair_outcomes(store.conn, plans), args.baseline, args.judge)
+    finally:
+        store.close()
+    if args.format == "json":
+        print_json(report)
+    else:
+        render(report, sys.stdout)
+        print(f"judged {tally.asked} order(s) of {len(plans)} pair(s) with {args.judge}; {HINT}", file=sys.stderr)
+    if tally.failed:
+        raise RunFailed(f"{tally.failed} pairwise judgement(s) failed; run the same command again to retry them")
+    return 0
+
+
+async def _judge(store, models, spec, plans, concurrency: int, home: Home):
+    from pingpong.core.llm import ModelPool
+    from pingpong.core.prompts import PromptRenderer
+    from pingpong.sessions import queries
+    from pingpong.sessions.compare import judge_pairs, owed_orders
+    from pingpong.sessions.plan_checks import check_reachable
+
+    if owed_orders(queries.pair_rows(store.conn, [p.a for p in plans]), plans, spec.name):
+        await check_reachable([spec])
+    pool = ModelPool(models)
+    try:
+        return await judge_pairs(store, pool, spec.name, plans, renderer=PromptRenderer(home.templates_dir),
+                                 concurrency=concurrency)
+    finally:
+        await pool.aclose()
+
+
+def _pm(value: float | None, low: float | None, high: float | None, digits: int) -> str:
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def render(report: dict[str, Any], out) -> None:
+    """The win rates against the baseline and the ratings, as two tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=out, width=None if out.isatty() else 160)
+    rates = Table(title=f"Win rate against {report['baseline']} (judge {report['judge']})",
+                  caption="win rate = (wins + ties / 2) / comparisons, with its 95% bootstrap interval; "
+                          "a pair whose two orders disagree is a tie")
+    for h in ("Player", "Comparisons", "Wins", "Ties", "Losses", "Win rate [95% CI]"):
+        rates.add_column(h, justify="left" if h == "Player" else "right")
+    for r in report["win_rates"]:
+        rates.add_row(r["player"], str(r["n"]), str(r["wins"]), str(r["ties"]), str(r["losses"]),
+                      _pm(r["win_rate"], r["ci_low"], r["ci_high"], 3))
+    console.print(rates)
+    ratings = Table(title="Bradley-Terry ratings (Elo scale)",
+                    caption="mean 1000; 400 points more = odds of 10 to 1; [95% bootstrap interval]")
+    for h in ("Rank", "Player", "Rating [95% CI]"):
+        ratings.add_column(h, justify="left" if h == "Player" else "right")
+    for r in report["ratings"]:
+        ratings.add_row(str(r["rank"]), r["player"], _pm(r["rating"], r["ci_low"], r["ci_high"], 0))
+    console.print(ratings)
+    if report["unjudged"]:
+        console.print(f"{report['unjudged']} of {report['pairs']} pair(s) have no verdict yet and are left out")
