@@ -52,6 +52,7 @@ class PlayerCounts:
     tokens: int = 0        # every call of this player's conversations (player, interrogator, judges)
     player_latency_ms: float = 0.0
     player_replies: int = 0
+    finished_here: int = 0   # of `done`, how many this process finished (workers' views are summed)
 
     @property
     def mean_latency_ms(self) -> float | None:
@@ -385,6 +386,7 @@ class BatchRunner:
             self.progress.finished_here += 1
             if outcome == FINISHED:
                 counts.done += 1
+                counts.finished_here += 1
             else:
                 counts.failed += 1
                 if len(self.progress.errors) < 5:
