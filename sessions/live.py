@@ -60,13 +60,16 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
                     ended = True
                 yield event
     except (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit):
+        recorder.flush()
         if not ended:
             store.set_status(session_id, "interrupted")
         raise
     except Exception as exc:
+        recorder.flush()
         if not ended:
             store.set_status(session_id, "failed", error=f"{type(exc).__name__}: {exc}")
         raise
+    recorder.flush()
     if not ended:  # the engine stopped without an end (cancelled through its control)
         store.set_status(session_id, "interrupted")
 
@@ -92,3 +95,4 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str]) 
                 continue  # the session's own status stays as it was
             recorder.handle(event)
             yield event
+    recorder.flush()

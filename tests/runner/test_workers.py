@@ -26,8 +26,8 @@ def test_two_workers_share_the_run_and_finish_every_pair_once(slow_home, fake):
 
 
 def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
-    fake.latency = 0.2
-    args = run_args("--concurrency", "2")
+    fake.latency = 0.3   # the parent alone would take 17 s: the worker joins long before
+    args = run_args("--concurrency", "1")
     proc = spawn(slow_home, *args, "--workers", "2")
     end = time.monotonic() + 30
     while running_processes(slow_home) < 2:
