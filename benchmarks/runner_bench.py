@@ -29,29 +29,37 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def serve(latency: float) -> None:
-    """Child process: the fake server until stdin closes."""
-    from tests.fakeserver import FakeServer
+def serve(latency: float, chunk_delay: float = 0.0, reply_words: int = 0) -> None:
+    """Child process: the fake server until stdin closes. reply_words > 0: the player's replies
+    are that many words long (streamed three words a chunk, chunk_delay apart)."""
+    from tests.fakeserver import FakeServer, default_responder
 
-    with FakeServer(latency=latency) as srv:
+    def responder(body: dict) -> str:
+        if reply_words and body.get("model") == "player":
+            return " ".join(f"word{i}" for i in range(reply_words))
+        return default_responder(body)
+
+    with FakeServer(latency=latency, chunk_delay=chunk_delay, responder=responder) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()
 
 
-def write_home(root: Path, base_url: str, n: int, turns: int,
-               stream: bool = True) -> tuple[list[str], list[str]]:
+def write_home(root: Path, base_url: str, n: int, turns: int | list[int],
+               stream: bool = True, m: int | None = None) -> tuple[list[str], list[str]]:
+    """n characters and m (default n) situations; turns: one count for all, or one per situation."""
     import yaml
 
     (root / "characters").mkdir(parents=True)
     (root / "situations").mkdir(parents=True)
     chars = [f"bench-char-{i}" for i in range(n)]
-    sits = [f"bench-sit-{i}" for i in range(n)]
+    sits = [f"bench-sit-{i}" for i in range(n if m is None else m)]
+    per_sit = turns if isinstance(turns, list) else [turns] * len(sits)
     for name in chars:
         card = {"name": name, "char_name": name.title(), "lang": "en", "summary": f"{name}, for timing.",
                 "persona": f"You are {name}. You answer briefly.", "greeting": "Hello."}
         (root / "characters" / f"{name}.yaml").write_text(yaml.safe_dump(card))
-    for name in sits:
-        sit = {"name": name, "lang": "en", "num_turns": turns, "text": f"The user asks about {name}."}
+    for name, count in zip(sits, per_sit):
+        sit = {"name": name, "lang": "en", "num_turns": count, "text": f"The user asks about {name}."}
         (root / "situations" / f"{name}.yaml").write_text(yaml.safe_dump(sit))
     models = "".join(
         f'[models.{m}]\nbase_url = "{base_url}"\nmodel = "{m}"\napi_key_env = "BENCH_KEY"\n'
@@ -134,11 +142,22 @@ def main() -> None:
     if opts.serve:
         serve(opts.latency)
         return
+    main_bench(opts)
+
+
+def start_server(latency: float, chunk_delay: float = 0.0, reply_words: int = 0) -> tuple[subprocess.Popen, str]:
+    """The fake server in a child process (its CPU is not the runner's); returns it and its URL."""
+    code = ("import sys; sys.path.insert(0, %r); from benchmarks.runner_bench import serve; serve(%r, %r, %r)"
+            % (str(ROOT), latency, chunk_delay, reply_words))
+    server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    return server, server.stdout.readline().strip()
+
+
+def main_bench(opts: argparse.Namespace) -> None:
     os.environ["BENCH_KEY"] = "not-a-key"
-    server = subprocess.Popen([sys.executable, __file__, "--serve", "--latency", str(opts.latency)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server, base_url = start_server(opts.latency)
     try:
-        base_url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             chars, sits = write_home(root, base_url, opts.grid, opts.turns, stream=not opts.no_stream)

@@ -53,7 +53,7 @@ class Intent(str, Enum):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ExampleTurn(_Model):

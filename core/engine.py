@@ -90,9 +90,10 @@ class SessionEngine:
                  pool: ModelPool, control: SessionControl | None = None,
                  history: Sequence[Message] = (), verdicts: Sequence[JudgeVerdict] = (),
                  renderer: PromptRenderer | None = None, method: Method | None = None,
-                 judge_only: bool = False):
+                 judge_only: bool = False, deltas: bool = True):
         """judge_only: run only the method's scoring over ``history`` (re-judging a stored session);
-        no player or interrogator call is made."""
+        no player or interrogator call is made. deltas: emit a Delta per streamed piece (a screen
+        wants them; a batch run does not, and skipping them saves a queue hop per chunk)."""
         self.spec = spec
         self.method = method or get_method(spec.method)
         self.character = with_names(character)
@@ -107,6 +108,7 @@ class SessionEngine:
         self.verdicts = list(verdicts)
         self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator}
         self.judge_only = judge_only
+        self.deltas = deltas
         self._emit: Callable[[Event], None] = lambda event: None
 
     # -- the public stream ---------------------------------------------
@@ -250,9 +252,8 @@ class SessionEngine:
                     continue
                 return Message(turn=turn, role="assistant", author=HUMAN, text=text, speaker=self.character.name)
             prompt = messages if messages is not None else self.method.player_prompt(self)
-            completion = await self.seat_call(
-                "player", who, "player", prompt, turn,
-                on_delta=lambda piece: self._emit(Delta(turn, "assistant", piece)))
+            on_delta = (lambda piece: self._emit(Delta(turn, "assistant", piece))) if self.deltas else None
+            completion = await self.seat_call("player", who, "player", prompt, turn, on_delta=on_delta)
             usage = Usage()
             usage.add(completion)
             return self.model_message(turn, "assistant", who, completion.text.strip(), usage)

@@ -15,11 +15,13 @@ import contextlib
 import functools
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Protocol
 
 from pingpong.core.config import api_key, check_ready, offline_spec, resolve
 from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole
+from pingpong.core.errors import UserError
 from pingpong.core.retry import Failure, IncompleteStream, RetryPolicy, classify
 from pingpong.core.tokens import estimate_messages, estimate_tokens
 
@@ -492,6 +494,18 @@ class ModelPool:
             model = OpenAIChatModel(spec, self._endpoint(spec), self._stats, self.retry, self._rng)
         self._models[name] = model
         return model
+
+    def warm(self, names: Sequence[str]) -> None:
+        """Build the named models and one client per endpoint now (importing openai on the way),
+        so the first wave of a run does not pay for it while holding its slots."""
+        for name in dict.fromkeys(names):
+            try:
+                model = self.get(name)
+            except UserError:  # the sessions that need it fail with this same message
+                continue
+            if isinstance(model, OpenAIChatModel) and not model._ep.clients:
+                model._ep.clients.append(model._ep.make_client())
+                model._ep.busy.append(0)
 
     def _endpoint(self, spec: ModelSpec) -> _Endpoint:
         if self._closed:

@@ -24,13 +24,14 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
 
 
 async def run_session(store: Store, pool, session_id: int, control=None, *,
-                      renderer=None, offload: bool = False) -> AsyncGenerator[Event, None]:
+                      renderer=None, offload: bool = False, deltas: bool = True) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
 
     A finished session or one alive in another process raises UserError. offload: commit in a
     worker thread (the TUI: its event loop keeps drawing while SQLite syncs), in event order. If the
     consumer is cancelled or stops iterating before the end, the session becomes
-    `interrupted`; an unexpected error marks it `failed` and propagates.
+    `interrupted`; an unexpected error marks it `failed` and propagates. deltas: False for a
+    consumer that ignores streamed pieces (the batch runner).
     """
     from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
     from pingpong.core.methods import get_method
@@ -44,7 +45,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     engine = SessionEngine(
         spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
         control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
-        method=method, **kwargs,
+        method=method, deltas=deltas, **kwargs,
     )
     recorder = Recorder(store, session_id)
     ended = False
@@ -59,13 +60,16 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
                     ended = True
                 yield event
     except (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit):
+        recorder.flush()
         if not ended:
             store.set_status(session_id, "interrupted")
         raise
     except Exception as exc:
+        recorder.flush()
         if not ended:
             store.set_status(session_id, "failed", error=f"{type(exc).__name__}: {exc}")
         raise
+    recorder.flush()
     if not ended:  # the engine stopped without an end (cancelled through its control)
         store.set_status(session_id, "interrupted")
 
@@ -91,3 +95,4 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str]) 
                 continue  # the session's own status stays as it was
             recorder.handle(event)
             yield event
+    recorder.flush()

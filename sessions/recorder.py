@@ -6,6 +6,7 @@ is whole, so a crash can lose at most the message being generated.
 
 from __future__ import annotations
 
+from pingpong.core.domain import CallRecord
 from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
 from pingpong.sessions.store import Store
 
@@ -14,21 +15,44 @@ STORED = (MessageCompleted, CallFinished, VerdictReady, SessionFinished, Session
 
 
 class Recorder:
-    """Consumes the events of one session and commits what they carry as it happens."""
+    """Consumes the events of one session and commits what they carry as it happens.
+
+    A model call's record waits for the next thing committed (the message or verdict it
+    produced, or the session's end) and goes into the same transaction: half the commits,
+    and nothing a later call depends on is ever left uncommitted.
+    """
 
     def __init__(self, store: Store, session_id: int):
         self.store = store
         self.session_id = session_id
+        self._calls: list[CallRecord] = []
 
     def handle(self, event: Event) -> None:
-        if isinstance(event, MessageCompleted):
-            self.store.add_message(self.session_id, event.message)
-        elif isinstance(event, CallFinished):
-            self.store.add_call(self.session_id, event.call)
-        elif isinstance(event, VerdictReady):
-            self.store.add_verdict(self.session_id, event.verdict)
-        elif isinstance(event, SessionFinished):
-            self.store.set_status(self.session_id, "finished")
-        elif isinstance(event, SessionFailed):
-            who = f"{event.role} {event.model}: " if event.role and event.model else ""
-            self.store.set_status(self.session_id, "failed", error=f"{who}{event.error}")
+        if isinstance(event, CallFinished):
+            self._calls.append(event.call)
+            return
+        if not isinstance(event, STORED):
+            return
+        with self.store.transaction():
+            self._write_calls()
+            if isinstance(event, MessageCompleted):
+                self.store.add_message(self.session_id, event.message)
+            elif isinstance(event, VerdictReady):
+                self.store.add_verdict(self.session_id, event.verdict)
+            elif isinstance(event, SessionFinished):
+                self.store.set_status(self.session_id, "finished")
+            elif isinstance(event, SessionFailed):
+                who = f"{event.role} {event.model}: " if event.role and event.model else ""
+                self.store.set_status(self.session_id, "failed", error=f"{who}{event.error}")
+        self._calls = []   # committed
+
+    def flush(self) -> None:
+        """Commit the call records still waiting (the session stopped between two messages)."""
+        if self._calls:
+            with self.store.transaction():
+                self._write_calls()
+            self._calls = []
+
+    def _write_calls(self) -> None:
+        if self._calls:
+            self.store.add_calls(self.session_id, self._calls)

@@ -52,6 +52,7 @@ class PlayerCounts:
     tokens: int = 0        # every call of this player's conversations (player, interrogator, judges)
     player_latency_ms: float = 0.0
     player_replies: int = 0
+    finished_here: int = 0   # of `done`, how many this process finished (workers' views are summed)
 
     @property
     def mean_latency_ms(self) -> float | None:
@@ -183,6 +184,23 @@ def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
     return "new", None
 
 
+def longest_first(todo: list[tuple[PlanItem, int | None]], method: str) -> list[tuple[PlanItem, int | None]]:
+    """Conversations with the most planned turns first, re-judgings last.
+
+    Slots are handed out in this order (the semaphore is FIFO), so the long chains start in
+    the first wave and the run does not end on a tail of 6-turn conversations started late.
+    """
+    from pingpong.core.methods import get_method
+
+    planned = get_method(method).planned_turns
+
+    def key(entry: tuple[PlanItem, int | None]) -> tuple[bool, int]:
+        item, sid = entry
+        return (sid is not None and sid < 0, -planned(item.situation))
+
+    return sorted(todo, key=key)
+
+
 class BatchRunner:
     """Runs a RunSetup against a Store and a ModelPool; `progress` is live while it runs."""
 
@@ -246,7 +264,8 @@ class BatchRunner:
         """Run what is left of the plan. Cancelling it interrupts the sessions in flight."""
         if self._todo is None:
             self.prepare()
-        todo, self._todo = self._todo or [], None
+        todo, self._todo = longest_first(self._todo or [], self.setup.method), None
+        self.pool.warm(self._seats())  # openai imported and clients built before the first claim
         self.progress.started = time.monotonic()
         gate = asyncio.Semaphore(self.concurrency)
         tasks = [asyncio.create_task(self._conversation(gate, item, sid)) for item, sid in todo]
@@ -259,6 +278,9 @@ class BatchRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         return self.progress
+
+    def _seats(self) -> list[str]:
+        return [*self.setup.players, self.setup.interrogator, *self.setup.judges]
 
     def _claim(self, item: PlanItem) -> tuple[str, int | None]:
         """Decide a pair planned as new again, and create its session, in one write transaction.
@@ -335,7 +357,7 @@ class BatchRunner:
                 assert sid is not None
                 on_event = self.progress.on_event
                 kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
-                async with aclosing(live.run_session(self.store, self.pool, sid, **kwargs)) as events:
+                async with aclosing(live.run_session(self.store, self.pool, sid, deltas=False, **kwargs)) as events:
                     async for event in events:
                         on_event(counts, event)
                         if type(event) is SessionFinished:
@@ -364,6 +386,7 @@ class BatchRunner:
             self.progress.finished_here += 1
             if outcome == FINISHED:
                 counts.done += 1
+                counts.finished_here += 1
             else:
                 counts.failed += 1
                 if len(self.progress.errors) < 5:

@@ -15,7 +15,7 @@ import os
 import socket
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -357,14 +357,18 @@ class Store:
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
 
     def add_call(self, session_id: int, call: CallRecord) -> None:
+        self.add_calls(session_id, [call])
+
+    def add_calls(self, session_id: int, calls: Sequence[CallRecord]) -> None:
+        stamp = now()
         with self.transaction() as db:
-            db.execute(
+            db.conn.executemany(
                 "insert into model_calls (session_id, role, model, turn, attempt, status, error,"
                 " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at)"
                 " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [session_id, call.role, call.model, call.turn, call.attempt, call.status, call.error,
-                 call.prompt_tokens, call.completion_tokens, int(call.tokens_estimated),
-                 call.latency_ms, now()],
+                [(session_id, call.role, call.model, call.turn, call.attempt, call.status, call.error,
+                  call.prompt_tokens, call.completion_tokens, int(call.tokens_estimated),
+                  call.latency_ms, stamp) for call in calls],
             )
 
     def add_verdict(self, session_id: int, verdict: JudgeVerdict, *, created_at: str | None = None) -> None:

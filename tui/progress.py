@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -82,22 +83,30 @@ def summary(p: RunProgress) -> Table:
 
 @contextlib.asynccontextmanager
 async def show_progress(p: RunProgress, title: str, console: Console | None = None,
-                        *, interval: float = 0.25, plain_every: float = 10.0):
-    """Draw `p` while the body runs: rich Live on a terminal, a line every `plain_every` s otherwise."""
+                        *, interval: float = 0.25, plain_every: float = 10.0,
+                        refresh: Callable[[], object] | None = None):
+    """Draw `p` while the body runs: rich Live on a terminal, a line every `plain_every` s otherwise.
+    refresh: called before each drawing (to merge the counters of worker processes into `p`)."""
     console = console or Console()
+
+    def view() -> RunProgress:
+        if refresh is not None:
+            refresh()
+        return p
+
     if console.is_terminal:
-        with Live(bars(p, title), console=console, auto_refresh=False, transient=False) as live:
+        with Live(bars(view(), title), console=console, auto_refresh=False, transient=False) as live:
             async def tick():
                 while True:
                     await asyncio.sleep(interval)
-                    live.update(bars(p, title), refresh=True)
+                    live.update(bars(view(), title), refresh=True)
 
             task = asyncio.create_task(tick())
             try:
                 yield
             finally:
                 task.cancel()
-                live.update(bars(p, title), refresh=True)
+                live.update(bars(view(), title), refresh=True)
     else:
         skipped = sum(c.skipped for c in p.players.values())
         already = f", {skipped} already finished" if skipped else ""
@@ -107,11 +116,11 @@ async def show_progress(p: RunProgress, title: str, console: Console | None = No
         async def tick():
             while True:
                 await asyncio.sleep(plain_every)
-                console.print(status_line(p), highlight=False, soft_wrap=True)
+                console.print(status_line(view()), highlight=False, soft_wrap=True)
 
         task = asyncio.create_task(tick())
         try:
             yield
         finally:
             task.cancel()
-            console.print(status_line(p), highlight=False, soft_wrap=True)
+            console.print(status_line(view()), highlight=False, soft_wrap=True)

@@ -237,3 +237,12 @@ async def test_version_1_stops_at_the_first_refusal(fake_server, fake_pool):
     scored = [(v.turns[0].turn, v.turns[0].is_refusal) for v in (e.verdict for e in of(events, VerdictReady))]
     assert scored == [(1, False), (2, True)]
     assert isinstance(events[-1], SessionFinished)
+
+
+async def test_a_consumer_that_wants_no_deltas_gets_none_but_the_same_messages(fake_server, fake_pool):
+    events = await collect(engine(fake_pool, deltas=False))
+
+    assert not of(events, Delta)
+    replies = [m for m in messages(events) if m.role == "assistant"]
+    assert len(replies) == 4 and all(m.text for m in replies)   # the reply was still streamed whole
+    assert all(r.body.get("stream") for r in fake_server.requests if r.body["model"] == "player")

@@ -139,3 +139,11 @@ def home(tmp_path, monkeypatch, fake) -> Path:
     write_config(root, standard_models(fake.base_url))
     write_library(root)
     return root
+
+
+@pytest.fixture
+def slow_home(home, fake):
+    """Three-turn conversations at 50 ms a request: long enough to be caught midway."""
+    write_library(home, turns=3)
+    fake.latency = 0.05
+    return home

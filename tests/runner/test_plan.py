@@ -88,3 +88,13 @@ def test_diagonal_order_visits_each_pair_once_and_thinning_is_nested():
     dense = {(c.name, s.name) for c, s in thin_pairs(cards(8), situations(8), 4)}
     sparse = {(c.name, s.name) for c, s in thin_pairs(cards(8), situations(8), 8)}
     assert sparse < dense
+
+
+def test_longest_conversations_start_first_and_rejudgings_last():
+    from pingpong.sessions.runner import longest_first
+
+    sits = [Situation(name=f"s{n}", lang="en", text="t", num_turns=n) for n in (2, 6, 4)]
+    items = build_plan(["p"], cards(1), sits, 1)
+    todo = [(items[0], None), (items[1], -7), (items[2], None), (items[1], None)]
+    order = longest_first(todo, "pingpong")
+    assert [(i.situation.num_turns, sid) for i, sid in order] == [(6, None), (4, None), (2, None), (6, -7)]

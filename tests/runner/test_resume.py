@@ -6,9 +6,7 @@ import signal
 import sqlite3
 import time
 
-import pytest
-
-from tests.runner.conftest import assert_complete_once, pingpong, rows, run_args, spawn, write_library
+from tests.runner.conftest import assert_complete_once, pingpong, rows, run_args, spawn
 
 TURNS = 3
 
@@ -28,14 +26,6 @@ def wait_for(root, predicate, proc, timeout: float = 30.0) -> None:
             return
         time.sleep(0.02)
     raise AssertionError(f"timed out; sessions: {counts}")
-
-
-@pytest.fixture
-def slow_home(home, fake):
-    """Three-turn conversations at 50 ms a request: long enough to be caught midway."""
-    write_library(home, turns=TURNS)
-    fake.latency = 0.05
-    return home
 
 
 def test_sigkill_midway_then_rerun_completes_every_pair_once(slow_home, fake):

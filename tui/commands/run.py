@@ -7,6 +7,10 @@ first, then one GET per endpoint, and only then the first model request.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pingpong.sessions.runner import RunProgress
 
 
 def run(args, home) -> int:
@@ -14,7 +18,7 @@ def run(args, home) -> int:
 
     from rich.console import Console
 
-    from pingpong.core.errors import RunFailed
+    from pingpong.core.errors import RunFailed, UserError
     from pingpong.sessions.runner import BatchRunner, loop_factory, prepare_run
 
     setup, specs = prepare_run(
@@ -29,17 +33,19 @@ def run(args, home) -> int:
     try:
         from pingpong.core.prompts import PromptRenderer
 
+        workers = getattr(args, "workers", 1)
+        if workers < 1:
+            raise UserError(f"--workers: must be 1 or more, got {workers}")
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
                              renderer=PromptRenderer(home.templates_dir))
         console = Console()
         with asyncio.Runner(loop_factory=loop_factory()) as loop:
-            interrupted = loop.run(_main(runner, specs, console))
+            interrupted, progress = loop.run(_main(runner, specs, console, workers, home))
         failed_judging = runner.failed_judge_turns()
     finally:
         store.close()
     from pingpong.tui.progress import summary
 
-    progress = runner.progress
     console.print(summary(progress))
     for error in progress.errors:
         print(f"failed: {error}", file=sys.stderr)
@@ -57,8 +63,8 @@ def run(args, home) -> int:
     return 0
 
 
-async def _main(runner, specs, console) -> bool:
-    """Check endpoints, run with progress; True when Ctrl-C stopped the run."""
+async def _main(runner, specs, console, workers: int, home) -> tuple[bool, "RunProgress"]:
+    """Check endpoints, run with progress (in ``workers`` processes); (Ctrl-C stopped it, progress)."""
     import asyncio
 
     from pingpong.core.llm import ModelPool
@@ -69,12 +75,41 @@ async def _main(runner, specs, console) -> bool:
     runner.pool = ModelPool(specs)
     try:
         runner.prepare()
-        async with show_progress(runner.progress, runner.setup.name, console):
-            try:
-                await runner.run()
-            except asyncio.CancelledError:
-                asyncio.current_task().uncancel()
-                return True
-        return False
+        if workers == 1:
+            async with show_progress(runner.progress, runner.setup.name, console):
+                return await _run_here(runner), runner.progress
+        from pingpong.sessions.workers import WorkerGroup, WorkerJob, merged_view
+
+        group = WorkerGroup(WorkerJob(home.db_path, home.templates_dir, runner.setup, specs, runner.concurrency),
+                            workers - 1)
+        view, refresh = merged_view(runner.progress, group)
+        group.start()
+        try:
+            async with show_progress(view, runner.setup.name, console, refresh=refresh):
+                interrupted = await _run_here(runner)
+                try:
+                    if interrupted:
+                        group.stop()
+                    await group.wait()
+                except asyncio.CancelledError:   # Ctrl-C while the workers finish their share
+                    asyncio.current_task().uncancel()
+                    interrupted = True
+                    group.stop()
+                    await group.wait()
+        finally:
+            group.stop()   # an error here must not leave workers running on
+        return interrupted, refresh()
     finally:
         await runner.pool.aclose()
+
+
+async def _run_here(runner) -> bool:
+    """This process's share of the run; True when Ctrl-C stopped it."""
+    import asyncio
+
+    try:
+        await runner.run()
+    except asyncio.CancelledError:
+        asyncio.current_task().uncancel()
+        return True
+    return False

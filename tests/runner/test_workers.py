@@ -1,0 +1,44 @@
+"""`pingpong run --workers N`: several processes share one run and never run a pair twice."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import time
+
+from tests.runner.conftest import assert_complete_once, pingpong, rows, run_args, spawn
+
+
+def running_processes(root) -> int:
+    try:
+        return rows(root, "SELECT count(DISTINCT pid) FROM sessions WHERE status = 'running'")[0][0]
+    except sqlite3.OperationalError:   # the database is not created yet
+        return 0
+
+
+def test_two_workers_share_the_run_and_finish_every_pair_once(slow_home, fake):
+    result = pingpong(slow_home, *run_args("--concurrency", "1", "--workers", "2"))
+
+    assert result.code == 0, result.err
+    assert_complete_once(slow_home, turns=3)
+    assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
+    assert "8/8 done" in result.out   # one display for the whole run, not this process's share
+
+
+def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
+    fake.latency = 0.3   # the parent alone would take 17 s: the worker joins long before
+    args = run_args("--concurrency", "1")
+    proc = spawn(slow_home, *args, "--workers", "2")
+    end = time.monotonic() + 30
+    while running_processes(slow_home) < 2:
+        assert time.monotonic() < end and proc.poll() is None, "the worker never started a conversation"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)   # to the parent only: it must stop its workers itself
+    out, err = proc.communicate(timeout=30)
+
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") == [(0,)]
+    fake.latency = 0.0
+    assert pingpong(slow_home, *args).code == 0
+    assert_complete_once(slow_home, turns=3)
