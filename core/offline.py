@@ -214,7 +214,7 @@ _CHOICE_REPLIES = {
     "ru": ["{letters}", "({letters})", "Я выбираю {letters}.", "*раздумывает* Мой ответ: {letters}."],
 }
 _AND = {"en": " and ", "ru": " и "}
-_NO_CHOICE = {"en": "Hm. None of these sits right with me, and I will not pretend otherwise.",
+NO_CHOICE = {"en": "Hm. None of these sits right with me, and I will not pretend otherwise.",
               "ru": "Хм. Ни один из них мне не по душе, и притворяться не стану."}
 _RECALL = {"en": "You told me, and I have not forgotten: {words}.", "ru": "Ты мне говорил, я не забыл: {words}."}
 
@@ -229,7 +229,7 @@ def roleinteract_choice(req: ChatRequest, data: dict[str, Any]) -> str:
     lang = _lang(req)
     outcome = _hash("roleinteract", name) % 8
     if outcome == 7 or not right:
-        return f"{MARK} {_NO_CHOICE[lang]}"
+        return f"{MARK} {NO_CHOICE[lang]}"
     chosen = right
     if outcome == 4 and len(right) > 1:
         chosen = right[:1]

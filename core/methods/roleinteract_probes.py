@@ -120,9 +120,11 @@ def score_choice(reply: str, data: dict[str, Any]) -> Score:
     """Acc_single or Acc_multiple (partial credit) of one reply, turn 1; an answer that cannot be
     read scores 0 and its explanation starts with UNPARSEABLE."""
     metric = str(data.get("dimension") or "choice")
+    if "question" not in data:
+        return _failed(1, metric, "the session's situation is not a RoleInteract question")
     try:
         question = ChoiceQuestion.model_validate(data["question"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except ValueError as exc:
         return _failed(1, metric, f"the session's question cannot be read: {exc}")
     value = score_question(question, reply)
     chosen = parse_choice(reply, question.letters, question.multiple)
@@ -142,9 +144,11 @@ def score_choice(reply: str, data: dict[str, Any]) -> Score:
 def score_memory(reply: str, data: dict[str, Any]) -> Score:
     """Keyword coverage of the reply to the question asked again (its turn is the probe's last)."""
     metric = str(data.get("dimension") or "memory")
+    if "probe" not in data:
+        return _failed(1, metric, "the session's situation is not a RoleInteract memory probe")
     try:
         probe = MemoryProbe.model_validate(data["probe"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except ValueError as exc:
         return _failed(1, metric, f"the session's memory probe cannot be read: {exc}")
     value = keyword_coverage(reply, probe.keywords)
     found = [k for k in probe.keywords if keyword_coverage(reply, [k])]
