@@ -51,8 +51,9 @@ PADDING_BRIEF = {
 """What the interrogator seat is told when it writes a memory probe's padding (padding_from: interrogator)."""
 
 
-def _slug(text: str) -> str:
-    return text.lower().replace(".", "-")
+def probe_name(probe_set: ProbeSet, probe_id: str) -> str:
+    """The situation name of one probe: the card's name and the probe's id ('koschei-mem-01')."""
+    return f"{probe_set.character}-{probe_id.lower().replace('.', '-')}"
 
 
 def choice_text(question: ChoiceQuestion, char_name: str, lang: str) -> str:
@@ -67,7 +68,7 @@ def choice_text(question: ChoiceQuestion, char_name: str, lang: str) -> str:
 def choice_situation(probe_set: ProbeSet, question: ChoiceQuestion, char_name: str) -> Situation:
     """One multiple-choice question as a one-turn situation."""
     return Situation(
-        name=f"{probe_set.character}-{_slug(question.id)}", lang=probe_set.lang,
+        name=probe_name(probe_set, question.id), lang=probe_set.lang,
         text=choice_text(question, char_name, probe_set.lang), num_turns=1,
         tags=["roleinteract", question.dimension],
         data={"kind": CHOICE, "dimension": question.dimension, "question": question.model_dump(mode="json")})
@@ -92,7 +93,7 @@ def memory_situation(probe_set: ProbeSet, probe: MemoryProbe, pool: PaddingPool)
     lines = padding_lines(pool.lines, f"{probe_set.character}|{probe_set.lang}|{probe.id}", probe.padding // 2)
     dimension = memory_dimension(probe)
     return Situation(
-        name=f"{probe_set.character}-{_slug(probe.id)}", lang=probe_set.lang, text=probe.plant,
+        name=probe_name(probe_set, probe.id), lang=probe_set.lang, text=probe.plant,
         num_turns=memory_turns(probe), tags=["roleinteract", dimension],
         data={"kind": MEMORY, "dimension": dimension, "probe": probe.model_dump(mode="json"),
               "padding_lines": lines})

@@ -140,3 +140,16 @@ def test_situations_list_shows_the_probe_sets(tmp_path):
         assert s["num_turns"] > 21 and s["source"] == "bundled"
     table = pingpong(tmp_path, "situations", "list", "--method", "roleinteract")
     assert "koschei" in table.out and "sherlock-holmes" in table.out and "Memory long" in table.out
+
+
+def test_a_broken_padding_pool_is_one_line_naming_the_file(tmp_path):
+    probes = tmp_path / "situations" / "probes"
+    probes.mkdir(parents=True)
+    (probes / "padding-en.yaml").write_text("lang: en\nlines: []\n", encoding="utf-8")
+    result = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--characters", "tally")
+    assert result.code == 2 and "padding-en.yaml" in result.err and "lines" in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    only_questions = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--characters", "tally",
+                              "--situations", "emotion")
+    assert only_questions.code == 0, only_questions.err
+    assert rows(tmp_path, "select count(*), min(situation) from sessions") == [(8, "tally-emotion-01")]
