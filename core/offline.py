@@ -215,7 +215,7 @@ _CHOICE_REPLIES = {
 }
 _AND = {"en": " and ", "ru": " и "}
 NO_CHOICE = {"en": "Hm. None of these sits right with me, and I will not pretend otherwise.",
-              "ru": "Хм. Ни один из них мне не по душе, и притворяться не стану."}
+             "ru": "Хм. Ни один из них мне не по душе, и притворяться не стану."}
 _RECALL = {"en": "You told me, and I have not forgotten: {words}.", "ru": "Ты мне говорил, я не забыл: {words}."}
 
 

@@ -31,7 +31,7 @@ from pingpong.core.methods.roleinteract_probes import (
 )
 
 if TYPE_CHECKING:
-    from pingpong.core.engine import SessionEngine, Usage
+    from pingpong.core.engine import SessionEngine, Usage, UserWriter
 
 AUTHOR = "roleinteract"
 """Author of the user messages the probe sets write (questions, plants, pool padding)."""
@@ -109,7 +109,7 @@ class RoleInteract(Method):
         return score_choice(replies[1], data) if 1 in replies else None
 
 
-def _padding_writer(situation: Situation):
+def _padding_writer(situation: Situation) -> "UserWriter":
     """The interrogator seat's small-talk line, written as PingPong's interrogator writes its lines,
     but told to chat about unrelated things instead of the probe."""
     from pingpong.core.methods.pingpong import interrogator_line
