@@ -232,6 +232,69 @@ def pairwise_choice(req: ChatRequest) -> str:
                                  f"{second:.2f} in conversation 2.", "better": better})
 
 
+# --------------------------------------------------------------------------- RoleInteract
+
+_CHOICE_REPLIES = {
+    "en": ["{letters}", "({letters})", "I would choose {letters}.", "*thinks it over* My answer is {letters}."],
+    "ru": ["{letters}", "({letters})", "Я выбираю {letters}.", "*раздумывает* Мой ответ: {letters}."],
+}
+_AND = {"en": " and ", "ru": " и "}
+NO_CHOICE = {"en": "Hm. None of these sits right with me, and I will not pretend otherwise.",
+             "ru": "Хм. Ни один из них мне не по душе, и притворяться не стану."}
+_RECALL = {"en": "You told me, and I have not forgotten: {words}.", "ru": "Ты мне говорил, я не забыл: {words}."}
+
+
+def roleinteract_choice(req: ChatRequest, data: dict[str, Any]) -> str:
+    """A multiple-choice answer, by the question's hash: mostly right, sometimes wrong, partly right
+    (several answers), one wrong pick among right ones, or no letter at all (unparseable)."""
+    question = data.get("question") or {}
+    letters, right = list(question.get("options") or {}), list(question.get("answer") or [])
+    wrong = [letter for letter in letters if letter not in right]
+    name = _get(req.context.get("situation"), "name")
+    lang = _lang(req)
+    outcome = _hash("roleinteract", name) % 8
+    if outcome == 7 or not right:
+        return f"{MARK} {NO_CHOICE[lang]}"
+    chosen = right
+    if outcome == 4 and len(right) > 1:
+        chosen = right[:1]
+    elif outcome == 5 and wrong:
+        chosen = right[:1] + wrong[:1] if len(right) > 1 else wrong[:1]
+    elif outcome == 6 and wrong:
+        chosen = wrong[-1:]
+    template = _pick(_CHOICE_REPLIES[lang], "roleinteract-form", name)
+    return f"{MARK} " + template.format(letters=_AND[lang].join(chosen))
+
+
+def roleinteract_recall(req: ChatRequest, data: dict[str, Any]) -> str:
+    """The reply to a memory probe's question: every keyword (the first in capitals), half of them,
+    or the ordinary stitched line, by the probe's hash."""
+    keywords = list((data.get("probe") or {}).get("keywords") or [])
+    outcome = _hash("roleinteract-memory", _get(req.context.get("situation"), "name")) % 3
+    recalled = keywords if outcome == 0 else keywords[: len(keywords) // 2] if outcome == 1 else []
+    if not recalled:
+        return player_line(req)
+    words = [recalled[0].upper(), *recalled[1:]]
+    return f"{MARK} " + _RECALL[_lang(req)].format(words=", ".join(words))
+
+
+def roleinteract_probe(req: ChatRequest) -> str | None:
+    """The player's answer to a probe, or the interrogator's small talk inside a memory probe (the
+    padding lines the probe carries); None for anything else (a group scene's seats)."""
+    situation = req.context.get("situation")
+    data = _get(situation, "data") or {}
+    kind = data.get("kind")
+    if req.task == "player" and kind == "choice":
+        return roleinteract_choice(req, data)
+    if req.task == "player" and kind == "memory":
+        return roleinteract_recall(req, data) if req.turn == _get(situation, "num_turns") else player_line(req)
+    if req.task == "interrogator" and kind == "memory":
+        lines = data.get("padding_lines") or ["..."]
+        line = lines[((req.turn or 2) - 2) % len(lines)]
+        return json.dumps({"next_utterance": f"{MARK} {line}"}, ensure_ascii=False)
+    return None
+
+
 # --------------------------------------------------------------------------- DMT-RoleBench
 
 
@@ -296,6 +359,8 @@ def answer(req: ChatRequest) -> str:
     """The offline model's full answer for a request (deterministic)."""
     if req.task == "player" and req.context.get("method") == "rolebench":
         return rolebench_line(req)
+    if req.context.get("method") == "roleinteract" and (probe := roleinteract_probe(req)) is not None:
+        return probe
     if req.task == "player":
         return player_line(req)
     if req.task == "interrogator":

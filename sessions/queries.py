@@ -253,6 +253,22 @@ def rule_scores(conn: sqlite3.Connection, session_ids: Sequence[int], judge: str
             " ORDER BY session_id, metric", [judge, *metrics, *chunk]).fetchall()
     return out
 
+RuleRow = tuple[int, str, int | None, str, float, str | None]
+"""(session, source judge|human, turn, metric, value, explanation) of an ok rule-based or person's score."""
+
+
+def rule_and_human_scores(conn: sqlite3.Connection, flt: SessionFilter, judge: str,
+                          metrics: Sequence[str]) -> list[RuleRow]:
+    """The ok scores of ``metrics`` that the rule-based scorer ``judge`` or people gave the sessions a
+    filter selects, oldest first (so a later person's score comes after the one it replaces)."""
+    where, params = flt.where()
+    return conn.execute(
+        "SELECT t.session_id, t.source, t.turn, t.metric, t.value, t.explanation FROM scores t"
+        " JOIN sessions s ON s.id = t.session_id WHERE t.status = 'ok'"
+        f" AND t.metric IN ({_marks(len(metrics))}) AND (t.source = 'human' OR (t.source = 'judge' AND t.by = ?))"
+        f" AND {where} ORDER BY t.created_at, t.id", [*metrics, judge, *params]).fetchall()
+
+
 LabelRow = tuple[int, str, str, int, str, float, str, int]
 """(session, source judge|human, by, turn, metric, value, created_at, id) of an ok good-bad label."""
 

@@ -439,6 +439,13 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
 
             items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
+        elif method == "roleinteract":  # each probe is a situation: one per planned session
+            from pingpong.sessions.roleinteract_plan import roleinteract_plan
+            from pingpong.situations.probes import ProbeLibrary, load_padding
+
+            items = roleinteract_plan(ProbeLibrary(home), lambda: load_padding(lang, home), players, cards, lang,
+                                      situations, every)
+            sits = list({item.situation.name: item.situation for item in items}.values())
         else:
             sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
             if not sits:

@@ -85,7 +85,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="pingpong", metavar="M",
-                   help="whose sessions: pingpong (default), pingpong-v1 or rolebench; methods never share a row")
+                   help="whose sessions: pingpong (default), pingpong-v1, dmt, roleinteract or rolebench; "
+                        "methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "markdown", "csv", "json"))
@@ -187,7 +188,8 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
     q = _sub(s2, "list", "pingpong.tui.commands.situations:list_situations", "list situations")
     _fmt(q)
     q.add_argument("--lang", metavar="L", help="only situations in this language")
-    q.add_argument("--method", metavar="M", help="dmt: list the DMT seeds instead")
+    q.add_argument("--method", metavar="M",
+                   help="dmt: list the DMT seeds instead; roleinteract: the probe sets")
     q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
     _fmt(q)

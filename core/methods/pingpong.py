@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from pingpong.core.domain import METRICS, Score
+from pingpong.core.domain import METRICS, Score, Situation
 from pingpong.core.judging import ParseError, failed_scores, parse_interrogator, parse_judge
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.base import Method
@@ -39,11 +39,13 @@ def owed_turns(engine: "SessionEngine", judge: str, metrics: Sequence[str]) -> l
     return [t for t in engine.player_turns() if not set(metrics) <= have.get(t, set())]
 
 
-async def interrogator_line(engine: "SessionEngine", turn: int, who: str) -> tuple[str, "Usage"]:
-    """The interrogator model's next user line from {"next_utterance": ...}, re-asked once."""
+async def interrogator_line(engine: "SessionEngine", turn: int, who: str,
+                            situation: Situation | None = None) -> tuple[str, "Usage"]:
+    """The interrogator model's next user line from {"next_utterance": ...}, re-asked once.
+    ``situation`` replaces the session's in the prompt (a method's own brief for the seat)."""
     from pingpong.core.engine import Usage
 
-    messages = engine.renderer.interrogator(engine.character, engine.situation, engine.transcript,
+    messages = engine.renderer.interrogator(engine.character, situation or engine.situation, engine.transcript,
                                             turn=turn, num_turns=engine.num_turns, lang=engine.lang)
     usage = Usage()
     completion = await engine.seat_call("interrogator", who, "interrogator", messages, turn)

@@ -39,6 +39,7 @@ MIN_MEMBERS, MAX_MEMBERS = 2, 10
 
 Dimension = Literal["self_style", "self_knowledge", "emotion", "situation", "social_preference"]
 Preference = Literal["positive", "neutral", "negative"]
+PaddingSource = Literal["pool", "interrogator"]
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 _CYRILLIC_LOOKALIKES = {"А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H"}
@@ -129,6 +130,8 @@ class MemoryProbe(_Model):
     padding: int = Field(ge=0, description="user+player utterances between plant and ask; even")
     ask: str = Field(min_length=1, description="the question asked later")
     keywords: list[str] = Field(min_length=1, description="expected in the reply, case-insensitive substrings")
+    padding_from: PaddingSource = Field("pool", description="who writes the padding's user lines: the "
+                                        "language's padding pool, or the interrogator seat (small talk)")
 
     @field_validator("padding")
     @classmethod

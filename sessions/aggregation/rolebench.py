@@ -5,27 +5,19 @@ half widths (METHOD.md "RoleLLM"). Rank by the mean of the metrics a player has.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import numpy as np
 
 from pingpong.core.methods.rolebench import METRICS, SCORER
-
-
-def _round(value: float) -> float | None:
-    return None if value is None or not math.isfinite(value) else round(float(value), 4)
+from pingpong.sessions.aggregation.rule_boards import mean_ci, rank_by_score, rounded
 
 
 def summarise(values: dict[str, list[float]], rng: np.random.Generator) -> dict[str, float | None]:
     """Each metric's mean and ``<metric>_ci`` (half width of the 2.5-97.5 percentile interval)."""
-    from pingpong.sessions.leaderboard import bootstrap_means, half_width
-
     out: dict[str, float | None] = {}
     for metric in METRICS:
-        x = np.asarray(values.get(metric, []), dtype=float)
-        out[metric] = _round(float(x.mean())) if x.size else None
-        out[f"{metric}_ci"] = _round(half_width(bootstrap_means(x, rng))) if x.size else None
+        out[metric], out[f"{metric}_ci"] = mean_ci(values.get(metric, []), rng)
     return out
 
 
@@ -67,14 +59,5 @@ def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = No
         present = [v for m in METRICS if (v := stats[m]) is not None]
         rows.append({"player": player, **({by: option} if by is not None else {}), "lang": row_lang,
                      "method": "rolebench", "conversations": len(ids), "rank": None,
-                     "score": _round(sum(present) / len(present)) if present else None, **stats})
-    rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0.0), r["player"], r["lang"] or "",
-                             str(r.get(by) or "") if by else ""))
-    previous, rank = None, 0
-    for i, row in enumerate(rows):
-        if row["score"] is None:
-            continue
-        if row["score"] != previous:
-            rank, previous = i + 1, row["score"]
-        row["rank"] = rank
-    return rows
+                     "score": rounded(sum(present) / len(present)) if present else None, **stats})
+    return rank_by_score(rows, by)

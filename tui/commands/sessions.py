@@ -63,6 +63,10 @@ def show_session(args, home: Home) -> int:
     return 0
 
 
+_LIKERT = {"is_refusal", "in_character", "entertaining", "fluency", "overall"}
+"""Metrics the judges' table of `sessions show` has columns for."""
+
+
 def _print_session(session) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -87,11 +91,17 @@ def _print_session(session) -> None:
             if msg is not None:
                 colour = "cyan" if msg.role == "user" else "magenta"
                 console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]: {escape(msg.text)}")
-        if step.judges:
+        likert = {judge: s for judge, s in step.judges.items() if s.status == "failed" or _LIKERT & set(s.scores)}
+        for judge, s in step.judges.items():  # rule scores (rolebench, roleinteract): value and why
+            if judge not in likert:
+                for metric, one in s.scores.items():
+                    why = f" - {escape(one.explanation)}" if one.explanation else ""
+                    console.print(f"  {escape(judge)}: {metric} = {_fmt_num(one.value, 3)}{why}")
+        if likert:
             table = Table(box=None, pad_edge=False)
             for col in ("judge", "refusal", "in_character", "entertaining", "fluency", "overall"):
                 table.add_column(col)
-            for judge, s in step.judges.items():
+            for judge, s in likert.items():
                 if s.status == "failed":
                     table.add_row(judge, f"[red]failed: {escape(s.error or '')}[/]", "", "", "", "")
                     continue

@@ -45,11 +45,51 @@ def list_seeds(args, home) -> int:
     return 0
 
 
+def probe_set_row(probe_set, source: str) -> dict:
+    """The `situations list --method roleinteract --format json` object of one probe set."""
+    from pingpong.core.methods.roleinteract_data import DIMENSIONS, MEMORY_DIMENSIONS, memory_dimension
+    from pingpong.core.methods.roleinteract_probes import memory_turns
+
+    questions = {d: n for d in DIMENSIONS if (n := len(probe_set.by_dimension(d)))}
+    memory = {d: n for d in MEMORY_DIMENSIONS if (n := sum(memory_dimension(m) == d for m in probe_set.memory))}
+    return {"name": probe_set.character, "kind": "probe_set", "character": probe_set.character,
+            "lang": probe_set.lang, "method": "roleinteract",
+            "num_turns": max([1, *(memory_turns(m) for m in probe_set.memory)]),
+            "tags": [*questions, *memory], "questions": questions, "memory": memory, "source": source}
+
+
+def list_probe_sets(args, home) -> int:
+    from pingpong.situations.probes import ProbeLibrary
+
+    lib = ProbeLibrary(home)
+    items = [probe_set_row(p, lib.source(p.character, p.lang)) for p in lib.all(args.lang)]
+    warn(lib.problems)
+    if args.format == "json":
+        print_json(items)
+        return 0
+    from rich.table import Table
+
+    from pingpong.tui.commands.roleinteract_board import TITLES
+
+    table = Table(title=f"{len(items)} RoleInteract probe sets", title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("lang", no_wrap=True)
+    for title in TITLES.values():
+        table.add_column(title, justify="right")
+    for row in items:
+        counts = {**row["questions"], **row["memory"]}
+        table.add_row(row["name"], row["lang"], *(str(counts.get(d, 0)) for d in TITLES))
+    console().print(table)
+    return 0
+
+
 def list_situations(args, home) -> int:
     from pingpong.situations.library import SituationLibrary
 
     if getattr(args, "method", None) == "dmt":
         return list_seeds(args, home)
+    if getattr(args, "method", None) == "roleinteract":
+        return list_probe_sets(args, home)
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)

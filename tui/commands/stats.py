@@ -97,6 +97,10 @@ def leaderboard(args, home) -> int:
         from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
 
         return dmt_leaderboard_command(args, home)
+    if method == "roleinteract":  # scored by rule: a share per dimension
+        from pingpong.tui.commands.roleinteract_board import roleinteract_leaderboard_command
+
+        return roleinteract_leaderboard_command(args, home)
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
     if method == "rolebench":  # scored by rule: Rouge-L means, not Likert finals

@@ -1,0 +1,126 @@
+"""RoleInteract (method `roleinteract`): probes of a character's social side, scored by rule.
+
+Every probe is a session (METHOD.md "RoleInteract"):
+- a multiple-choice question is one turn: the question with its lettered options is the user
+  message (written by the probe set, author ``roleinteract``), the player answers in character,
+  and the answer is scored by Acc_single or, for `situation` questions, Acc_multiple;
+- a memory probe plants a fact (turn 1), then padding / 2 exchanges of unrelated small talk, each
+  a real user message and a real player reply (the user lines from the language's padding pool,
+  or written by the interrogator seat when the probe says so), then asks the question again; the
+  last reply is scored by keyword coverage, as `memory_short` or `memory_long`.
+
+No judge model is asked: the scores are recorded under the judge name ``roleinteract``, one per
+session on the ``0-1`` scale, with the dimension as the metric. Everything a session needs is in
+its situation's data (core.methods.roleinteract_probes), so sessions resume and re-score from
+their stored snapshot. Group scenes (data kind "scene") are another module's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pingpong.core.domain import Message, Score, Situation
+from pingpong.core.methods.base import Method
+from pingpong.core.methods.roleinteract_data import DIMENSIONS, MEMORY_DIMENSIONS, MemoryProbe
+from pingpong.core.methods.roleinteract_probes import (
+    MEMORY,
+    PADDING_BRIEF,
+    memory_turns,
+    score_choice,
+    score_memory,
+)
+
+if TYPE_CHECKING:
+    from pingpong.core.engine import SessionEngine, Usage, UserWriter
+
+AUTHOR = "roleinteract"
+"""Author of the user messages the probe sets write (questions, plants, pool padding)."""
+SCORER = "roleinteract"
+"""The judge name the rule-based scores are stored under."""
+METRICS: tuple[str, ...] = (*DIMENSIONS, *MEMORY_DIMENSIONS)
+
+
+def _user(turn: int, text: str) -> Message:
+    return Message(turn=turn, role="user", author=AUTHOR, text=text, speaker="user")
+
+
+class RoleInteract(Method):
+    name = "roleinteract"
+    metrics = METRICS
+    scale = "0-1"
+
+    async def converse(self, engine: "SessionEngine") -> None:
+        if engine.situation.data.get("kind") == MEMORY:
+            await self._converse_memory(engine)
+        else:
+            await self._converse_choice(engine)
+
+    async def judge(self, engine: "SessionEngine") -> None:
+        if any(v.judge == SCORER and v.scores for v in engine.verdicts):
+            return
+        score = self._score(engine)
+        if score is not None:
+            engine.verdict(SCORER, [score])
+
+    # -- multiple choice ---------------------------------------------------------------------
+
+    async def _converse_choice(self, engine: "SessionEngine") -> None:
+        if not engine.transcript:
+            await engine.gate("user")
+            engine.complete(_user(1, engine.situation.text))
+        if len(engine.transcript) == 1:
+            await engine.gate("assistant")
+            engine.complete(await engine.player_message(1))
+
+    # -- memory --------------------------------------------------------------------------------
+
+    async def _converse_memory(self, engine: "SessionEngine") -> None:
+        data = engine.situation.data
+        probe = MemoryProbe.model_validate(data["probe"])
+        last = memory_turns(probe)
+        turn, role = engine.resume_point()
+        while turn <= last:
+            if role == "user":
+                await engine.gate("user")
+                if turn == 1:
+                    message: Message | None = _user(1, probe.plant)
+                elif turn == last:
+                    message = _user(turn, probe.ask)
+                elif probe.padding_from == "interrogator":
+                    message = await engine.user_message(turn, _padding_writer(engine.situation))
+                else:
+                    message = _user(turn, data["padding_lines"][turn - 2])
+                if message is None:
+                    return
+                engine.complete(message)
+            await engine.gate("assistant")
+            engine.complete(await engine.player_message(turn))
+            turn, role = turn + 1, "user"
+
+    # -- scoring ---------------------------------------------------------------------------------
+
+    def _score(self, engine: "SessionEngine") -> Score | None:
+        """The session's one score, or None while the reply it needs is missing."""
+        data = engine.situation.data
+        replies = {m.turn: m.text for m in engine.transcript if m.role == "assistant"}
+        if data.get("kind") == MEMORY:
+            asked = engine.situation.num_turns
+            return score_memory(replies[asked], data) if asked in replies else None
+        return score_choice(replies[1], data) if 1 in replies else None
+
+
+def _padding_writer(situation: Situation) -> "UserWriter":
+    """The interrogator seat's small-talk line, written as PingPong's interrogator writes its lines,
+    but told to chat about unrelated things instead of the probe."""
+    from pingpong.core.methods.pingpong import interrogator_line
+
+    brief = situation.model_copy(update={"text": PADDING_BRIEF.get(situation.lang, PADDING_BRIEF["en"]),
+                                         "data": {}})
+
+    async def write(engine: "SessionEngine", turn: int, who: str) -> tuple[str, "Usage"]:
+        return await interrogator_line(engine, turn, who, situation=brief)
+
+    return write
+
+
+METHOD = RoleInteract()

@@ -1,0 +1,55 @@
+"""What a RoleInteract run owes: player x character x probe, for the characters with a probe set.
+
+Each multiple-choice question and each memory probe of the language's probe sets is one session.
+Memory probes take their padding from the language's pool, which is read only when memory probes
+are planned (a missing or broken pool is then a one-line error naming the file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+
+from pingpong.core.domain import Character
+from pingpong.core.errors import UserError
+from pingpong.core.methods.roleinteract_data import PaddingPool, ProbeSet, memory_dimension
+from pingpong.core.methods.roleinteract_probes import probe_name, probe_situations
+from pingpong.sessions.plan import PlanItem
+
+
+def _only(probe_set: ProbeSet, only: Sequence[str] | None) -> ProbeSet:
+    """The probes --situations names: by situation name, question id or dimension (emotion, memory_long)."""
+    if not only:
+        return probe_set
+    wanted = set(only)
+
+    def keep(probe_id: str, dimension: str) -> bool:
+        return bool({probe_name(probe_set, probe_id), probe_id, dimension} & wanted)
+
+    return probe_set.model_copy(update={
+        "questions": [q for q in probe_set.questions if keep(q.id, q.dimension)],
+        "memory": [m for m in probe_set.memory if keep(m.id, memory_dimension(m))]})
+
+
+def roleinteract_plan(library, padding: Callable[[], PaddingPool], players: Sequence[str], cards: Sequence[Character],
+                      lang: str, only: Sequence[str] | None = None, every: int = 1) -> list[PlanItem]:
+    """Every player answers every probe of every card that has a probe set in ``lang`` (``padding``
+    gives the language's padding pool); ``only`` keeps the probes named (or of the dimensions named);
+    ``every`` keeps every k-th probe of each card. UserError when nothing is left."""
+    if every < 1:
+        raise UserError(f"--every: must be 1 or more, got {every}")
+    if len(set(players)) != len(players):
+        raise UserError("--player: a player is given twice")
+    pool = cache(padding)
+    items: list[PlanItem] = []
+    for card in cards:
+        probe_set = library.find(card.name, lang)
+        if probe_set is None:
+            continue
+        probe_set = _only(probe_set, only)
+        probes = probe_situations(probe_set, card.char_name, pool() if probe_set.memory else None)
+        for probe in probes[::every]:
+            items += [PlanItem(player, card, probe) for player in players]
+    if not items:
+        raise UserError(f"no RoleInteract probes for these characters in lang {lang}")
+    return items

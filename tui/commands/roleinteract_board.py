@@ -1,0 +1,58 @@
+"""`pingpong leaderboard --method roleinteract`: each dimension's share with its interval, as a
+table, Markdown, CSV or JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from pingpong.core.methods.roleinteract import METRICS
+from pingpong.tui.commands.output import print_board
+
+TITLES = {"self_style": "Style", "self_knowledge": "Knowledge", "emotion": "Emotion", "situation": "Situation",
+          "social_preference": "Social", "memory_short": "Memory short", "memory_long": "Memory long"}
+
+
+def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
+    """The same numbers in every format; the dimensions no row has are left out."""
+    out = out or sys.stdout
+    if fmt == "json":
+        out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    dims = [m for m in METRICS if any(m in r["dimensions"] for r in rows)]
+    if fmt == "csv":
+        import csv
+
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["rank", "player", "lang", *(c for d in dims for c in (d, f"{d}_ci")), "score", "unparseable",
+                    "conversations"])
+        for r in rows:
+            w.writerow(["" if v is None else v for v in (
+                r["rank"], r["player"], r["lang"],
+                *(x for d in dims for x in (r["dimensions"].get(d), r["dimensions_ci"].get(d))),
+                r["score"], r["unparseable"], r["conversations"])])
+        return
+
+    def cell(row: dict[str, Any], dim: str) -> str:
+        v, ci = row["dimensions"].get(dim), row["dimensions_ci"].get(dim)
+        return "-" if v is None else (f"{v:.2f} ± {ci:.2f}" if ci is not None else f"{v:.2f}")
+
+    headers = ["Rank", "Player", "Lang", *(TITLES.get(d, d) for d in dims), "Mean", "Unparseable", "Questions"]
+    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", *(cell(r, d) for d in dims),
+             "-" if r["score"] is None else f"{r['score']:.3f}", str(r["unparseable"]),
+             str(sum(r["questions"].values()))] for r in rows]
+    print_board(headers, body, fmt, out, title="RoleInteract (share of each dimension answered right)",
+                caption="± = half width of the 95% bootstrap interval over questions",
+                empty="no finished roleinteract sessions yet")
+
+
+def roleinteract_leaderboard_command(args, home) -> int:
+    from pingpong.sessions.aggregation.roleinteract import roleinteract_leaderboard
+    from pingpong.sessions.store import Store
+
+    with Store(home.db_path) as store:
+        rows = roleinteract_leaderboard(store.conn, lang=args.lang, run=getattr(args, "run_name", None),
+                                        scores=args.scores, include_forks=getattr(args, "include_forks", False))
+    render_roleinteract(rows, args.format)
+    return 0
