@@ -275,3 +275,28 @@ def session_lengths(conn: sqlite3.Connection, flt: SessionFilter) -> list[Sessio
     where, params = flt.where()
     return conn.execute(f"SELECT s.id, s.player, s.lang, s.player_chars, s.player_messages FROM sessions s"
                         f" WHERE {where}", params).fetchall()
+
+
+CallTokens = tuple[int, str, str, str, int, int, int]
+"""(session, player, role, model, prompt tokens, completion tokens, of those the estimated ones)."""
+
+_CALL_TOKENS = (
+    "SELECT c.session_id, s.player, c.role, c.model, TOTAL(c.prompt_tokens), TOTAL(c.completion_tokens),"
+    " TOTAL(CASE WHEN c.tokens_estimated THEN IFNULL(c.prompt_tokens, 0) + IFNULL(c.completion_tokens, 0)"
+    " ELSE 0 END) FROM model_calls c JOIN sessions s ON s.id = c.session_id WHERE c.status = 'ok' AND {where}"
+    " GROUP BY c.session_id, c.role, c.model ORDER BY c.session_id, c.role, c.model")
+
+
+def _tokens(rows: list[tuple]) -> list[CallTokens]:
+    return [(sid, player, role, model, int(p), int(c), int(e)) for sid, player, role, model, p, c, e in rows]
+
+
+def call_tokens(conn: sqlite3.Connection, flt: SessionFilter) -> list[CallTokens]:
+    """Tokens of the answered model calls per (session, seat role, model) of the sessions a filter selects."""
+    where, params = flt.where()
+    return _tokens(conn.execute(_CALL_TOKENS.format(where=where), params).fetchall())
+
+
+def session_call_tokens(conn: sqlite3.Connection, session_id: int) -> list[CallTokens]:
+    """The same for one session."""
+    return _tokens(conn.execute(_CALL_TOKENS.format(where="s.id = ?"), [session_id]).fetchall())

@@ -90,6 +90,8 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     p.add_argument("--curves", action="store_true",
                    help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4)")
+    p.add_argument("--costs", action="store_true",
+                   help="also what each player's conversations cost (needs price = {input, output} in config.toml)")
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
