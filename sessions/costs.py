@@ -27,6 +27,7 @@ class Spend:
     completion_tokens: int = 0
     estimated_tokens: int = 0  # of the tokens above, those the API did not report (our estimate)
     cost: float = 0.0  # of the priced calls
+    rough: bool = False  # some of the cost was priced from estimated tokens
     priced: bool = False  # some call had a price
     unpriced: set[str] = field(default_factory=set)  # models whose calls had none
 
@@ -50,6 +51,7 @@ class Spend:
             return
         self.priced = True
         self.cost += price.cost(prompt, completion)
+        self.rough = self.rough or (estimated > 0 and price != FREE)
 
     def add_call(self, call: CallRecord, prices: Mapping[str, Price]) -> None:
         """Count one call as the engine reports it (retries and failures carry no answer, no cost)."""
@@ -64,18 +66,20 @@ class Spend:
         self.estimated_tokens += other.estimated_tokens
         self.cost += other.cost
         self.priced = self.priced or other.priced
+        self.rough = self.rough or other.rough
         self.unpriced |= other.unpriced
 
     def text(self) -> str:
-        """'$0.0123', '~$0.0123' (partly estimated tokens), '≥$0.0123' (some model has no price), '-'."""
+        """'$0.0123', '~$0.0123' (priced partly from estimated tokens), '≥$0.0123' (some model has no
+        price), '-' (none has)."""
         if not self.known:
             return "-"
-        return ("≥" if self.unpriced else "") + ("~" if self.estimated_tokens else "") + money(self.cost)
+        return ("≥" if self.unpriced else "") + ("~" if self.rough else "") + money(self.cost)
 
     def to_json(self) -> dict[str, Any]:
         return {"cost": round(self.cost, 6) if self.known else None, "tokens": self.tokens,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "estimated_tokens": self.estimated_tokens, "unpriced": sorted(self.unpriced)}
+                "estimated_tokens": self.estimated_tokens, "estimated": self.rough, "unpriced": sorted(self.unpriced)}
 
 
 def money(amount: float) -> str:
@@ -110,7 +114,7 @@ class PlayerSpend:
         total, player = self.total.to_json(), self.player.to_json()
         return {"cost": total["cost"], "player_cost": player["cost"], "tokens": total["tokens"],
                 "player_tokens": player["tokens"], "estimated_tokens": total["estimated_tokens"],
-                "unpriced": total["unpriced"]}
+                "cost_estimated": total["estimated"], "unpriced": total["unpriced"]}
 
 
 def by_player(rows: Iterable[queries.CallTokens], prices: Mapping[str, Price]) -> dict[str, PlayerSpend]:

@@ -94,6 +94,11 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="also what each player's conversations cost (needs price = {input, output} in config.toml)")
 
 
+def _report_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write index.html and its pages into")
+    p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
+
+
 def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", dest="runs", action="append", default=[], metavar="NAME", help="sessions of this run")
     p.add_argument("--session", dest="sessions", action="append", default=[], type=int, metavar="ID",
@@ -192,6 +197,8 @@ COMMANDS = {
               _judge_args),
     "leaderboard": ("pingpong.tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
+    "report": ("pingpong.tui.commands.report:report",
+               "static HTML: the leaderboards, each player's grid, every conversation", _report_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
     "import": ("pingpong.tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),

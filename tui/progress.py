@@ -87,7 +87,7 @@ def costs_table(spend: Mapping[str, PlayerSpend]) -> Table:
     player's own replies; the figures are never cut (the caption gives way)."""
     table = Table(title=f"run costs: {total(spend.values()).text()}", title_justify="left",
                   caption="cost: every seat's calls (player, interrogator, judges); player's: the player's"
-                          " replies; ~ some tokens are estimates (no usage from the API), ≥ some model has no price",
+                          " replies; ~ priced partly from estimated tokens (no usage from the API), ≥ some model has no price",
                   caption_justify="left")
     table.add_column("player")
     for title in ("cost", "player's", "tokens", "estimated"):

@@ -78,7 +78,7 @@ def test_run_with_prices_shows_each_players_cost(tmp_path, monkeypatch, fake):
         assert row["player_cost"] == pytest.approx(expected_player_cost(home, fake, player), abs=1e-6)
         assert row["cost"] == pytest.approx(expected_total(home, player), abs=1e-6)
         assert row["cost"] > row["player_cost"] > 0
-        assert row["estimated_tokens"] == 0 and row["unpriced"] == []
+        assert row["estimated_tokens"] == 0 and row["unpriced"] == [] and row["cost_estimated"] is False
 
     # after the run summary: the run's total, and a line per player with its cost and the player's own
     run_total = sum(r["cost"] for r in by_player.values())
@@ -109,9 +109,29 @@ def test_estimated_tokens_and_missing_prices_are_marked(tmp_path, monkeypatch):
     assert rows(home, "SELECT count(*) FROM model_calls WHERE tokens_estimated = 0 AND status = 'ok'") == [(0,)]
     board = json.loads(pingpong(home, "leaderboard", "--costs", "--format", "json").out)
     assert board and all(r["unpriced"] == ["judge-two"] and r["estimated_tokens"] == r["tokens"] > 0
-                         for r in board)
+                         and r["cost_estimated"] for r in board)
     line = cost_line(result.out.split("run costs: ≥~$", 1)[1].split("\n", 1)[1], "alpha")
     assert "≥~$" in line and "~$" in line.split("≥~$", 1)[1]  # all seats: lower bound; player's: priced
+
+
+def test_spend_marks():
+    from pingpong.core.domain import Price
+    from pingpong.sessions.costs import Spend
+
+    prices = {"paid": Price(input=1.0, output=2.0)}
+    free = Spend()
+    free.add("offline", 1000, 500, 1500, prices)  # estimated tokens of a free model change nothing
+    assert free.text() == "$0.0000" and free.known
+    paid = Spend()
+    paid.add("paid", 300_000, 400_000, 0, prices)
+    assert paid.cost == pytest.approx(1.1) and paid.text() == "$1.10"
+    paid.add("paid", 1000, 0, 1000, prices)
+    assert paid.text() == "~$1.10"
+    paid.add("nameless", 5, 5, 0, prices)
+    assert paid.text() == "≥~$1.10" and paid.unpriced == {"nameless"}
+    nothing = Spend()
+    nothing.add("nameless", 5, 5, 0, prices)
+    assert nothing.text() == "-" and nothing.to_json()["cost"] is None
 
 
 def test_costs_without_any_price_is_one_line(home):
