@@ -159,11 +159,11 @@ def likert_board(store: Store, method: str, *, run: str | None) -> Board:
     """The board at equal weights, and per row what the page needs to rank other weightings: the
     metric means, the length rule's factor (pingpong) or coefficient (pingpong-v1, times the spread
     of finals), and the bootstrap intervals of each published weighting."""
-    rows = [r.to_json() for r in compute_leaderboard(store, method=method, run=run)]
-    intervals: dict[str, dict[tuple[str, str | None], tuple[float | None, float | None]]] = {}
-    for name, weights in PUBLISHED_WEIGHTS.items():
-        intervals[name] = {(r.player, r.lang): (r.final_ci, r.length_norm_ci)
-                           for r in compute_leaderboard(store, method=method, run=run, weights=weights)}
+    boards = {name: compute_leaderboard(store, method=method, run=run, weights=weights)
+              for name, weights in PUBLISHED_WEIGHTS.items()}
+    rows = [r.to_json() for r in boards["equal"]]
+    intervals = {name: {(r.player, r.lang): (r.final_ci, r.length_norm_ci) for r in board}
+                 for name, board in boards.items()}
     known = [r["avg_length"] for r in rows if r["avg_length"] is not None]
     median = float(np.median(known)) if known else None
     script_rows = []

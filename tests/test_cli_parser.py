@@ -38,6 +38,8 @@ LINES = [
      "pingpong.tui.commands.sessions:fork"),
     (["sessions", "score", "3", "--metric", "fluency", "--value", "4"], "pingpong.tui.commands.sessions:score"),
     (["leaderboard", "--method", "pingpong-v1", "--include-forks", "--curves"], "pingpong.tui.commands.stats:leaderboard"),
+    (["leaderboard", "--costs", "--format", "json"], "pingpong.tui.commands.stats:leaderboard"),
+    (["report", "--run", "r", "--out", "site"], "pingpong.tui.commands.report:report"),
 ]
 
 

@@ -4,14 +4,20 @@ grid, a conversation page with its scores, user text kept as text, nothing fetch
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
+import subprocess
 
+import aiohttp
 import pytest
 
 from pingpong.sessions.leaderboard import compute_leaderboard
 from pingpong.sessions.scoring import PUBLISHED_WEIGHTS
 from pingpong.sessions.store import Store
 from tests.report.conftest import (
+    CHROMIUM,
+    FLAGS,
     INJECTED,
     PRICE,
     REASON,
@@ -22,6 +28,7 @@ from tests.report.conftest import (
     pingpong,
     screenshot,
 )
+from tests.tui.test_serve import DevTools, _wait_for
 
 
 def board_rows(html: str, method: str = "pingpong") -> list[list[str]]:
@@ -154,3 +161,53 @@ def test_screenshots_show_a_rendered_page(written, tmp_path):
     for page in (written / "index.html", next((written / "sessions").glob("*.html"))):
         png = screenshot(page, tmp_path / "profile", tmp_path / "shot.png")
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # text, tables and a plot, not blank
+
+
+@needs_chromium
+async def test_the_selector_and_the_inputs_rerank_in_the_browser(written, built, tmp_path):
+    """Driven as a person would: pick a weighting in the select, then type custom weights."""
+    profile = tmp_path / "profile"
+    proc = await asyncio.create_subprocess_exec(
+        CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = profile / "DevToolsActivePort"
+
+    async def devtools_up() -> bool:
+        return port_file.exists() and len(port_file.read_text().split()) >= 2
+
+    order_js = ("JSON.stringify(Array.from(document.querySelectorAll('#board-pingpong tbody tr'))"
+                ".map(tr => [tr.cells[0].textContent, tr.cells[1].textContent]))")
+    try:
+        await _wait_for(devtools_up)
+        port = int(port_file.read_text().split()[0])
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
+                target = next(t for t in await response.json() if t["type"] == "page")
+            async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                tools = DevTools(ws)
+                await tools.call("Page.navigate", url=(written / "index.html").resolve().as_uri())
+
+                async def loaded() -> bool:
+                    return await tools.evaluate("document.readyState") == "complete"
+
+                await _wait_for(loaded)
+                assert [p for _, p in json.loads(await tools.evaluate(order_js))] == ["model-b", "model-a", "model-c"]
+                await tools.evaluate("const s = document.getElementById('weighting');"
+                                     " s.value = 'in_character x2'; s.dispatchEvent(new Event('change'))")
+                picked = json.loads(await tools.evaluate(order_js))
+                assert [(rank, p) for rank, p, *_ in expected(built, PUBLISHED_WEIGHTS["in_character x2"])] == \
+                    [tuple(r) for r in picked]
+                assert await tools.evaluate("location.hash") == "#weights=2,1,1"
+                await tools.evaluate("for (const [name, v] of [['in_character', 0], ['entertaining', 1],"
+                                     " ['fluency', 0]]) { const i = document.querySelector(`input[name=${name}]`);"
+                                     " i.value = v; i.dispatchEvent(new Event('input')) }")
+                typed = json.loads(await tools.evaluate(order_js))
+                assert [(rank, p) for rank, p, *_ in expected(built, (0, 1, 0))] == [tuple(r) for r in typed]
+                assert await tools.evaluate("document.getElementById('weighting').value") == "custom"
+    finally:
+        proc.terminate()
+        try:
+            await asyncio.wait_for(proc.wait(), 20)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
