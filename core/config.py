@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 from pydantic import ValidationError
 
-from pingpong.core.domain import HUMAN, OFFLINE, ModelSpec
+from pingpong.core.domain import HUMAN, OFFLINE, ModelSpec, Price
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 from pingpong.core.safe_parse import MAX_CONFIG_BYTES, check_plain, decode_text, parse_toml, read_limited, show
@@ -91,6 +91,11 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
         models[name] = spec
     models[OFFLINE] = offline_spec()
     return models
+
+
+def prices(models: dict[str, ModelSpec]) -> dict[str, Price]:
+    """{model: price} of the models whose config names one: what the cost figures are made of."""
+    return {name: spec.price for name, spec in models.items() if spec.price is not None}
 
 
 def read_config(home: Home) -> dict[str, Any]:

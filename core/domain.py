@@ -208,6 +208,17 @@ class JudgeVerdict(_Model):
         return [TurnView(t, grouped[t]) for t in sorted(grouped, key=lambda t: (t is None, t or 0))]
 
 
+class Price(_Model):
+    """What a model's provider bills per million tokens (config `price = {input, output}`), in
+    whatever currency the user writes; only used to show what runs cost."""
+
+    input: float = Field(ge=0, allow_inf_nan=False, strict=True, description="per million prompt tokens")
+    output: float = Field(ge=0, allow_inf_nan=False, strict=True, description="per million completion tokens")
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input + completion_tokens * self.output) / 1_000_000
+
+
 class ModelSpec(_Model):
     """One entry of [models.NAME] in config.toml, or the built-in offline model."""
 
@@ -221,6 +232,7 @@ class ModelSpec(_Model):
     params: dict[str, Any] = Field(default_factory=dict)
     timeout: float = Field(120.0, gt=0, description="seconds for one attempt")
     deadline: float = Field(600.0, gt=0, description="seconds for all attempts of one call")
+    price: Price | None = Field(None, description="per million tokens; None: costs are not shown")
 
 
 class SessionSpec(_Model):

@@ -331,3 +331,28 @@ def sessions_sharing(conn: sqlite3.Connection, session_id: int) -> list[tuple[in
         " AND o.situation = s.situation AND o.player != s.player AND o.id != s.id"
         " WHERE s.id = ? AND o.status = 'finished' AND o.parent_session IS NULL ORDER BY o.id DESC",
         [session_id]).fetchall()
+
+
+CallTokens = tuple[int, str, str, str, int, int, int]
+"""(session, player, role, model, prompt tokens, completion tokens, of those the estimated ones)."""
+
+_CALL_TOKENS = (
+    "SELECT c.session_id, s.player, c.role, c.model, TOTAL(c.prompt_tokens), TOTAL(c.completion_tokens),"
+    " TOTAL(CASE WHEN c.tokens_estimated THEN IFNULL(c.prompt_tokens, 0) + IFNULL(c.completion_tokens, 0)"
+    " ELSE 0 END) FROM model_calls c JOIN sessions s ON s.id = c.session_id WHERE c.status = 'ok' AND {where}"
+    " GROUP BY c.session_id, c.role, c.model ORDER BY c.session_id, c.role, c.model")
+
+
+def _tokens(rows: list[tuple]) -> list[CallTokens]:
+    return [(sid, player, role, model, int(p), int(c), int(e)) for sid, player, role, model, p, c, e in rows]
+
+
+def call_tokens(conn: sqlite3.Connection, flt: SessionFilter) -> list[CallTokens]:
+    """Tokens of the answered model calls per (session, seat role, model) of the sessions a filter selects."""
+    where, params = flt.where()
+    return _tokens(conn.execute(_CALL_TOKENS.format(where=where), params).fetchall())
+
+
+def session_call_tokens(conn: sqlite3.Connection, session_id: int) -> list[CallTokens]:
+    """The same for one session."""
+    return _tokens(conn.execute(_CALL_TOKENS.format(where="s.id = ?"), [session_id]).fetchall())

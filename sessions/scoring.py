@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 SCORE_SOURCES: tuple[str, ...] = ("merged", "judges", "human")
 DEFAULT_WEIGHTS: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
+PUBLISHED_WEIGHTS: dict[str, tuple[float, float, float]] = {
+    "equal": (1, 1, 1), "in_character x2": (2, 1, 1), "entertaining x2": (1, 2, 1), "fluency x2": (1, 1, 2)}
+"""PingPong's published weightings of (in_character, entertaining, fluency), before normalising."""
 LIKERT_METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1")
 """Methods whose final is the weighted mean of in_character, entertaining and fluency."""
 

@@ -42,6 +42,8 @@ LINES = [
       "--format", "json"], "pingpong.tui.commands.compare:compare"),
     (["leaderboard", "--by", "prompting"], "pingpong.tui.commands.stats:leaderboard"),
     (["sessions", "score", "3", "--versus", "4", "--value", "0.5"], "pingpong.tui.commands.sessions:score"),
+    (["leaderboard", "--costs", "--format", "json"], "pingpong.tui.commands.stats:leaderboard"),
+    (["report", "--run", "r", "--out", "site"], "pingpong.tui.commands.report:report"),
 ]
 
 

@@ -19,6 +19,7 @@ def test_the_wheel_holds_only_the_pingpong_package_with_its_bundled_files(tmp_pa
     top = {n.split("/")[0] for n in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"pingpong"}
     for needed in ("pingpong/core/templates/judge_system.j2", "pingpong/tui/pingpong.tcss",
+                   "pingpong/tui/report/templates/index.html.j2",
                    "pingpong/characters/bundled/tally.yaml", "pingpong/situations/bundled/dmt/tally-timetable.yaml"):
         assert needed in names or any(n.startswith(needed.rsplit("/", 1)[0] + "/") for n in names), needed
     assert any(n.startswith("pingpong/situations/bundled/probes/") for n in names)

@@ -81,6 +81,24 @@ class PingPongApp(App):
             self._models = load_models(self.home)
         return self._models
 
+    def prices(self) -> dict:
+        """{model: price} from config.toml ({} without prices, or when the config cannot be read)."""
+        from pingpong.core.config import prices
+
+        try:
+            return prices(self.models)
+        except UserError:
+            return {}
+
+    def session_spend(self, session_id: int, store=None):
+        """What a session cost so far (sessions.costs), or None when no model has a price."""
+        price_of = self.prices()
+        if not price_of:
+            return None
+        from pingpong.sessions.costs import session_spend
+
+        return session_spend((store or self.store).conn, session_id, price_of)
+
     @property
     def pool(self):
         if self._pool is None:

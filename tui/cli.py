@@ -98,6 +98,13 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4)")
     p.add_argument("--by", choices=BREAKDOWNS, default=None,
                    help="one row per player and value of this option: prompting (pingpong, pingpong-v1, rolebench)")
+    p.add_argument("--costs", action="store_true",
+                   help="also what each player's conversations cost (needs price = {input, output} in config.toml)")
+
+
+def _report_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write index.html and its pages into")
+    p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
@@ -216,6 +223,8 @@ COMMANDS = {
                 "pairwise judging of stored sessions: win rates against a baseline, Bradley-Terry ratings",
                 _compare_args),
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
+    "report": ("pingpong.tui.commands.report:report",
+               "static HTML: the leaderboards, each player's grid, every conversation", _report_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
     "import": ("pingpong.tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -16,6 +16,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from pingpong.sessions.costs import PlayerSpend, total
 from pingpong.sessions.runner import RunProgress
 
 
@@ -78,6 +79,22 @@ def summary(p: RunProgress) -> Table:
         table.add_row(player, f"{c.done}/{c.total}", str(c.failed), amount(c.tokens),
                       str(c.requests), str(c.retries),
                       "-" if latency is None else f"{latency / 1000:.2f} s")
+    return table
+
+
+def costs_table(spend: Mapping[str, PlayerSpend]) -> Table:
+    """What the run cost so far, per player: every seat's calls in its conversations, and the
+    player's own replies; the figures are never cut (the caption gives way)."""
+    table = Table(title=f"run costs: {total(spend.values()).text()}", title_justify="left",
+                  caption="cost: every seat's calls (player, interrogator, judges); player's: the player's"
+                          " replies; ~ priced partly from estimated tokens (no usage from the API), ≥ some model has no price",
+                  caption_justify="left")
+    table.add_column("player")
+    for title in ("cost", "player's", "tokens", "estimated"):
+        table.add_column(title, justify="right", no_wrap=True)
+    for player, s in spend.items():
+        table.add_row(player, s.total.text(), s.player.text(), amount(s.total.tokens),
+                      amount(s.total.estimated_tokens))
     return table
 
 

@@ -13,8 +13,9 @@ def _num(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def render_dmt(rows: list[dict], fmt: str, out=None) -> None:
-    """The same numbers in every format: rank, player, lang, DMT-Score, conversations, Score_m."""
+def render_dmt(rows: list[dict], fmt: str, out=None, extra: tuple[list[str], list[list[str]]] | None = None) -> None:
+    """The same numbers in every format: rank, player, lang, DMT-Score, conversations, Score_m
+    (and with `extra`, columns such as the costs: headers, cells per row)."""
     out = out or sys.stdout
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
@@ -23,6 +24,9 @@ def render_dmt(rows: list[dict], fmt: str, out=None) -> None:
     headers = ["rank", "player", "lang", "dmt_score", "conversations", *metrics]
     cells = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", _num(r["dmt_score"]), str(r["conversations"]),
               *(_num(r["metrics"].get(m, {}).get("score")) for m in metrics)] for r in rows]
+    if extra:
+        headers += [h.lower() for h in extra[0]]
+        cells = [line + more for line, more in zip(cells, extra[1])]
     if fmt == "csv":
         import csv
 
@@ -42,5 +46,10 @@ def dmt_leaderboard_command(args, home) -> int:
         rows = [r.to_json() for r in dmt_leaderboard(
             store.conn, lang=args.lang, run=getattr(args, "run_name", None), scores=args.scores,
             include_forks=getattr(args, "include_forks", False))]
-    render_dmt(rows, args.format)
+        extra = None
+        if getattr(args, "costs", False):
+            from pingpong.tui.commands.stats import add_costs
+
+            extra = add_costs(args, home, store, rows, method="dmt", per_lang=True)
+    render_dmt(rows, args.format, extra=extra)
     return 0

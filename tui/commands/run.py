@@ -26,10 +26,13 @@ def run(args, home) -> int:
         lang=args.lang, characters=args.characters, situations=args.situations,
         every=args.every, run_name=args.run_name, method=args.method,
         prompting=getattr(args, "prompting", None))
+    from pingpong.core.config import prices
     from pingpong.sessions.store import Store
 
+    price_of = prices(specs)
     home.ensure()
     store = Store(home.db_path)
+    spend = None
     try:
         from pingpong.core.prompts import PromptRenderer
 
@@ -42,11 +45,19 @@ def run(args, home) -> int:
         with asyncio.Runner(loop_factory=loop_factory()) as loop:
             interrupted, progress = loop.run(_main(runner, specs, console, workers, home))
         failed_judging = runner.failed_judge_turns()
+        if price_of:
+            from pingpong.sessions.costs import run_spend
+
+            spend = run_spend(store.conn, setup.name, price_of)
     finally:
         store.close()
     from pingpong.tui.progress import summary
 
     console.print(summary(progress))
+    if spend is not None:
+        from pingpong.tui.progress import costs_table
+
+        console.print(costs_table(spend))
     for error in progress.errors:
         print(f"failed: {error}", file=sys.stderr)
     if interrupted:

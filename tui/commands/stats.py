@@ -44,17 +44,30 @@ def _cells(row: dict, by: str | None = None) -> list[str]:
     ]
 
 
+def _csv_value(value) -> object:
+    """None as an empty cell, a list (e.g. the models without a price) as its items joined by ';'."""
+    if value is None:
+        return ""
+    return ";".join(str(v) for v in value) if isinstance(value, list) else value
+
+
+Extra = tuple[list[str], list[list[str]]]
+"""Columns a view adds to a leaderboard table: (headers, cells per row)."""
+
 HEADERS = ("Rank", "Player", "Lang", "Length-norm", "Final", "In character", "Entertaining", "Fluency",
            "Refusals", "Avg length", "Convs")
 
 
-def render_leaderboard(rows: list[dict], fmt: str, out=None, by: str | None = None) -> None:
+def render_leaderboard(rows: list[dict], fmt: str, out=None, by: str | None = None,
+                       extra: Extra | None = None) -> None:
     """Print leaderboard rows (their JSON dicts) in one of the four formats; ``by``: the column of
-    `--by OPTION` after the player."""
+    `--by OPTION` after the player; `extra` adds columns to the table and Markdown (JSON and CSV
+    carry every field of the rows)."""
     out = out or sys.stdout
     label = by.replace("_", " ").capitalize() if by else None
-    headers = (*HEADERS[:2], label, *HEADERS[2:]) if label else HEADERS
+    headers = [*((*HEADERS[:2], label, *HEADERS[2:]) if label else HEADERS), *(extra[0] if extra else [])]
     left = ("Player", "Lang", label)
+    body = [_cells(r, by) + (extra[1][i] if extra else []) for i, r in enumerate(rows)]
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     elif fmt == "csv":
@@ -64,12 +77,12 @@ def render_leaderboard(rows: list[dict], fmt: str, out=None, by: str | None = No
         keys = list(rows[0]) if rows else list(COLUMNS)
         w.writerow(keys)
         for r in rows:
-            w.writerow(["" if r.get(k) is None else r.get(k) for k in keys])
+            w.writerow([_csv_value(r.get(k)) for k in keys])
     elif fmt == "markdown":
         out.write("| " + " | ".join(headers) + " |\n")
         out.write("|" + "|".join(":---" if h in left else "---:" for h in headers) + "|\n")
-        for r in rows:
-            out.write("| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, by)) + " |\n")
+        for cells in body:
+            out.write("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |\n")
     else:
         from rich.console import Console
         from rich.table import Table
@@ -78,8 +91,8 @@ def render_leaderboard(rows: list[dict], fmt: str, out=None, by: str | None = No
         for h in headers:
             table.add_column(h, justify="left" if h in left else "right",
                              no_wrap=h in ("Player", "Final", "Length-norm"))
-        for r in rows:
-            table.add_row(*_cells(r, by))
+        for cells in body:
+            table.add_row(*cells)
         Console(file=out, width=None if out.isatty() else 160).print(table)
         if not rows:
             print("no finished, scored sessions yet", file=out)
@@ -111,10 +124,29 @@ def leaderboard(args, home) -> int:
             include_forks=getattr(args, "include_forks", False), by=by)]
         if getattr(args, "curves", False):
             _add_curves(store, rows, method=method, lang=args.lang, run=run, weights=weights)
-    render_leaderboard(rows, args.format, by=by)
+        extra = add_costs(args, home, store, rows, method=method) if getattr(args, "costs", False) else None
+    render_leaderboard(rows, args.format, by=by, extra=extra)
     if getattr(args, "curves", False) and args.format in ("table", "markdown"):
         render_curves(rows, args.format)
     return 0
+
+
+def add_costs(args, home, store, rows: list[dict], *, method: str, per_lang: bool = False) -> Extra:
+    """`--costs`: each row gains the JSON cost fields; returns the table's cost columns."""
+    from pingpong.core.config import load_models, prices
+    from pingpong.core.errors import UserError
+    from pingpong.sessions.costs import board_spend
+
+    price_of = prices(load_models(home))
+    if not price_of:
+        raise UserError(f"--costs: no model in {home.config_path} has a price; add "
+                        "price = {input = ..., output = ...} (per million tokens) to its [models.NAME] table")
+    spends = board_spend(store.conn, rows, price_of, method=method, lang=args.lang,
+                         run=getattr(args, "run_name", None), include_forks=getattr(args, "include_forks", False),
+                         per_lang=per_lang)
+    for row, spend in zip(rows, spends):
+        row.update(spend.to_json())
+    return ["Cost", "Player's"], [[s.total.text(), s.player.text()] for s in spends]
 
 
 def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
@@ -125,10 +157,12 @@ def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
     with Store(home.db_path) as store:
         rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run,
                                      include_forks=getattr(args, "include_forks", False), by=by)
+        extra = add_costs(args, home, store, rows, method="rolebench", per_lang=True) \
+            if getattr(args, "costs", False) else None
     if args.format == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     else:
-        render_table(rows, args.format, sys.stdout, by=by)
+        render_table(rows, args.format, sys.stdout, by=by, extra=extra)
     return 0
 
 

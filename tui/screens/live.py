@@ -56,11 +56,12 @@ class EngineStopped(TMessage):
 
 
 class SessionLoaded(TMessage):
-    """A fresh copy of the stored session (follow mode and reloads)."""
+    """A fresh copy of the stored session (follow mode and reloads), with what it cost so far."""
 
-    def __init__(self, stored: Any) -> None:
+    def __init__(self, stored: Any, spend: Any = None) -> None:
         super().__init__()
         self.stored = stored
+        self.spend = spend
 
 
 class LiveScreen(Screen):
@@ -105,6 +106,7 @@ class LiveScreen(Screen):
         self._dirty = False
         self._read_store = WorkerStore(lambda: self.app.open_store())  # for the follow worker
         self._loaded_key: tuple | None = None
+        self.spend = None  # sessions.costs.PlayerSpend when prices are configured
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -134,6 +136,7 @@ class LiveScreen(Screen):
         except Exception as exc:
             self._fail(str(exc))
             return
+        self.spend = self.app.session_spend(self.session_id)
         self._show_stored(stored)
         if stored.status in ("running", "interrupted"):
             self.start_engine()
@@ -213,6 +216,8 @@ class LiveScreen(Screen):
             elif call.status == "failed":
                 self._drop_partial()
                 self._set_notice(f"{call.role} {call.model} failed: {call.error or 'error'}", warn=True)
+            if self.spend is not None:
+                self.spend.add_call(call, self.app.prices())
         elif isinstance(event, SeatChanged):
             if event.role == "interrogator":
                 self.seat = event.author
@@ -368,10 +373,12 @@ class LiveScreen(Screen):
     def load_stored(self) -> None:
         with self._read_store.use() as store:
             stored = store.session(self.session_id)
-        self.post_message(SessionLoaded(stored))
+            spend = self.app.session_spend(self.session_id, store)
+        self.post_message(SessionLoaded(stored, spend))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         stored = message.stored
+        self.spend = message.spend
         key = (stored.status, len(stored.messages), sum(len(v.turns) for v in stored.verdicts),
                len(stored.human_scores))
         if key == self._loaded_key:
@@ -399,6 +406,8 @@ class LiveScreen(Screen):
             info.append(f"player {spec.player}  interrogator {self.seat or spec.interrogator}")
             judges = ", ".join(spec.judges) if spec.judges else "none"
             info.append(f"  judges {judges}  {spec.method}", style="dim")
+            if self.spend is not None:
+                info.append(f"  spent {self.spend.text()}", style="dim")
         status = self.status
         if self.control is not None and self.running and getattr(self.control, "paused", False):
             status = "paused"
@@ -505,6 +514,7 @@ class LiveScreen(Screen):
         except Exception as exc:
             self.notify(str(exc), severity="error")
             return
+        self.spend = self.app.session_spend(self.session_id)
         self._show_stored(stored)
         self._set_notice("resuming…")
         self.start_engine()

@@ -37,6 +37,7 @@ class ReplayScreen(Screen):
         self.turns: list[int] = []
         self.steps: list = []
         self.index = 0
+        self.spend = None  # sessions.costs.PlayerSpend when prices are configured
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -55,6 +56,7 @@ class ReplayScreen(Screen):
         except Exception as exc:
             self.notify(str(exc), severity="error")
             return
+        self.spend = self.app.session_spend(self.session_id)
         self._load_steps()
         self.index = 0
         self._show()
@@ -86,6 +88,8 @@ class ReplayScreen(Screen):
         info.append(spec.character, style="bold cyan")
         info.append(f" in {spec.situation}  player {spec.player}  interrogator {spec.interrogator}")
         info.append(f"  [{stored.status}]", style="bold")
+        if self.spend is not None:
+            info.append(f"  spent {self.spend.text()}", style="dim")
         self.query_one("#session-info", Static).update(info)
         where = f"turn {turn} of {self.turns[-1]}" if turn is not None else "no messages"
         step = self.steps[self.index] if self.steps else None

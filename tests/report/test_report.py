@@ -1,0 +1,213 @@
+"""`pingpong report`: static HTML opened from disk in headless Chromium: the leaderboards, the weight
+selector's reranking (checked against `compute_leaderboard` for every published weighting), a player's
+grid, a conversation page with its scores, user text kept as text, nothing fetched from outside."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+
+import aiohttp
+import pytest
+
+from pingpong.sessions.leaderboard import compute_leaderboard
+from pingpong.sessions.scoring import PUBLISHED_WEIGHTS
+from pingpong.sessions.store import Store
+from tests.report.conftest import (
+    CHROMIUM,
+    FLAGS,
+    INJECTED,
+    PRICE,
+    REASON,
+    RUN,
+    Tables,
+    dump_dom,
+    needs_chromium,
+    pingpong,
+    screenshot,
+)
+from tests.tui.test_serve import DevTools, _wait_for
+
+
+def board_rows(html: str, method: str = "pingpong") -> list[list[str]]:
+    return Tables(html).tables[f"board-{method}"][1:]  # without the header row
+
+
+def expected(home, weights) -> list[tuple[str, str, str, str]]:
+    """(rank, player, length-norm, final) as the CLI's leaderboard computes them."""
+    with Store(home.db_path) as store:
+        rows = compute_leaderboard(store, method="pingpong", weights=weights)
+    return [(str(r.rank), r.player, f"{r.length_norm:.2f}", f"{r.final:.2f}") for r in rows]
+
+
+def shown(rows: list[list[str]]) -> list[tuple[str, str, str, str]]:
+    return [(r[0], r[1], r[3].split(" ")[0], r[4].split(" ")[0]) for r in rows]
+
+
+@needs_chromium
+def test_index_shows_every_methods_leaderboard(written, built, tmp_path):
+    html = dump_dom(written / "index.html", tmp_path / "profile")
+    page = Tables(html)
+    assert {"board-pingpong", "board-pingpong-v1", "board-dmt", "board-rolebench"} <= set(page.tables)
+    rows = board_rows(html)
+    assert shown(rows) == expected(built, (1, 1, 1))
+    assert [r[1] for r in rows] == ["model-b", "model-a", "model-c"]
+    assert page.tables["board-pingpong"][0][-2:] == ["Cost", "Player's"]  # model-a has a price
+    cost = (3000 * PRICE[0] + 300 * PRICE[1]) * 2 / 1e6  # two sessions, turns 1 and 2
+    assert next(r for r in rows if r[1] == "model-a")[-1] == f"${cost:.4f}"
+    assert [r[1] for r in board_rows(html, "pingpong-v1")] == ["offline"]
+    assert "<svg" in html and "polyline" in html  # the score-by-turn plot, inline
+    assert any(link.startswith("players/model-a-") for link in page.links)
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", list(PUBLISHED_WEIGHTS))
+def test_each_published_weighting_ranks_as_the_leaderboard_does(written, built, tmp_path, name):
+    weights = PUBLISHED_WEIGHTS[name]
+    html = dump_dom(written / "index.html", tmp_path / "profile", "#weights=" + ",".join(f"{w:g}" for w in weights))
+    assert shown(board_rows(html)) == expected(built, weights)
+    shown_weights = ", ".join(f"{w:g}" for w in weights)
+    assert f'<output id="weights-now" for="weighting">ranked by: {name} ({shown_weights})</output>' in html
+
+
+@needs_chromium
+def test_switching_weights_changes_the_order_and_custom_weights_work(written, built, tmp_path):
+    equal = [r[1] for r in board_rows(dump_dom(written / "index.html", tmp_path / "p1"))]
+    in_character = [r[1] for r in board_rows(dump_dom(written / "index.html", tmp_path / "p2", "#weights=2,1,1"))]
+    assert equal == ["model-b", "model-a", "model-c"]
+    assert in_character == ["model-a", "model-b", "model-c"]
+    html = dump_dom(written / "index.html", tmp_path / "p3", "#weights=0,0,1")
+    custom = board_rows(html)
+    assert shown(custom) == expected(built, (0, 0, 1))
+    assert all("±" not in r[4] for r in custom)  # intervals only for the published weightings
+    assert "ranked by: custom (0, 0, 1)" in html
+
+
+@needs_chromium
+def test_player_grid_and_conversation_page(written, tmp_path):
+    index = Tables(dump_dom(written / "index.html", tmp_path / "p1"))
+    player_link = next(link for link in index.links if link.startswith("players/model-a-"))
+    grid_html = dump_dom(written / player_link, tmp_path / "p2")
+    grid = Tables(grid_html)
+    table = next(t for t in grid.tables.values() if t[0][0].startswith("character"))
+    assert table[0][1:] == ["big-order", "storm-warning"]
+    assert [row[0] for row in table[1:]] == ["harbour-keeper", "night-baker"]
+    cells = [cell for row in table[1:] for cell in row[1:]]
+    assert len([c for c in cells if c]) == 2
+    rated = re.fullmatch(r"#(\d+) 3\.67\*", next(c for c in cells if "*" in c))  # a person changed a score
+    assert rated, cells
+    session_link = f"../sessions/{rated.group(1)}.html"
+    assert session_link in grid.links
+    html = dump_dom((written / "players" / session_link).resolve(), tmp_path / "p3")
+    page = Tables(html)
+    judges = [t for t in page.tables.values() if t[0][:2] == ["Judge", "Metric"]]
+    people = [t for t in page.tables.values() if t[0][:2] == ["Person", "Metric"]]
+    assert len(judges) == 2  # turns 1 and 2
+    assert ["judge-x", "in_character", "5", "{{ 7*7 }} in the judge's words"] in judges[0]
+    assert ["judge-y", "entertaining", "2", "judge-y found turn 2 lively"] in judges[1]
+    assert people and people[0][1][:4] == ["rater-one", "in_character", "4", "first thought"]
+    assert people[0][2][:4] == ["rater-two", "in_character", "5", REASON]
+    assert "(replaced)" in people[0][1][4]
+    assert "<svg" in html and "The judges' mean score by turn" in html
+
+
+@needs_chromium
+def test_user_text_stays_text(written, tmp_path):
+    sessions = sorted((written / "sessions").glob("*.html"))
+    page = next(p for p in sessions if "pwned" in p.read_text(encoding="utf-8"))
+    html = dump_dom(page, tmp_path / "profile")
+    parsed = Tables(html)
+    assert "pwned" not in parsed.title  # neither the script nor the image's handler ran
+    assert "&lt;script&gt;" in html and "<script>document.title" not in html
+    assert INJECTED not in html
+    failed = next(p for p in sessions if "judge-y gave no JSON" in p.read_text(encoding="utf-8"))
+    assert "failed" in failed.read_text(encoding="utf-8")
+
+
+def test_nothing_is_fetched_from_anywhere(written):
+    for page in written.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"<(script|img|link|iframe)[^>]*\s(src|href)=", text), page
+        assert not re.search(r"""(src|href)=["']?(https?:)?//""", text), page
+        assert "@import" not in text and "url(" not in text, page
+
+
+def test_run_filter_and_bad_input(built, tmp_path):
+    result = pingpong(built.root, "report", "--out", str(tmp_path / "one-run"), "--run", RUN)
+    assert result.code == 0, result.err
+    assert "wrote 6 conversation(s) of 3 player(s)" in result.out
+    index = (tmp_path / "one-run" / "index.html").read_text(encoding="utf-8")
+    assert 'id="board-pingpong"' in index and 'id="board-dmt"' not in index
+    assert len(list((tmp_path / "one-run" / "sessions").glob("*.html"))) == 6
+
+    missing = pingpong(built.root, "report", "--out", str(tmp_path / "x"), "--run", "no-such-run")
+    assert missing.code == 2 and missing.err.count("\n") == 1 and "no-such-run" in missing.err
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    blocked = pingpong(built.root, "report", "--out", str(a_file))
+    assert blocked.code == 2 and blocked.err == f"pingpong: error: --out: {a_file} is a file, not a folder\n"
+
+
+def test_an_empty_database_still_writes_a_page(tmp_path):
+    result = pingpong(tmp_path / "home", "report", "--out", str(tmp_path / "out"))
+    assert result.code == 0, result.err
+    assert "No sessions yet" in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+
+
+@needs_chromium
+def test_screenshots_show_a_rendered_page(written, tmp_path):
+    for page in (written / "index.html", next((written / "sessions").glob("*.html"))):
+        png = screenshot(page, tmp_path / "profile", tmp_path / "shot.png")
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # text, tables and a plot, not blank
+
+
+@needs_chromium
+async def test_the_selector_and_the_inputs_rerank_in_the_browser(written, built, tmp_path):
+    """Driven as a person would: pick a weighting in the select, then type custom weights."""
+    profile = tmp_path / "profile"
+    proc = await asyncio.create_subprocess_exec(
+        CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = profile / "DevToolsActivePort"
+
+    async def devtools_up() -> bool:
+        return port_file.exists() and len(port_file.read_text().split()) >= 2
+
+    order_js = ("JSON.stringify(Array.from(document.querySelectorAll('#board-pingpong tbody tr'))"
+                ".map(tr => [tr.cells[0].textContent, tr.cells[1].textContent]))")
+    try:
+        await _wait_for(devtools_up)
+        port = int(port_file.read_text().split()[0])
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
+                target = next(t for t in await response.json() if t["type"] == "page")
+            async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                tools = DevTools(ws)
+                await tools.call("Page.navigate", url=(written / "index.html").resolve().as_uri())
+
+                async def loaded() -> bool:
+                    return await tools.evaluate("document.readyState") == "complete"
+
+                await _wait_for(loaded)
+                assert [p for _, p in json.loads(await tools.evaluate(order_js))] == ["model-b", "model-a", "model-c"]
+                await tools.evaluate("const s = document.getElementById('weighting');"
+                                     " s.value = 'in_character x2'; s.dispatchEvent(new Event('change'))")
+                picked = json.loads(await tools.evaluate(order_js))
+                assert [(rank, p) for rank, p, *_ in expected(built, PUBLISHED_WEIGHTS["in_character x2"])] == \
+                    [tuple(r) for r in picked]
+                assert await tools.evaluate("location.hash") == "#weights=2,1,1"
+                await tools.evaluate("for (const [name, v] of [['in_character', 0], ['entertaining', 1],"
+                                     " ['fluency', 0]]) { const i = document.querySelector(`input[name=${name}]`);"
+                                     " i.value = v; i.dispatchEvent(new Event('input')) }")
+                typed = json.loads(await tools.evaluate(order_js))
+                assert [(rank, p) for rank, p, *_ in expected(built, (0, 1, 0))] == [tuple(r) for r in typed]
+                assert await tools.evaluate("document.getElementById('weighting').value") == "custom"
+    finally:
+        proc.terminate()
+        try:
+            await asyncio.wait_for(proc.wait(), 20)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()

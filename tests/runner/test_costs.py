@@ -1,0 +1,160 @@
+"""Costs: `price = {input, output}` per model, the run summary, `leaderboard --costs`, estimates.
+
+The fake server reports `usage` as the words of the request (prompt) and of the reply (completion),
+so the expected figures are counted here from what the server saw and what the player said, not
+from our own call log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.fakeserver import FakeServer, default_responder, reply
+from tests.runner.conftest import ROOT, model_entry, pingpong, rows, run_args, standard_models, write_config
+
+PRICES = {"alpha": (2.5, 10.0), "beta": (0.15, 0.6), "asker": (1.0, 3.0), "judge-one": (5.0, 15.0),
+          "judge-two": (0.5, 1.5)}
+
+
+def priced_models(base_url: str, prices=PRICES) -> dict[str, str]:
+    models = standard_models(base_url)
+    for name, (inp, out) in prices.items():
+        models[name] += f"price = {{ input = {inp}, output = {out} }}\n"
+    return models
+
+
+def words(body: dict) -> int:
+    return max(1, len("\n".join(m["content"] for m in body["messages"]).split()))
+
+
+def expected_player_cost(home, fake, player: str) -> float:
+    """Prompt tokens: the words of the player's requests the server saw; completion tokens: the words of
+    the player's stored replies (each is one answer of the server)."""
+    model = f"{player}-model"
+    prompt = sum(words(r.body) for r in fake.chat_requests if r.body["model"] == model)
+    replies = rows(home, "SELECT m.text FROM messages m JOIN sessions s ON s.id = m.session_id"
+                         " WHERE s.player = ? AND m.role = 'assistant'", [player])
+    completion = sum(max(1, len(text.split())) for (text,) in replies)
+    inp, out = PRICES[player]
+    return (prompt * inp + completion * out) / 1e6
+
+
+def expected_total(home, player: str) -> float:
+    total = 0.0
+    for model, prompt, completion in rows(
+            home, "SELECT c.model, sum(c.prompt_tokens), sum(c.completion_tokens) FROM model_calls c"
+                  " JOIN sessions s ON s.id = c.session_id WHERE s.player = ? AND c.status = 'ok'"
+                  " GROUP BY c.model", [player]):
+        inp, out = PRICES[model]
+        total += (prompt * inp + completion * out) / 1e6
+    return total
+
+
+def cost_line(text: str, player: str) -> str:
+    return next(x for x in text.splitlines() if re.match(rf"\W*{player}\b", x))
+
+
+def test_run_with_prices_shows_each_players_cost(tmp_path, monkeypatch, fake):
+    from tests.runner.conftest import KEY_ENV, write_library
+
+    monkeypatch.setenv(KEY_ENV, "not-a-real-key")
+    home = tmp_path / "home"
+    write_config(home, priced_models(fake.base_url))
+    write_library(home)
+    result = pingpong(home, *run_args("--concurrency", "4"))
+    assert result.code == 0, result.err
+    assert rows(home, "SELECT count(*) FROM model_calls WHERE tokens_estimated = 1") == [(0,)]
+
+    board = pingpong(home, "leaderboard", "--costs", "--format", "json")
+    assert board.code == 0, board.err
+    by_player = {r["player"]: r for r in json.loads(board.out)}
+    assert set(by_player) == {"alpha", "beta"}
+    for player, row in by_player.items():
+        assert row["player_cost"] == pytest.approx(expected_player_cost(home, fake, player), abs=1e-6)
+        assert row["cost"] == pytest.approx(expected_total(home, player), abs=1e-6)
+        assert row["cost"] > row["player_cost"] > 0
+        assert row["estimated_tokens"] == 0 and row["unpriced"] == [] and row["cost_estimated"] is False
+
+    # after the run summary: the run's total, and a line per player with its cost and the player's own
+    run_total = sum(r["cost"] for r in by_player.values())
+    costs = result.out.split(f"run costs: ${run_total:.4f} ", 1)[1]
+    for player, row in by_player.items():
+        line = cost_line(costs, player)
+        assert f"${row['cost']:.4f}" in line and f"${row['player_cost']:.4f}" in line, line
+
+    table = pingpong(home, "leaderboard", "--costs", "--format", "markdown")
+    assert "| Cost | Player's |" in table.out
+    assert f"${by_player['alpha']['cost']:.4f}" in table.out
+
+
+def test_estimated_tokens_and_missing_prices_are_marked(tmp_path, monkeypatch):
+    """Without `usage` in the answers the tokens are our estimates (~); a judge without a price makes
+    the figure a lower bound (≥) that names it."""
+    from tests.runner.conftest import KEY_ENV, write_library
+
+    monkeypatch.setenv(KEY_ENV, "not-a-real-key")
+    counter = iter(range(10_000))
+    with FakeServer(responder=lambda body: reply(default_responder(body, next(counter)), usage=False)) as srv:
+        home = tmp_path / "home"
+        prices = {k: v for k, v in PRICES.items() if k != "judge-two"}
+        write_config(home, priced_models(srv.base_url, prices))
+        write_library(home)
+        result = pingpong(home, *run_args("--concurrency", "4", "--every", "4"))
+        assert result.code == 0, result.err
+    assert rows(home, "SELECT count(*) FROM model_calls WHERE tokens_estimated = 0 AND status = 'ok'") == [(0,)]
+    board = json.loads(pingpong(home, "leaderboard", "--costs", "--format", "json").out)
+    assert board and all(r["unpriced"] == ["judge-two"] and r["estimated_tokens"] == r["tokens"] > 0
+                         and r["cost_estimated"] for r in board)
+    line = cost_line(result.out.split("run costs: ≥~$", 1)[1].split("\n", 1)[1], "alpha")
+    assert "≥~$" in line and "~$" in line.split("≥~$", 1)[1]  # all seats: lower bound; player's: priced
+
+
+def test_spend_marks():
+    from pingpong.core.domain import Price
+    from pingpong.sessions.costs import Spend
+
+    prices = {"paid": Price(input=1.0, output=2.0)}
+    free = Spend()
+    free.add("offline", 1000, 500, 1500, prices)  # estimated tokens of a free model change nothing
+    assert free.text() == "$0.0000" and free.known
+    paid = Spend()
+    paid.add("paid", 300_000, 400_000, 0, prices)
+    assert paid.cost == pytest.approx(1.1) and paid.text() == "$1.10"
+    paid.add("paid", 1000, 0, 1000, prices)
+    assert paid.text() == "~$1.10"
+    paid.add("nameless", 5, 5, 0, prices)
+    assert paid.text() == "≥~$1.10" and paid.unpriced == {"nameless"}
+    nothing = Spend()
+    nothing.add("nameless", 5, 5, 0, prices)
+    assert nothing.text() == "-" and nothing.to_json()["cost"] is None
+
+
+def test_costs_without_any_price_is_one_line(home):
+    assert pingpong(home, *run_args("--every", "8")).code == 0
+    result = pingpong(home, "leaderboard", "--costs")
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and "--costs: no model in" in result.err and "has a price" in result.err
+
+
+@pytest.mark.parametrize("price, where", [
+    ("{ input = -1, output = 1 }", "models.alpha.price.input"),
+    ("{ input = inf, output = 1 }", "models.alpha.price.input"),
+    ("{ input = nan, output = 1 }", "models.alpha.price.input"),
+    ("{ input = 1 }", "models.alpha.price.output"),
+    ('{ input = "1", output = 1 }', "models.alpha.price.input"),
+    ("{ input = 1, output = 2, cached = 0.5 }", "models.alpha.price.cached"),
+    ("3", "models.alpha.price"),
+])
+def test_bad_price_is_one_line_exit_2(tmp_path, price, where):
+    home = tmp_path / "home"
+    write_config(home, {"alpha": model_entry("http://127.0.0.1:9/v1", "a") + f"price = {price}\n"})
+    result = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(home), "models", "--no-check"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and where in result.stderr and "config.toml" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,129 @@
+"""`pingpong report`: the stored sessions as static HTML that opens from disk, with no server.
+
+index.html holds the leaderboard of every method (the Likert ones with a weight selector, a small
+inline script), players/NAME.html each player's characters x situations grid, sessions/ID.html
+every conversation with its turn scores, the judges' explanations and people's scores. Plots are
+inline SVG; nothing is fetched from anywhere.
+
+Templates (templates/*.j2) render in Jinja2's immutable sandbox with autoescaping: cards, messages,
+explanations and names only ever enter them as variables.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from pingpong.core.domain import METRICS, SCALE_BOUNDS, Price
+from pingpong.core.errors import UserError
+from pingpong.sessions.report import Report, collect, conversations
+from pingpong.sessions.scoring import PUBLISHED_WEIGHTS
+from pingpong.sessions.store import Store
+from pingpong.tui.report.plot import chart
+
+TEMPLATES = Path(__file__).parent / "templates"
+LIKERT_SCALE = {"pingpong": "1-5", "pingpong-v1": "1-10"}
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    """A figure as the tables show it; '-' where there is none."""
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def plus_minus(value: float | None, ci: float | None, digits: int = 2) -> str:
+    """'4.17 ± 0.05' (the half width of the interval), '4.17' without one, '-' without a value."""
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}" + ("" if ci is None else f" ± {ci:.{digits}f}")
+
+
+def score_text(value: float | None, scale: str, metric: str) -> str:
+    """A stored value on its scale: a refusal flag as yes/no, a DMT label as good/bad, 4 not 4.0."""
+    if value is None:
+        return "-"
+    if metric == "is_refusal":
+        return "refusal" if value >= 1 else "no"
+    if scale == "good-bad":
+        return "good" if value >= 1 else "bad"
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.3f}" if scale == "0-1" else f"{value:.2f}"
+
+
+def player_file(name: str) -> str:
+    """A file name for a player's page: readable, safe on every file system, distinct per name."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "player"
+    return f"{slug}-{zlib.crc32(name.encode('utf-8')):08x}.html"
+
+
+def scale_of(method: str) -> tuple[float, float]:
+    """The bounds a Likert board's score-by-turn plot spans."""
+    lo, hi = SCALE_BOUNDS[LIKERT_SCALE.get(method, "1-5")]
+    return float(lo), float(hi)
+
+
+def dmt_metrics(rows: list[dict]) -> list[str]:
+    """The DMT metrics any row has a score for, in the method's order."""
+    from pingpong.core.methods.dmt_rules import DMT_METRICS
+
+    return [m for m in DMT_METRICS if any(m in r["metrics"] for r in rows)]
+
+
+def environment() -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(num=num, pm=plus_minus, score=score_text)
+    env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
+                       metrics=METRICS, weightings=PUBLISHED_WEIGHTS)
+    return env
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a report holds, for the command's closing line."""
+
+    index: Path
+    players: int
+    conversations: int
+
+
+def _folder(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out: {out} is a file, not a folder")
+    try:
+        for sub in (out, out / "players", out / "sessions"):
+            sub.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--out: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def write_report(store: Store, out: Path, *, run: str | None = None,
+                 prices: Mapping[str, Price] | None = None) -> Written:
+    """Write the report of the stored sessions (of one run) into the folder `out`."""
+    report: Report = collect(store, run=run, prices=prices)
+    _folder(out)
+    env = environment()
+    likert = any(b.kind == "likert" and b.rows for b in report.boards)
+    _write(out / "index.html", env.get_template("index.html.j2").render(report=report, likert=likert))
+    player_page = env.get_template("player.html.j2")
+    for player in report.players:
+        _write(out / "players" / player_file(player.player), player_page.render(report=report, player=player))
+    session_page = env.get_template("session.html.j2")
+    for conv in conversations(store, report, prices):
+        _write(out / "sessions" / f"{conv.stored.id}.html", session_page.render(conv=conv))
+    return Written(out / "index.html", len(report.players), len(report.sessions))
