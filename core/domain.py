@@ -92,6 +92,10 @@ class Situation(_Model):
     data: dict[str, Any] = Field(default_factory=dict, description="method-specific material: a DMT seed's goal, a RoleBench question's references")
 
 
+CUT_NOTE: tuple[str, str] = ("finish_reason", "length")
+"""The note a message carries when the model stopped at its max_tokens (the text is cut short)."""
+
+
 class Message(_Model):
     """One completed utterance. Turn n holds a user message then an assistant message."""
 
@@ -105,7 +109,12 @@ class Message(_Model):
     tokens_estimated: bool = False
     latency_ms: float | None = None
     attempt: int = 1
-    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks)")
+    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks; finish_reason: length when cut short)")
+
+    @property
+    def truncated(self) -> bool:
+        """The model stopped at its max_tokens: the text may end mid-sentence."""
+        return self.notes.get(CUT_NOTE[0]) == CUT_NOTE[1]
 
 
 class Score(_Model):

@@ -117,7 +117,7 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     q = _sub(ss, "show", "pingpong.tui.commands.sessions:show_session", "show one session")
     q.add_argument("id", type=int, help="session id (see `pingpong sessions list`)")
     _fmt(q)
-    q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn (append-only)")
+    q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn or the whole conversation (append-only)")
     q.add_argument("id", type=int, help="session id")
     q.add_argument("--turn", type=int, metavar="N", help="player turn, from 1 (default: the whole conversation)")
     q.add_argument("--metric", metavar="NAME", help="metric to score (the session's method lists them)")
