@@ -241,6 +241,13 @@ class SessionSpec(_Model):
     lang: str | None = None
     prompting: Literal["zsp", "fsp", "fsd"] | None = Field(
         None, description="player prompting strategy; None sends every card example as prior turns")
+    seats: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="each seat's set-up as PingPong results files record it, by "
+        "'player', 'interrogator' or 'judge:NAME': {'params': {...}, 'system_prompt': ...}")
+    origin: dict[str, Any] = Field(
+        default_factory=dict, description="what an imported PingPong results file held beyond what pingpong "
+        "models (its version, the character and situation blocks as written, an opening message, other "
+        "keys of a judge's entry), so an export gives it back")
 
     @model_validator(mode="before")
     @classmethod

@@ -148,6 +148,12 @@ def sampling_params(spec: ModelSpec, req: ChatRequest) -> dict[str, Any]:
     return params
 
 
+def seat_setup(spec: ModelSpec, task: Task) -> dict[str, Any]:
+    """A seat's set-up as PingPong results files record it: the params its requests carry (before
+    any per-call override) and the extra system prompt in front of ours (pingpong adds none)."""
+    return {"system_prompt": "", "params": sampling_params(spec, ChatRequest(task=task, messages=[]))}
+
+
 # --------------------------------------------------------------------------- statistics
 
 

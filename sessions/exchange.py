@@ -14,7 +14,8 @@ from typing import TextIO
 
 from pingpong.core.errors import UserError
 from pingpong.sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
-from pingpong.sessions.exchange_pingpong import ImportSummary, export_results, import_results
+from pingpong.sessions.exchange_pingpong import ImportSummary, import_results
+from pingpong.sessions.exchange_pingpong_export import export_results
 
 __all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
 

@@ -424,8 +424,10 @@ class Store:
         done = parent.turns_done
         if not 1 <= turn <= done:
             raise UserError(f"session {session_id}: --turn must be between 1 and {done} (its completed turns)")
-        spec = parent.spec.model_copy(update={k: v for k, v in (("player", player),
-                                                                  ("interrogator", interrogator)) if v})
+        changed = {k: v for k, v in (("player", player), ("interrogator", interrogator)) if v}
+        seats = {k: v for k, v in parent.spec.seats.items() if k not in changed}
+        # a fork is a new conversation: nothing of an imported file's entry describes it
+        spec = parent.spec.model_copy(update={**changed, "seats": seats, "origin": {}})
         with self.transaction():
             new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
                                       status="interrupted", parent_session=session_id, fork_turn=turn)
@@ -556,6 +558,29 @@ class Store:
             spec = json.loads(spec_json)
             spec["judges"] = judges
             db.execute("update sessions set judges = ?, spec = ? where id = ?", [_json(judges), _json(spec), session_id])
+
+    def add_setup(self, session_id: int, *, seats: dict[str, dict[str, Any]] | None = None,
+                  entries: dict[str, dict[str, Any]] | None = None) -> None:
+        """Add seats' set-ups (spec.seats) and judges' extra entry keys (spec.origin['entries']) the
+        session does not hold yet; what is recorded first stays (a resume never rewrites it)."""
+        seats = {k: v for k, v in (seats or {}).items() if v is not None}
+        entries = {k: v for k, v in (entries or {}).items() if v}
+        if not seats and not entries:
+            return
+        with self.transaction() as db:
+            row = db.execute("select spec from sessions where id = ?", [session_id]).fetchone()
+            if row is None:
+                raise UserError(f"session {session_id}: no such session")
+            spec = json.loads(row[0])
+            have = spec.setdefault("seats", {})
+            known = spec.setdefault("origin", {}).setdefault("entries", {}) if entries else {}
+            new_seats = {k: v for k, v in seats.items() if k not in have}
+            new_entries = {k: v for k, v in entries.items() if k not in known}
+            if not new_seats and not new_entries:
+                return
+            have.update(new_seats)
+            known.update(new_entries)
+            db.execute("update sessions set spec = ? where id = ?", [_json(spec), session_id])
 
     def insert_session_rows(self, session: dict[str, Any], run: dict[str, Any] | None,
                             children: dict[str, list[dict[str, Any]]]) -> int | None:

@@ -28,6 +28,8 @@ def import_(args, home) -> int:
     with Store(home.db_path) as store:
         done, errors = import_paths(store, args.paths)
     for summary in done:
+        for warning in summary.warnings:
+            print(f"pingpong: warning: {warning}", file=sys.stderr)
         print(summary.line())
     if errors:
         for line in errors[:-1]:
