@@ -258,15 +258,26 @@ def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: i
     player, interrogator, judge = models
     if not isinstance(entry, dict):
         raise EntryError(f"{where}: expected an object")
+    opening, messages = parse_messages(entry.get("messages"), where, player, interrogator)
+    player_turns = sum(1 for m in messages if m.role == "assistant")
+    verdict = parse_scores(entry, where, player_turns, judge, version, source)
+    conv = parse_conversation(entry, where, messages, opening, models, verdict)
+    conv.method = "pingpong-v1" if version == 1 else "pingpong"
+    conv.extra = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
+    return conv
+
+
+def parse_conversation(entry: dict, where: str, messages: list[Message], opening: str | None,
+                       models: tuple[str, str, str], verdict: JudgeVerdict) -> Conversation:
+    """The card and situation of an entry (or an annotation row) around its parsed messages."""
+    player, interrogator, judge = models
     char, sit = entry.get("character"), entry.get("situation")
     if not isinstance(char, dict) or not isinstance(char.get("char_name"), str) or not char["char_name"].strip():
         raise EntryError(f"{where}.character.char_name: missing")
     if not isinstance(sit, dict) or not isinstance(sit.get("text"), str) or not sit["text"].strip():
         raise EntryError(f"{where}.situation.text: missing")
     greeting = _text(char.get("initial_message"), f"{where}.character.initial_message")
-    opening, messages = parse_messages(entry.get("messages"), where, player, interrogator)
     player_turns = sum(1 for m in messages if m.role == "assistant")
-    verdict = parse_scores(entry, where, player_turns, judge, version, source)
     persona = _text(char.get("system_prompt"), f"{where}.character.system_prompt")
     summary = _text(char.get("summary"), f"{where}.character.summary")
     lang = guess_lang(persona, sit["text"], *(m.text for m in messages))
@@ -293,9 +304,7 @@ def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: i
     origin: dict[str, Any] = {"character": char, "situation": sit}
     if opening is not None:
         origin["opening"] = opening
-    conv = Conversation(player, interrogator, judge, character, situation, messages, verdict,
-                        method="pingpong-v1" if version == 1 else "pingpong", origin=origin,
-                        extra={k: v for k, v in entry.items() if k not in ENTRY_KEYS})
+    conv = Conversation(player, interrogator, judge, character, situation, messages, verdict, origin=origin)
     conv.key = conversation_key(player, character.char_name, situation.text, messages)
     return conv
 

@@ -136,9 +136,11 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("pingpong", "jsonl"), required=True,
-                   help="PingPong results JSON files, or our lossless JSONL")
-    p.add_argument("--out", metavar="PATH", help="file (jsonl) or folder (pingpong); default stdout for jsonl")
+    p.add_argument("--format", choices=("pingpong", "jsonl", "annotations"), required=True,
+                   help="PingPong results JSON files, our lossless JSONL, or people's conversation ratings "
+                        "as PingPong annotation JSONL")
+    p.add_argument("--out", metavar="PATH",
+                   help="file (jsonl, annotations) or folder (pingpong); default stdout for jsonl and annotations")
 
 
 def _import_args(p: argparse.ArgumentParser) -> None:
@@ -192,7 +194,8 @@ COMMANDS = {
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
-    "import": ("pingpong.tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),
+    "import": ("pingpong.tui.commands.exchange:import_",
+               "import PingPong results JSON, PingPong annotation JSONL or our JSONL", _import_args),
     "cards": (None, "character cards", _cards_args),
     "situations": (None, "situations", _situations_args),
     "models": ("pingpong.tui.commands.models:models", "configured models, with reachability", _models_args),
