@@ -26,7 +26,12 @@ from pingpong.sessions.exchange_pingpong import (
     parse_messages,
     store_conversation,
 )
-from pingpong.sessions.exchange_pingpong_export import VERSIONS, reference_character, reference_messages, reference_situation
+from pingpong.sessions.exchange_pingpong_export import (
+    VERSIONS,
+    reference_character,
+    reference_messages,
+    reference_situation,
+)
 from pingpong.sessions.records import StoredSession
 
 AUTHOR_KEYS = ("author", "annotator")
