@@ -302,3 +302,20 @@ def m006_human_score_index(db: sqlite_utils.Database) -> None:
     """People's scores are read on their own (every view merges them in): a small index over them
     spares a scan of every judge's row."""
     db.execute("CREATE INDEX idx_scores_human ON scores (created_at, id) WHERE source = 'human'")
+
+
+@migration
+def m007_annotation_queues(db: sqlite_utils.Database) -> None:
+    """Rating queues (`pingpong annotate`): a person's blind sample of finished sessions, drawn
+    once (with a fixed seed) and kept, and how far the person got, so a queue resumes where its
+    person left off. A queue is one person's for one set of options (its `spec`, JSON)."""
+    db.execute(
+        "CREATE TABLE annotation_queues (id INTEGER PRIMARY KEY, author TEXT NOT NULL, spec TEXT NOT NULL,"
+        " created_at TEXT NOT NULL)"
+    )
+    db.execute("CREATE UNIQUE INDEX idx_annotation_queues_author_spec ON annotation_queues (author, spec)")
+    db.execute(
+        "CREATE TABLE annotation_items (queue_id INTEGER NOT NULL REFERENCES annotation_queues(id),"
+        " position INTEGER NOT NULL, session_id INTEGER NOT NULL REFERENCES sessions(id), done_at TEXT,"
+        " PRIMARY KEY (queue_id, position))"
+    )

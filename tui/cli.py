@@ -107,6 +107,14 @@ def _agreement_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
 
 
+def _annotate_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="conversations per player (default 8); without options the queue you last "
+                        "worked on continues")
+    p.add_argument("--player", action="append", default=None, metavar="M",
+                   help="only this player's sessions; repeat for several (default: every player)")
+
+
 def _sessions_args(p: argparse.ArgumentParser) -> None:
     ss = p.add_subparsers(title="sessions commands", metavar="ACTION", required=True)
     q = _sub(ss, "list", "pingpong.tui.commands.sessions:list_sessions", "list sessions")
@@ -192,6 +200,8 @@ COMMANDS = {
               _judge_args),
     "leaderboard": ("pingpong.tui.commands.stats:leaderboard", "leaderboard of player models", _leaderboard_args),
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
+    "annotate": ("pingpong.tui.commands.app:annotate",
+                 "rate whole conversations blind, one by one (a rating queue that resumes)", _annotate_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
     "import": ("pingpong.tui.commands.exchange:import_",

@@ -22,6 +22,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("judge: override", "record your own scores for the selected turn", "screen:override"),
     ("open leaderboard", "leaderboard of player models with a score-by-turn plot", "app:leaderboard"),
     ("open characters", "browse cards, spot-check one, import a card", "app:characters"),
+    ("annotate: rating queue", "rate whole conversations blind, judges' scores shown after you save",
+     "app:annotate"),
     ("watch run", "follow a batch run written by another process", "app:watch"),
     ("help", "keys and screens", "app:help"),
 )

@@ -26,6 +26,8 @@ EXPECTED = {
                "error", "created_at"},
     "judge_totals": {"session_id", "judge", "ic_sum", "ic_n", "en_sum", "en_n", "fl_sum", "fl_n", "refusal",
                      "ov_sum", "ov_n"},
+    "annotation_queues": {"id", "author", "spec", "created_at"},
+    "annotation_items": {"queue_id", "position", "session_id", "done_at"},
     "_migrations": {"name", "applied_at"},
 }
 

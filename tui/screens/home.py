@@ -101,6 +101,8 @@ class HomeScreen(Screen):
         Binding("l", "app.leaderboard", "Board", tooltip="Leaderboard", id="home.leaderboard"),
         Binding("c", "app.characters", "Cards", tooltip="Character cards", id="home.characters"),
         Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
+        Binding("a", "app.annotate", "Rate", show=False, tooltip="Rating queue: rate conversations blind",
+                id="home.annotate"),
         Binding("slash,f", "filter", "Find", tooltip="Filter the sessions", id="home.filter"),
         Binding("s", "sort", "Sort", id="home.sort"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),

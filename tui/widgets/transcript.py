@@ -60,8 +60,10 @@ class MessageCard(Static):
         self.update(Text("\n").join(parts))
 
 
-def card_of(message: Message) -> MessageCard:
-    return MessageCard(message.turn, message.role, message.author, message.text, cut=message.truncated)
+def card_of(message: Message, *, blind: bool = False) -> MessageCard:
+    """A message's card; blind: without the author (a rating queue hides who played)."""
+    author = "" if blind else message.author
+    return MessageCard(message.turn, message.role, author, message.text, cut=message.truncated)
 
 
 class Transcript(VerticalScroll):
@@ -93,11 +95,11 @@ class Transcript(VerticalScroll):
         return [c.turn for c in self.cards() if c.role == "assistant"]
 
     def load(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
-             human: Sequence[Any] = ()) -> None:
-        """Replace everything (replay steps and read-only follow views)."""
+             human: Sequence[Any] = (), *, blind: bool = False) -> None:
+        """Replace everything (replay steps, read-only follow views; blind: no authors)."""
         self.remove_children()
         self._stream = None
-        cards = [card_of(m) for m in messages]
+        cards = [card_of(m, blind=blind) for m in messages]
         if cards:
             self.mount_all(cards)
         self._verdicts, self._human = verdicts, human
