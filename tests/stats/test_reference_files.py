@@ -128,6 +128,27 @@ def test_a_reference_file_comes_back_as_it_was(tmp_path, reference):
     assert back == reference
 
 
+def test_the_ambiguous_cases_listed_in_the_readme(tmp_path):
+    """true/false and 4.0 come back as 1/0 and 4; no `version` gives the format's; a duplicate entry
+    comes back once; a system message is dropped."""
+    doc = json.loads(json.dumps(REFERENCE_V2))
+    del doc["version"]
+    first = doc["outputs"][0]
+    first["scores"]["is_refusal"] = [False, False]
+    first["scores"]["in_character"] = [5.0, 4]
+    first["messages"].insert(1, {"role": "system", "content": "(stage direction)"})
+    doc["outputs"].append(json.loads(json.dumps(doc["outputs"][1])))
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli(tmp_path, "import", str(path)) == 0
+    (back,) = exported(tmp_path).values()
+    assert back["version"] == 2 and len(back["outputs"]) == 2
+    assert back["outputs"][0]["scores"]["is_refusal"] == [0, 0]
+    assert back["outputs"][0]["scores"]["in_character"] == [5, 4]
+    assert back["outputs"][0]["messages"] == REFERENCE_V2["outputs"][0]["messages"]
+    assert {k: v for k, v in back.items() if k != "outputs"} == {k: v for k, v in REFERENCE_V2.items() if k != "outputs"}
+
+
 def test_v1_refusal_is_a_refusal_in_the_leaderboard(tmp_path, capsys):
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(REFERENCE_V1), encoding="utf-8")
