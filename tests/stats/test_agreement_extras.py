@@ -127,3 +127,26 @@ def test_cli_json_carries_every_table(tmp_path, capsys):
     assert main(["--home", str(home), "agreement", "--level", "conversation"]) == 0
     out = capsys.readouterr().out
     assert "against the mean of the others" in out and "Krippendorff" in out
+
+
+def test_a_conversation_rating_from_the_command_line_counts_in_the_finals(tmp_path, capsys):
+    from pingpong.sessions.store import Store
+    from pingpong.tui.cli import main
+
+    home = tmp_path / "home"
+    with Store(home / "pingpong.db") as s:
+        sid = add_session(s, "P", {"J1": [(4, 4, 4, 0), (2, 4, 4, 0)]})
+    args = ["--home", str(home)]
+    assert main([*args, "sessions", "score", str(sid), "--metric", "in_character", "--value", "5", "--author", "ann"]) == 0
+    assert "whole conversation: in_character = 5 by ann" in capsys.readouterr().out
+    assert main([*args, "sessions", "show", str(sid)]) == 0
+    assert "whole conversation" in capsys.readouterr().out
+    with Store(home / "pingpong.db") as s:
+        assert s.db.execute("select turn from scores where source = 'human'").fetchall() == [(None,)]
+    assert main([*args, "leaderboard", "--format", "json", "--scores", "judges"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["in_character"] == 3  # the judge's mean over turns
+    assert main([*args, "leaderboard", "--format", "json"]) == 0  # merged: the person's rating stands in
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["in_character"] == 5 and row["final"] == pytest.approx((5 + 4 + 4) / 3)
+    assert main([*args, "leaderboard", "--format", "json", "--scores", "human"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["in_character"] == 5
