@@ -38,6 +38,8 @@ LINES = [
      "pingpong.tui.commands.sessions:fork"),
     (["sessions", "score", "3", "--metric", "fluency", "--value", "4"], "pingpong.tui.commands.sessions:score"),
     (["leaderboard", "--method", "pingpong-v1", "--include-forks", "--curves"], "pingpong.tui.commands.stats:leaderboard"),
+    (["annotate", "--sample", "5", "--player", "a", "--player", "b"], "pingpong.tui.commands.app:annotate"),
+    (["export", "--format", "annotations", "--out", "people.jsonl"], "pingpong.tui.commands.exchange:export"),
 ]
 
 
