@@ -42,10 +42,6 @@ class Queue:
         """Where the person goes on: the first item not saved yet (None when all are)."""
         return next((i.position for i in self.items if not i.done), None)
 
-    @property
-    def done(self) -> int:
-        return sum(1 for i in self.items if i.done)
-
 
 def draw_sample(by_player: dict[str, list[int]], sample: int, seed: int = SEED) -> list[int]:
     """Up to `sample` sessions of each player, each player's own draw seeded by the player's name,

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pingpong.characters.text import guess_lang, slugify
-from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
+from pingpong.core.domain import CUT_NOTE, METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
 
@@ -40,8 +40,8 @@ FAILED_TURNS = "failed_turns"
 ignores keys it does not know, and its score lists then cover the scored turns only)."""
 ENTRY_KEYS = frozenset({"messages", "character", "situation", "scores", "has_refusal", FAILED_TURNS})
 """An entry's keys that pingpong reads; any other key is kept per judge and written back."""
-CUT_KEY = "finish_reason"
-"""A message's key our export adds when the model stopped at its max_tokens ("length")."""
+CUT_KEY = CUT_NOTE[0]
+"""A message's key our export adds when the model stopped at its max_tokens (value "length")."""
 
 
 @dataclass
@@ -160,7 +160,7 @@ def parse_messages(raw: Any, where: str, player: str, interrogator: str) -> tupl
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant", "system"):
             raise EntryError(f"{where}.messages[{i}]: expected {{'role': 'user'|'assistant', 'content': text}}")
         items.append((i, m["role"], _text(m.get("content"), f"{where}.messages[{i}].content", True),
-                      m.get(CUT_KEY) == "length"))
+                      m.get(CUT_KEY) == CUT_NOTE[1]))
     items = [it for it in items if it[1] != "system"]
     opening = None
     if items and items[0][1] == "assistant":
@@ -173,7 +173,7 @@ def parse_messages(raw: Any, where: str, player: str, interrogator: str) -> tupl
             raise EntryError(f"{where}.messages[{i}]: expected a '{expected}' message "
                              "(user and assistant must alternate, user first)")
         out.append(Message(turn=n // 2 + 1, role=role, text=content, author=interrogator if role == "user" else player,
-                           notes={CUT_KEY: "length"} if cut else {}))
+                           notes=dict([CUT_NOTE]) if cut else {}))
     if not any(m.role == "assistant" for m in out):
         raise EntryError(f"{where}.messages: no player (assistant) message")
     return opening, out
