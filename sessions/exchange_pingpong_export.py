@@ -130,8 +130,9 @@ def aggregates(outputs: list[dict[str, Any]], version: int) -> dict[str, float]:
     return out
 
 
-def _block(name: str, stored: StoredSession, seat: str) -> dict[str, Any]:
-    setup = stored.spec.seats.get(seat) or {"system_prompt": "", "params": {}}
+def _block(name: str, stored: StoredSession, *seats: str) -> dict[str, Any]:
+    """A seat's block: its model name and the first recorded set-up of the seats named."""
+    setup = next((stored.spec.seats[s] for s in seats if s in stored.spec.seats), {"system_prompt": "", "params": {}})
     return {"model_name": name, **setup}
 
 
@@ -157,7 +158,8 @@ def results_documents(store) -> dict[str, dict[str, Any]]:
                                "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
         if version == 1:
             name = f"v1_tester_{file_stem(judge)}_testee_{file_stem(player)}.json"
-            doc.update(tester=_block(judge, first, f"judge:{judge}"), testee=_block(player, first, "player"))
+            tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
+            doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
         else:
             name = f"judge_{file_stem(judge)}_player_{file_stem(player)}_interrogator_{file_stem(interrogator)}.json"
             doc.update(judge=_block(judge, first, f"judge:{judge}"),

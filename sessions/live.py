@@ -29,10 +29,12 @@ def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges:
     from pingpong.core.llm import Task, seat_setup
 
     specs = getattr(pool, "specs", {})
-    interrogate: Task = "interrogator_judge" if spec.method == "pingpong-v1" else "interrogator"
+    tester = spec.method == "pingpong-v1"  # one model asks and scores, at the tester's sampling
+    interrogate: Task = "interrogator_judge" if tester else "interrogator"
+    judge: Task = "interrogator_judge" if tester else "judge"
     wanted: list[tuple[str, str, Task]] = [("player", spec.player, "player"),
                                            ("interrogator", spec.interrogator, interrogate)]
-    wanted += [(f"judge:{j}", j, "judge") for j in (spec.judges if judges is None else judges)]
+    wanted += [(f"judge:{j}", j, judge) for j in (spec.judges if judges is None else judges)]
     seats = {key: seat_setup(specs[name], task) for key, name, task in wanted
              if name != HUMAN and name in specs and key not in spec.seats}
     store.add_setup(session_id, seats=seats)

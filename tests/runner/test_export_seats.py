@@ -32,3 +32,14 @@ def test_run_export_carries_the_seats_params_and_matches_the_leaderboard(home, f
         for key in ("refusal_ratio", "in_character", "entertaining", "fluency"):
             assert abs(row[key] - theirs[player][key]) < 1e-12
         assert row["rank"] == theirs[player]["rank"]
+
+
+def test_a_v1_run_exports_the_testers_sampling(home, fake):
+    assert pingpong(home, *run_args("--method", "pingpong-v1", players=("alpha",))).code == 0
+    out = home / "export"
+    assert pingpong(home, "export", "--format", "pingpong", "--out", str(out)).code == 0
+    (doc,) = [json.loads(p.read_text(encoding="utf-8")) for p in out.glob("v1_*.json")]
+    assert doc["version"] == 1 and doc["testee"]["params"]["max_tokens"] == 1536
+    assert doc["tester"] == {"model_name": "asker", "system_prompt": "",
+                             "params": {"temperature": 0.1, "top_p": 0.9, "max_tokens": 1024}}
+    assert {"stay_in_character_score", "language_fluency_score", "entertainment_score", "final_score"} <= set(doc)
