@@ -96,6 +96,10 @@ class Situation(_Model):
     data: dict[str, Any] = Field(default_factory=dict, description="method-specific material: a DMT seed's goal, a RoleBench question's references")
 
 
+CUT_NOTE: tuple[str, str] = ("finish_reason", "length")
+"""The note a message carries when the model stopped at its max_tokens (the text is cut short)."""
+
+
 class Message(_Model):
     """One completed utterance. Turn n holds a user message then an assistant message."""
 
@@ -109,7 +113,12 @@ class Message(_Model):
     tokens_estimated: bool = False
     latency_ms: float | None = None
     attempt: int = 1
-    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks)")
+    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks; finish_reason: length when cut short)")
+
+    @property
+    def truncated(self) -> bool:
+        """The model stopped at its max_tokens: the text may end mid-sentence."""
+        return self.notes.get(CUT_NOTE[0]) == CUT_NOTE[1]
 
 
 class Score(_Model):
@@ -248,6 +257,13 @@ class SessionSpec(_Model):
     lang: str | None = None
     prompting: Literal["zsp", "fsp", "fsd"] | None = Field(
         None, description="player prompting strategy; None sends every card example as prior turns")
+    seats: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="each seat's set-up as PingPong results files record it, by "
+        "'player', 'interrogator' or 'judge:NAME': {'params': {...}, 'system_prompt': ...}")
+    origin: dict[str, Any] = Field(
+        default_factory=dict, description="what an imported PingPong results file held beyond what pingpong "
+        "models (its version, the character and situation blocks as written, an opening message, other "
+        "keys of a judge's entry), so an export gives it back")
 
     @model_validator(mode="before")
     @classmethod

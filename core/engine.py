@@ -23,6 +23,7 @@ from typing import NoReturn
 
 from pingpong.core.control import Gate, SessionControl
 from pingpong.core.domain import (
+    CUT_NOTE,
     HUMAN,
     Character,
     JudgeVerdict,
@@ -56,6 +57,11 @@ _CANCELLED = object()
 
 SEAT_OF: dict[Role, SeatRole] = {"user": "interrogator", "assistant": "player"}
 
+MIN_REPLY_CHARS = 2
+PLAYER_ASKS = 2
+"""A player reply shorter than MIN_REPLY_CHARS (after stripping) is asked for again; after
+PLAYER_ASKS such replies the session fails (the published runs did the same)."""
+
 
 class Stop(Exception):
     """A seat failed for good; the SessionFailed event has been emitted."""
@@ -70,6 +76,7 @@ class Usage:
     estimated: bool = False
     latency_ms: float = 0.0
     attempts: int = 0
+    truncated: bool = False  # the last call (whose text is kept) stopped at its max_tokens
 
     def add(self, c: Completion) -> None:
         self.prompt_tokens += c.prompt_tokens
@@ -77,6 +84,7 @@ class Usage:
         self.estimated = self.estimated or c.tokens_estimated
         self.latency_ms += c.latency_ms
         self.attempts += c.attempts
+        self.truncated = c.finish_reason == "length"
 
 
 class SessionEngine:
@@ -253,17 +261,25 @@ class SessionEngine:
                 return Message(turn=turn, role="assistant", author=HUMAN, text=text, speaker=self.character.name)
             prompt = messages if messages is not None else self.method.player_prompt(self)
             on_delta = (lambda piece: self._emit(Delta(turn, "assistant", piece))) if self.deltas else None
-            completion = await self.seat_call("player", who, "player", prompt, turn, on_delta=on_delta)
             usage = Usage()
-            usage.add(completion)
-            return self.model_message(turn, "assistant", who, completion.text.strip(), usage)
+            for asked in range(1, PLAYER_ASKS + 1):
+                if asked > 1:  # the short reply is dropped: consumers start the message afresh
+                    self._emit(TurnStarted(turn, "assistant", who))
+                completion = await self.seat_call("player", who, "player", prompt, turn, on_delta=on_delta)
+                usage.add(completion)
+                text = completion.text.strip()
+                if len(text) >= MIN_REPLY_CHARS:
+                    return self.model_message(turn, "assistant", who, text, usage)
+            self.fail(f"player '{who}' replied with fewer than {MIN_REPLY_CHARS} characters "
+                      f"{PLAYER_ASKS} times", "player", who)
 
     def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage) -> Message:
+        """A model's message; one its max_tokens cut short carries the note that says so."""
         return Message(turn=turn, role=role, author=who, text=text,
                        speaker="user" if role == "user" else self.character.name,
                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                        tokens_estimated=usage.estimated, latency_ms=round(usage.latency_ms, 1),
-                       attempt=max(1, usage.attempts))
+                       attempt=max(1, usage.attempts), notes=dict([CUT_NOTE]) if usage.truncated else {})
 
     # -- what methods use: model calls -------------------------------------
 

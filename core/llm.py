@@ -26,10 +26,11 @@ from pingpong.core.retry import Failure, IncompleteStream, RetryPolicy, classify
 from pingpong.core.tokens import estimate_messages, estimate_tokens
 
 ROLE_DEFAULTS: dict[str, dict[str, float]] = {
-    "player": {"temperature": 0.6, "top_p": 0.9},
-    "interrogator": {"temperature": 0.8, "top_p": 0.95},
-    "judge": {"temperature": 0.1, "top_p": 0.95},
+    "player": {"temperature": 0.6, "top_p": 0.9, "max_tokens": 1536},
+    "interrogator": {"temperature": 0.8, "top_p": 0.95, "max_tokens": 1024},
+    "judge": {"temperature": 0.1, "top_p": 0.95, "max_tokens": 4096},
 }
+"""Sampling and length limits per seat, as the published PingPong runs sent them."""
 
 Task = Literal["player", "interrogator", "judge", "interrogator_judge",
                "dmt_generate", "dmt_check", "dmt_stop", "dmt_label", "pairwise"]
@@ -140,8 +141,20 @@ def merge_system(messages: list[dict]) -> list[dict]:
 
 
 def sampling_params(spec: ModelSpec, req: ChatRequest) -> dict[str, Any]:
-    """ROLE_DEFAULTS[role] < TASK_DEFAULTS[task] < spec.params < req.params."""
-    return {**ROLE_DEFAULTS[role_of(req.task)], **TASK_DEFAULTS.get(req.task, {}), **spec.params, **req.params}
+    """ROLE_DEFAULTS[role] < TASK_DEFAULTS[task] < spec.params < req.params.
+
+    A model configured with `max_completion_tokens` (newer OpenAI models refuse `max_tokens`)
+    does not get the default `max_tokens` beside it."""
+    params = {**ROLE_DEFAULTS[role_of(req.task)], **TASK_DEFAULTS.get(req.task, {}), **spec.params, **req.params}
+    if "max_completion_tokens" in params and "max_tokens" not in {**spec.params, **req.params}:
+        del params["max_tokens"]
+    return params
+
+
+def seat_setup(spec: ModelSpec, task: Task) -> dict[str, Any]:
+    """A seat's set-up as PingPong results files record it: the params its requests carry (before
+    any per-call override) and the extra system prompt in front of ours (pingpong adds none)."""
+    return {"system_prompt": "", "params": sampling_params(spec, ChatRequest(task=task, messages=[]))}
 
 
 # --------------------------------------------------------------------------- statistics

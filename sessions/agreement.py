@@ -1,9 +1,16 @@
 """Can the judges be trusted? Judges against people, people against each other, rankings against rankings.
 
-METHOD.md "Validating judges against people": Spearman between people's (mean)
-scores and each judge or the judge ensemble, per metric and for the final score;
-Krippendorff's alpha (ordinal) and pairwise Spearman among people; Kendall's tau
-between the rankings different judges (or interrogators) give the same players.
+METHOD.md "Validating judges against people": Spearman between people's (mean) scores and each
+judge or the judge ensemble, per metric and for the final score; Krippendorff's alpha (ordinal),
+pairwise Spearman and each person's Spearman against the mean of the others among people; and the
+fixed-seat experiment: with one seat fixed (the interrogator, or the judge), Kendall's tau between
+the rankings of the same players under each occupant of the other seat.
+
+Units are scored turns (`--level turn`) or conversations (`--level conversation`). At the
+conversation level a person's rating of the whole conversation is used where it exists, else the
+mean of their turn scores; a judge's figure is its mean over the turns the people scored (over all
+its turns when someone rated the whole conversation). Finals are rounded to FINAL_DIGITS before
+anything is ranked, so float noise in a weighted sum (1/3 x 4 + 1/3 x 5 ...) never splits a tie.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import itertools
 import math
 import warnings
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -26,6 +33,14 @@ from pingpong.sessions.scoring import DEFAULT_WEIGHTS, normalise_weights
 
 ENSEMBLE = "ensemble"
 LEVELS = ("turn", "conversation")
+FINAL_DIGITS = 9
+"""Finals (weighted sums of means) are rounded to this many decimals before ranking."""
+RATED = (*METRICS, "final")
+
+Unit = tuple[int, int | None]
+"""(session, turn); turn None: the whole conversation."""
+Values = dict[str, float]
+"""metric (or is_refusal, final) -> value."""
 
 
 def _num(x: Any) -> float | None:
@@ -48,8 +63,22 @@ class SpearmanRow:
 
 
 @dataclass
+class AnnotatorRow:
+    """One person's Spearman against the mean of the other people, on the units both cover."""
+
+    author: str
+    metric: str
+    n: int
+    spearman: float | None
+    p_value: float | None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
 class RefusalTable:
-    """Turns flagged as refusals by the person(s) and by the judge."""
+    """Units flagged as refusals by the person(s) and by the judge."""
 
     judge: str
     both: int = 0
@@ -80,7 +109,10 @@ class RaterAgreement:
 
 @dataclass
 class RankingAgreement:
+    """One seat fixed, the other varied: Kendall's tau between the rankings it gives the players."""
+
     varied: str  # "judge" | "interrogator"
+    fixed: str  # the other seat's occupant held fixed
     names: list[str]
     pairs: list[dict]
     mean_tau: float | None
@@ -97,11 +129,15 @@ class AgreementReport:
     refusals: list[RefusalTable]
     raters: list[RaterAgreement]
     rankings: list[RankingAgreement]
+    annotators: list[AnnotatorRow] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """DESIGN.md's document: everything the table format shows."""
         return {"level": self.level, "spearman": [r.to_json() for r in self.spearman],
-                "refusals": [r.to_json() for r in self.refusals], "raters": [r.to_json() for r in self.raters],
-                "rankings": [r.to_json() for r in self.rankings]}
+                "krippendorff_alpha": [r.to_json() for r in self.raters],
+                "annotators": [r.to_json() for r in self.annotators],
+                "kendall_tau": [r.to_json() for r in self.rankings],
+                "refusal": [r.to_json() for r in self.refusals]}
 
 
 # ------------------------------------------------------------------ pure statistics
@@ -158,41 +194,115 @@ def pairwise_tau(rankings: dict[str, dict[str, float]]) -> tuple[list[dict], flo
     return pairs, (_num(np.mean(taus)) if taus else None), (_num(np.min(taus)) if taus else None)
 
 
-# ------------------------------------------------------------------ reading the store
-
-
-
-def _human_by_author(store: Any, lang: str | None, method: str) -> dict[tuple[str, int, int, str], float]:
-    """{(author, session, turn, metric): value}: each person's newest score of each turn."""
-    flt = queries.SessionFilter(method=method, lang=lang, status=None, include_forks=True)
-    return {(a, sid, t, m): float(v) for sid, a, t, m, v, _at, _id in
-            queries.human_rows_matching(connection(store), flt) if t is not None}
-
-
-def _judge_turns(store: Any, sessions: Sequence[int]) -> dict[str, dict[tuple[int, int], dict[str, float]]]:
-    """{judge: {(session, turn): {metric or is_refusal: value}}} for these sessions (ok rows)."""
-    out: dict[str, dict[tuple[int, int], dict[str, float]]] = defaultdict(dict)
-    for sid, judge, turn, metric, value, status in queries.judge_turn_values(connection(store), sorted(set(sessions))):
-        if status == "ok" and value is not None and turn is not None and metric in ("is_refusal", *METRICS):
-            out[judge].setdefault((sid, turn), {})[metric] = float(value)
-    return dict(out)
-
-
-def _with_final(values: dict[str, float], w: np.ndarray) -> dict[str, float]:
+def with_final(values: Values, w: np.ndarray) -> Values:
+    """values plus `final` (the weighted sum of the three metrics, rounded) when all three are there."""
     if all(m in values for m in METRICS):
-        values = {**values, "final": float(sum(wi * values[m] for wi, m in zip(w, METRICS)))}
+        values = {**values, "final": round(float(sum(wi * values[m] for wi, m in zip(w, METRICS))), FINAL_DIGITS)}
     return values
 
 
-def _ensemble(judges: dict[str, dict[tuple[int, int], dict[str, float]]]) -> dict[tuple[int, int], dict[str, float]]:
-    """Per turn and metric, the mean over judges (refusal: any judge); final = mean of the judges' finals."""
-    acc: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for turns in judges.values():
-        for unit, vals in turns.items():
-            for k, v in vals.items():
+def _mean(values: Iterable[float]) -> float:
+    return float(np.mean(list(values)))
+
+
+# ------------------------------------------------------------------ people
+
+
+def people_units(rows: Iterable[queries.HumanRow], level: str) -> dict[str, dict[Unit, Values]]:
+    """{person: {unit: {metric or is_refusal: value}}}: each person's current scores at the level.
+
+    Turn level: their scores of single turns. Conversation level: their rating of the whole
+    conversation, else the mean of their turn scores (a refusal on any turn flags it)."""
+    current: dict[tuple[str, int, int | None, str], float] = {}
+    for sid, author, turn, metric, value, _at, _id in sorted(rows, key=lambda r: (r[5] or "", r[6] or 0)):
+        current[(author, sid, turn, metric)] = float(value)
+    out: dict[str, dict[Unit, Values]] = defaultdict(dict)
+    if level == "turn":
+        for (author, sid, turn, metric), value in current.items():
+            if turn is not None:
+                out[author].setdefault((sid, turn), {})[metric] = value
+        return dict(out)
+    turns: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    whole: dict[tuple[str, int, str], float] = {}
+    for (author, sid, turn, metric), value in current.items():
+        if turn is None:
+            whole[(author, sid, metric)] = value
+        else:
+            turns[(author, sid, metric)].append(value)
+    for key in sorted(set(turns) | set(whole)):
+        author, sid, metric = key
+        if key in whole:
+            value = whole[key]
+        else:
+            value = max(turns[key]) if metric == "is_refusal" else _mean(turns[key])
+        out[author].setdefault((sid, None), {})[metric] = value
+    return dict(out)
+
+
+def _people_turns(rows: Iterable[queries.HumanRow]) -> dict[tuple[int, str], set[int] | None]:
+    """{(session, metric): the turns people scored}, None where someone rated the whole conversation."""
+    whole: set[tuple[int, str]] = set()
+    turns: dict[tuple[int, str], set[int]] = defaultdict(set)
+    for sid, _author, turn, metric, *_ in rows:
+        if turn is None:
+            whole.add((sid, metric))
+        else:
+            turns[(sid, metric)].add(turn)
+    return {**turns, **dict.fromkeys(whole)}
+
+
+def combine_people(by_author: dict[str, dict[Unit, Values]], w: np.ndarray) -> dict[Unit, Values]:
+    """Per unit, the mean over people of each metric (refusal: the majority), then the final."""
+    acc: dict[Unit, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for units in by_author.values():
+        for unit, values in units.items():
+            for metric, value in values.items():
+                acc[unit][metric].append(value)
+    return {u: with_final({m: (float(_mean(v) >= 0.5) if m == "is_refusal" else _mean(v)) for m, v in d.items()}, w)
+            for u, d in acc.items()}
+
+
+# ------------------------------------------------------------------ judges
+
+
+def judge_units(turn_values: Iterable[queries.TurnValue], level: str,
+                people_turns: dict[tuple[int, str], set[int] | None]) -> dict[str, dict[Unit, Values]]:
+    """{judge: {unit: values}} from the judges' ok turn scores. Conversation level: per metric the
+    mean over the turns people scored (all turns where someone rated the whole conversation); a
+    refusal on any of those turns flags the conversation."""
+    turns: dict[str, dict[Unit, Values]] = defaultdict(dict)
+    for sid, judge, turn, metric, value, status in turn_values:
+        if status == "ok" and value is not None and turn is not None and metric in ("is_refusal", *METRICS):
+            turns[judge].setdefault((sid, turn), {})[metric] = float(value)
+    if level == "turn":
+        return dict(turns)
+    out: dict[str, dict[Unit, Values]] = {}
+    for judge, by_turn in turns.items():
+        collected: dict[tuple[int, str], list[float]] = defaultdict(list)
+        for (sid, turn), values in by_turn.items():
+            for metric, value in values.items():
+                wanted = people_turns.get((sid, metric), set())
+                if wanted is None or turn in wanted:
+                    collected[(sid, metric)].append(value)
+        units: dict[Unit, Values] = {}
+        for (sid, metric), got in collected.items():
+            units.setdefault((sid, None), {})[metric] = max(got) if metric == "is_refusal" else _mean(got)
+        out[judge] = units
+    return out
+
+
+def ensemble(judges: dict[str, dict[Unit, Values]]) -> dict[Unit, Values]:
+    """Per unit and metric the mean over judges (refusal: any judge); final = mean of the judges' finals."""
+    acc: dict[Unit, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for units in judges.values():
+        for unit, values in units.items():
+            for k, v in values.items():
                 acc[unit][k].append(v)
-    return {unit: {k: (max(v) if k == "is_refusal" else float(np.mean(v))) for k, v in d.items()}
-            for unit, d in acc.items()}
+    return {unit: {k: (max(v) if k == "is_refusal" else round(_mean(v), FINAL_DIGITS) if k == "final" else _mean(v))
+                   for k, v in d.items()} for unit, d in acc.items()}
+
+
+# ------------------------------------------------------------------ the report
 
 
 def agreement_report(
@@ -204,53 +314,36 @@ def agreement_report(
     rankings: bool = True,
     method: str = "pingpong",
 ) -> AgreementReport:
-    """Everything `pingpong agreement` shows. Level "turn": one pair per scored turn;
-    "conversation": per session, the means over the turns that carry both scores."""
+    """Everything `pingpong agreement` shows, at the turn or the conversation level."""
     if level not in LEVELS:
         raise UserError(f"--level: '{level}' is not one of {', '.join(LEVELS)}")
     w = normalise_weights(weights)
-    by_author = _human_by_author(store, lang, method)
-    per_unit: dict[tuple[int, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for (author, sid, turn, metric), value in by_author.items():
-        per_unit[(sid, turn)][metric].append(value)
-    human = {u: _with_final({m: float(np.mean(v)) if m != "is_refusal" else float(np.mean(v) >= 0.5)
-                             for m, v in d.items()}, w) for u, d in per_unit.items()}
-    judges = _judge_turns(store, [sid for sid, _ in human])
-    judges = {j: {u: _with_final(v, w) for u, v in turns.items()} for j, turns in judges.items()}
-    sources = dict(sorted(judges.items()))
-    if len(judges) > 1:
-        ens = _ensemble({j: {u: {k: v for k, v in vals.items() if k != "final"} for u, vals in t.items()}
-                         for j, t in judges.items()})
-        finals = _ensemble({j: {u: {"final": v["final"]} for u, v in t.items() if "final" in v}
-                            for j, t in judges.items()})
-        for u, v in finals.items():
-            ens.setdefault(u, {})["final"] = v["final"]
-        sources[ENSEMBLE] = ens
+    conn = connection(store)
+    flt = queries.SessionFilter(method=method, lang=lang, status=None, include_forks=True)
+    rows = queries.human_rows_matching(conn, flt)
+    by_author = people_units(rows, level)
+    human = combine_people(by_author, w)
+    sessions = sorted({sid for sid, _ in human})
+    judges = judge_units(queries.judge_turn_values(conn, sessions), level, _people_turns(rows))
+    sources = {j: {u: with_final(v, w) for u, v in units.items()} for j, units in sorted(judges.items())}
+    if len(sources) > 1:
+        sources[ENSEMBLE] = ensemble(sources)
 
-    rows = []
-    for name, turns in sources.items():
-        for metric in (*METRICS, "final"):
-            units = sorted(u for u in human if metric in human[u] and metric in turns.get(u, {}))
-            if not units:
-                continue
-            h = [human[u][metric] for u in units]
-            j = [turns[u][metric] for u in units]
-            if level == "conversation":
-                grouped: dict[int, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
-                for u, hv, jv in zip(units, h, j):
-                    grouped[u[0]][0].append(hv)
-                    grouped[u[0]][1].append(jv)
-                h = [float(np.mean(grouped[s][0])) for s in sorted(grouped)]
-                j = [float(np.mean(grouped[s][1])) for s in sorted(grouped)]
-            rho, p = spearman(h, j)
-            rows.append(SpearmanRow(name, metric, len(h), rho, p))
+    spearman_rows = []
+    for name, units in sources.items():
+        for metric in RATED:
+            common = sorted((u for u in human if metric in human[u] and metric in units.get(u, {})),
+                            key=lambda u: (u[0], u[1] or 0))
+            if common:
+                rho, p = spearman([human[u][metric] for u in common], [units[u][metric] for u in common])
+                spearman_rows.append(SpearmanRow(name, metric, len(common), rho, p))
 
     refusals = []
-    for name, turns in sources.items():
+    for name, units in sources.items():
         table = RefusalTable(name)
-        for u in sorted(human):
-            if "is_refusal" in human[u] and "is_refusal" in turns.get(u, {}):
-                hv, jv = bool(human[u]["is_refusal"]), bool(turns[u]["is_refusal"])
+        for u in sorted(human, key=lambda u: (u[0], u[1] or 0)):
+            if "is_refusal" in human[u] and "is_refusal" in units.get(u, {}):
+                hv, jv = bool(human[u]["is_refusal"]), bool(units[u]["is_refusal"])
                 if hv and jv:
                     table.both += 1
                 elif hv:
@@ -262,25 +355,33 @@ def agreement_report(
         if table.n:
             refusals.append(table)
 
-    return AgreementReport(level, rows, refusals, rater_agreement(by_author),
-                           ranking_agreement(store, lang=lang, weights=w, method=method) if rankings else [])
+    finals = {a: {u: with_final(v, w) for u, v in units.items()} for a, units in by_author.items()}
+    return AgreementReport(level, spearman_rows, refusals, rater_agreement(finals),
+                           ranking_agreement(store, lang=lang, weights=w, method=method) if rankings else [],
+                           annotator_agreement(finals))
 
 
-def rater_agreement(by_author: dict[tuple[str, int, int, str], float]) -> list[RaterAgreement]:
-    """Per metric, when two or more people scored the same turns: alpha and pairwise Spearman."""
+def _matrix(by_author: dict[str, dict[Unit, Values]], metric: str) -> tuple[list[str], np.ndarray]:
+    """People x units matrix of one metric (NaN where a person did not score the unit)."""
+    authors = sorted(a for a, units in by_author.items() if any(metric in v for v in units.values()))
+    units = sorted({u for a in authors for u, v in by_author[a].items() if metric in v}, key=lambda u: (u[0], u[1] or 0))
+    index = {u: i for i, u in enumerate(units)}
+    matrix = np.full((len(authors), len(units)), np.nan)
+    for ai, a in enumerate(authors):
+        for u, v in by_author[a].items():
+            if metric in v:
+                matrix[ai, index[u]] = v[metric]
+    return authors, matrix
+
+
+def rater_agreement(by_author: dict[str, dict[Unit, Values]]) -> list[RaterAgreement]:
+    """Per metric (and final), when two or more people scored the same units: Krippendorff's
+    alpha (ordinal) and pairwise Spearman."""
     out = []
-    for metric in METRICS:
-        cells = {(a, (sid, t)): v for (a, sid, t, m), v in by_author.items() if m == metric}
-        authors = sorted({a for a, _ in cells})
+    for metric in RATED:
+        authors, matrix = _matrix(by_author, metric)
         if len(authors) < 2:
             continue
-        units = sorted({u for _, u in cells})
-        matrix = np.full((len(authors), len(units)), np.nan)
-        ui = {u: i for i, u in enumerate(units)}
-        for ai, a in enumerate(authors):
-            for (b, u), v in cells.items():
-                if b == a:
-                    matrix[ai, ui[u]] = v
         shared = int(np.sum(np.sum(np.isfinite(matrix), axis=0) >= 2))
         if shared == 0:
             continue
@@ -295,24 +396,58 @@ def rater_agreement(by_author: dict[tuple[str, int, int, str], float]) -> list[R
     return out
 
 
+def annotator_agreement(by_author: dict[str, dict[Unit, Values]]) -> list[AnnotatorRow]:
+    """Per metric (and final), each person's Spearman against the mean of the other people, over
+    the units that person and at least one other scored."""
+    out = []
+    for metric in RATED:
+        authors, matrix = _matrix(by_author, metric)
+        if len(authors) < 2:
+            continue
+        for i, author in enumerate(authors):
+            others = np.delete(matrix, i, axis=0)
+            seen = np.isfinite(others)
+            counts = seen.sum(axis=0)
+            keep = np.isfinite(matrix[i]) & (counts > 0)
+            if not keep.any():
+                continue
+            mean_others = np.where(seen, others, 0.0).sum(axis=0)[keep] / counts[keep]
+            rho, p = spearman(matrix[i][keep], np.round(mean_others, FINAL_DIGITS))
+            out.append(AnnotatorRow(author, metric, int(keep.sum()), rho, p))
+    return out
+
+
 def ranking_agreement(store: Any, *, lang: str | None = None,
                       weights: Sequence[float] | np.ndarray = DEFAULT_WEIGHTS,
                       method: str = "pingpong") -> list[RankingAgreement]:
-    """Kendall's tau between the players' final scores under each judge, and under each interrogator."""
+    """The fixed-seat experiment: for each interrogator, Kendall's tau between the players' finals
+    under each judge; for each judge, between the finals under each interrogator."""
     conn = connection(store)
     flt = queries.SessionFilter(method=method, lang=lang)
     judges = queries.judges_of(conn, flt)
     asked = queries.interrogators_of(conn, flt)
-    out = []
-    for varied, names, key in (("judge", judges, "judges"), ("interrogator", asked, "interrogator")):
-        if len(names) < 2:
-            continue
-        maps = {}
-        for name in names:
-            kw = {"judges": [name]} if key == "judges" else {"interrogator": name}
+
+    cache: dict[tuple[str, str], dict[str, float]] = {}
+
+    def finals(judge: str, interrogator: str) -> dict[str, float]:
+        if (judge, interrogator) not in cache:
             rows = compute_leaderboard(store, method=method, lang=lang, weights=weights, scores="judges",
-                                       n_boot=0, **kw)
-            maps[name] = {r.player: r.final for r in rows if r.final is not None}
-        pairs, mean_tau, min_tau = pairwise_tau(maps)
-        out.append(RankingAgreement(varied, names, pairs, mean_tau, min_tau))
+                                       n_boot=0, judges=[judge], interrogator=interrogator)
+            cache[(judge, interrogator)] = {r.player: round(r.final, FINAL_DIGITS) for r in rows
+                                            if r.final is not None}
+        return cache[(judge, interrogator)]
+
+    out = []
+    for varied, fixed_names, varied_names in (("judge", asked, judges), ("interrogator", judges, asked)):
+        for fixed in fixed_names:
+            maps = {}
+            for name in varied_names:
+                judge, interrogator = (name, fixed) if varied == "judge" else (fixed, name)
+                scores = finals(judge, interrogator)
+                if len(scores) >= 2:
+                    maps[name] = scores
+            if len(maps) < 2:
+                continue
+            pairs, mean_tau, min_tau = pairwise_tau(maps)
+            out.append(RankingAgreement(varied, fixed, sorted(maps), pairs, mean_tau, min_tau))
     return out

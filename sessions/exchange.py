@@ -1,9 +1,10 @@
-"""Import and export of sessions: PingPong results JSON and our JSONL, format found per file.
+"""Import and export of sessions: PingPong results JSON, its annotation JSONL and our JSONL,
+format found per file.
 
-The two formats live in exchange_pingpong.py and exchange_jsonl.py; this module
-reads a file, decides which it is (or says clearly that it is neither), and hands
-it over. Every file is validated in full and written in its own transaction, so a
-bad file leaves nothing behind.
+The formats live in exchange_pingpong*.py, exchange_annotations.py and exchange_jsonl.py; this
+module reads a file, decides which it is (or says clearly that it is none of them), and hands it
+over. Every file is written in its own transaction: a file that is not one of the formats leaves
+nothing behind (the reference's formats skip single entries they cannot take, with a warning).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from pathlib import Path
 from typing import TextIO
 
 from pingpong.core.errors import UserError
+from pingpong.sessions.exchange_annotations import export_annotations, import_annotations
 from pingpong.sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
-from pingpong.sessions.exchange_pingpong import ImportSummary, export_results, import_results
+from pingpong.sessions.exchange_pingpong import ImportSummary, import_results
+from pingpong.sessions.exchange_pingpong_export import export_results
 
 __all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
 
@@ -32,8 +35,12 @@ def _read(path: Path) -> str:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
 
 
+def _annotation(data: object) -> bool:
+    return isinstance(data, dict) and "human_scores" in data and "messages" in data
+
+
 def detect_format(text: str, name: str) -> tuple[str, object]:
-    """("pingpong", document) or ("jsonl", text); UserError for anything else."""
+    """("pingpong", document), ("annotations", text) or ("jsonl", text); UserError for anything else."""
     stripped = text.strip()
     if not stripped:
         raise UserError(f"{name}: empty file")
@@ -48,7 +55,10 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
             return "pingpong", data
         if isinstance(data, dict) and "spec" in data and "messages" in data:
             return "jsonl", text
-        raise UserError(f"{name}: not PingPong results JSON (no 'outputs') nor pingpong JSONL (no 'spec')")
+        if _annotation(data):
+            return "annotations", text
+        raise UserError(f"{name}: not PingPong results JSON (no 'outputs'), annotations (no 'human_scores') "
+                        "nor pingpong JSONL (no 'spec')")
     first = stripped.splitlines()[0]
     try:
         head = json.loads(first)
@@ -56,6 +66,8 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
         head = None
     if isinstance(head, dict) and "spec" in head:
         return "jsonl", text
+    if _annotation(head):
+        return "annotations", text
     if stripped[0] in "{[":
         raise UserError(
             f"{name}: truncated or invalid JSON ({whole_error.msg.removesuffix(' at')} at line {whole_error.lineno}"
@@ -71,6 +83,8 @@ def import_file(store, path: Path | str) -> ImportSummary:
     kind, payload = detect_format(_read(path), name)
     if kind == "pingpong":
         return import_results(store, payload, name)
+    if kind == "annotations":
+        return import_annotations(store, str(payload), name)
     return import_jsonl(store, parse_jsonl(payload, name), name)  # type: ignore[arg-type]
 
 
@@ -97,19 +111,20 @@ def export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
 
 
 def _export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
-    if fmt == "jsonl":
+    if fmt in ("jsonl", "annotations"):
+        write, what = (export_jsonl, "sessions") if fmt == "jsonl" else (export_annotations, "rated conversations")
         if out is None or str(out) == "-":
-            n = export_jsonl(store, stdout)
-            return f"{n} sessions written"
+            n = write(store, stdout)
+            return f"{n} {what} written"
         target = Path(out)
         if target.is_dir():
-            raise UserError(f"{target}: is a folder; --format jsonl writes one file")
+            raise UserError(f"{target}: is a folder; --format {fmt} writes one file")
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "w", encoding="utf-8", newline="\n") as fh:
-            n = export_jsonl(store, fh)
-        return f"{target}: {n} sessions written"
+            n = write(store, fh)
+        return f"{target}: {n} {what} written"
     if fmt == "pingpong":
         folder = Path(out) if out else Path("pingpong-results")
         paths = export_results(store, folder)
         return f"{folder}: {len(paths)} results files written (one per player, interrogator and judge)"
-    raise UserError(f"--format: '{fmt}' is not one of pingpong, jsonl")
+    raise UserError(f"--format: '{fmt}' is not one of pingpong, jsonl, annotations")

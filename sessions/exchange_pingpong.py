@@ -1,14 +1,21 @@
-"""PingPong results JSON in and out (DESIGN.md "Exchange formats").
+"""PingPong results JSON in (DESIGN.md "Exchange formats"); the export is exchange_pingpong_export.py.
 
-One results file holds one player's conversations as scored by one judge. Files
-for the same conversations and different judges merge into one session with
-several judges: a conversation is matched by player model, character name,
-situation text and every message's role and text. A file is validated in full
-before anything is written, and written in one transaction.
+One results file holds one player's conversations as scored by one judge. Files for the same
+conversations and different judges merge into one session with several judges: a conversation
+is matched by player model, character name, situation text and every message's role and text.
+
+Import is lenient where the reference is: a file that is not a results file at all is refused
+whole, but an entry (conversation) that cannot be taken is skipped with one warning line naming
+it, and the rest is stored in one transaction. What the format holds beyond pingpong's model of
+a session (the file's version, the seats' params, the character and situation blocks as written,
+an opening message, other keys of an entry) is kept in the session's spec, so an export gives it
+back.
 
 Version 2 files (`player`, `interrogator`, `judge`; 1-5 scores) hold `pingpong` sessions;
 version 1 files (`testee`, `tester`; three 1-10 scores named `stay_in_character`,
-`language_fluency`, `entertainment`, and `has_refusal`) hold `pingpong-v1` sessions.
+`language_fluency`, `entertainment`, and `has_refusal`) hold `pingpong-v1` sessions. An entry's
+`failed_turns` (written by our export) lists the player turns its judge failed to score: its
+score lists cover the other turns.
 """
 
 from __future__ import annotations
@@ -18,24 +25,28 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from pingpong.core.domain import METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
+from pingpong.characters.text import guess_lang, slugify
+from pingpong.core.domain import CUT_NOTE, METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
 
-SCORE_KEYS: tuple[str, ...] = (*METRICS, "is_refusal")
-V1_KEYS: dict[str, str] = {"in_character": "stay_in_character", "entertaining": "entertainment",
-                           "fluency": "language_fluency"}
-"""Our metric names -> a version 1 file's names."""
 UNKNOWN_MODEL = "unknown"
+FAILED_TURNS = "failed_turns"
+"""An entry's list of player turns its judge failed to score (our export writes it; the reference
+ignores keys it does not know, and its score lists then cover the scored turns only)."""
+ENTRY_KEYS = frozenset({"messages", "character", "situation", "scores", "has_refusal", FAILED_TURNS})
+"""An entry's keys that pingpong reads; any other key is kept per judge and written back."""
+CUT_KEY = CUT_NOTE[0]
+"""A message's key our export adds when the model stopped at its max_tokens (value "length")."""
 
 
 @dataclass
 class Conversation:
-    """One validated entry of `outputs`, ready to store."""
+    """One taken entry of `outputs`, ready to store."""
 
     player: str
     interrogator: str
@@ -46,6 +57,17 @@ class Conversation:
     verdict: JudgeVerdict
     key: str = ""
     method: str = "pingpong"
+    origin: dict[str, Any] = field(default_factory=dict)  # the session's spec.origin
+    extra: dict[str, Any] = field(default_factory=dict)  # the entry's other keys (this judge's)
+
+
+@dataclass
+class ResultsFile:
+    """A parsed results file: the conversations it holds and the entries it had to skip."""
+
+    conversations: list[Conversation]
+    seats: dict[str, dict[str, Any]]  # spec.seats of the file's player, interrogator and judge
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +81,8 @@ class ImportSummary:
     merged: int = 0  # verdicts added to sessions that were already stored
     skipped: int = 0  # already stored (same conversation, same judge / same session)
     judges: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # entries skipped: one line each
+    unit: str = "conversations"
 
     def line(self) -> str:
         parts = [f"{self.new_sessions} new sessions"]
@@ -66,28 +90,20 @@ class ImportSummary:
             parts.append(f"{self.merged} judge verdicts added to stored sessions")
         if self.skipped:
             parts.append(f"{self.skipped} already stored, skipped")
-        return f"{self.path}: {self.format}, {self.conversations} conversations: " + ", ".join(parts)
+        if self.warnings:
+            parts.append(f"{len(self.warnings)} could not be taken, skipped")
+        return f"{self.path}: {self.format}, {self.conversations} {self.unit}: " + ", ".join(parts)
+
+
+class EntryError(Exception):
+    """An entry that cannot be taken: skipped with one warning line (the message)."""
 
 
 # ------------------------------------------------------------------ naming helpers
 
 
-def slug(text: str, prefix: str) -> str:
-    """A name matching core.domain.NAME_PATTERN; a short hash when the text has no ASCII letters."""
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:60].strip("-") or f"{prefix}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:10]}"
-
-
 def situation_name(text: str) -> str:
     return "sit-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
-
-
-def guess_lang(*texts: str) -> str:
-    """'ru' when Cyrillic letters outnumber Latin ones, else 'en' (PingPong's two languages)."""
-    joined = " ".join(texts)
-    cyr = len(re.findall(r"[\u0400-\u04ff]", joined))
-    lat = len(re.findall(r"[A-Za-z]", joined))
-    return "ru" if cyr > lat else "en"
 
 
 def conversation_key(player: str, char_name: str, situation_text: str, messages: list[Message]) -> str:
@@ -100,7 +116,7 @@ def file_stem(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
 
 
-# ------------------------------------------------------------------ validation
+# ------------------------------------------------------------------ reading one entry
 
 
 def _model_name(data: dict, role: str, where: str, required: bool) -> str:
@@ -112,11 +128,17 @@ def _model_name(data: dict, role: str, where: str, required: bool) -> str:
     return block["model_name"].strip()
 
 
+def _setup(data: dict, role: str) -> dict[str, Any] | None:
+    """A seat's block without its model name (params, system prompt, ...), as the file has it."""
+    block = data.get(role)
+    return {k: v for k, v in block.items() if k != "model_name"} if isinstance(block, dict) else None
+
+
 def _text(value: Any, where: str, required: bool = False) -> str:
     if value is None and not required:
         return ""
     if not isinstance(value, str):
-        raise UserError(f"{where}: expected text, got {type(value).__name__}")
+        raise EntryError(f"{where}: expected text, got {type(value).__name__}")
     return value
 
 
@@ -124,131 +146,203 @@ def _tags(value: Any, where: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-        raise UserError(f"{where}: expected a list of strings")
+        raise EntryError(f"{where}: expected a list of strings")
     return list(value)
 
 
-def _messages(raw: Any, where: str, player: str, interrogator: str, greeting: str) -> list[Message]:
+def parse_messages(raw: Any, where: str, player: str, interrogator: str) -> tuple[str | None, list[Message]]:
+    """(opening, messages): a leading assistant message is the conversation's opening (the
+    character's greeting), kept apart; then user and assistant alternate, user first."""
     if not isinstance(raw, list) or not raw:
-        raise UserError(f"{where}.messages: expected a non-empty list of messages")
+        raise EntryError(f"{where}.messages: expected a non-empty list of messages")
     items = []
     for i, m in enumerate(raw):
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant", "system"):
-            raise UserError(f"{where}.messages[{i}]: expected {{'role': 'user'|'assistant', 'content': text}}")
-        items.append((i, m["role"], _text(m.get("content"), f"{where}.messages[{i}].content", True)))
+            raise EntryError(f"{where}.messages[{i}]: expected {{'role': 'user'|'assistant', 'content': text}}")
+        items.append((i, m["role"], _text(m.get("content"), f"{where}.messages[{i}].content", True),
+                      m.get(CUT_KEY) == CUT_NOTE[1]))
     items = [it for it in items if it[1] != "system"]
-    if items and items[0][1] == "assistant" and greeting and items[0][2] == greeting:
-        items = items[1:]  # the card's greeting, kept in the character snapshot
+    opening = None
+    if items and items[0][1] == "assistant":
+        opening = items[0][2]
+        items = items[1:]
     out = []
-    for n, (i, role, content) in enumerate(items):
+    for n, (i, role, content, cut) in enumerate(items):
         expected = "user" if n % 2 == 0 else "assistant"
         if role != expected:
-            raise UserError(f"{where}.messages[{i}]: expected a '{expected}' message (user and assistant must alternate, user first)")
-        out.append(Message(turn=n // 2 + 1, role=role, text=content,
-                           author=interrogator if role == "user" else player))
+            raise EntryError(f"{where}.messages[{i}]: expected a '{expected}' message "
+                             "(user and assistant must alternate, user first)")
+        out.append(Message(turn=n // 2 + 1, role=role, text=content, author=interrogator if role == "user" else player,
+                           notes=dict([CUT_NOTE]) if cut else {}))
+    if not any(m.role == "assistant" for m in out):
+        raise EntryError(f"{where}.messages: no player (assistant) message")
+    return opening, out
+
+
+def _failed_turns(raw: Any, where: str, player_turns: int) -> list[int]:
+    if raw is None:
+        return []
+    if (not isinstance(raw, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in raw)
+            or not all(1 <= t <= player_turns for t in raw) or len(set(raw)) != len(raw)):
+        raise EntryError(f"{where}.{FAILED_TURNS}: expected distinct player turns from 1 to {player_turns}")
+    return sorted(raw)
+
+
+def _value_list(values: Any, key: str, where: str, hi: int) -> list[float]:
+    if not isinstance(values, list):
+        raise EntryError(f"{where}.scores.{key}: missing or not a list")
+    out = []
+    for i, v in enumerate(values):
+        ok_int = isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
+        if key == "is_refusal":
+            if not (isinstance(v, bool) or (ok_int and v in (0, 1))):
+                raise EntryError(f"{where}.scores.is_refusal[{i}] is {v!r}, expected 0 or 1")
+            out.append(float(bool(v)))
+        elif not ok_int or not 1 <= v <= hi:
+            raise EntryError(f"{where}.scores.{key}[{i}] is {v!r}, expected a score from 1 to {hi}")
+        else:
+            out.append(float(v))
     return out
 
 
-def _scores(raw: Any, where: str, player_turns: int, judge: str, version: int = 2) -> JudgeVerdict:
-    """A judge's per-turn lists as Score rows; version 1 lists may be shorter than the
-    conversation only by the replies after a refusal (the reference stops there)."""
-    names = {m: (V1_KEYS[m] if version == 1 else m) for m in METRICS}
-    hi = 10 if version == 1 else 5
+def parse_scores(entry: dict, where: str, player_turns: int, judge: str, version: int, source: str) -> JudgeVerdict:
+    """A judge's per-turn lists as Score rows. Version 2 lists cover every player turn but the
+    failed ones; version 1 lists stop where the tester stopped: at the reply it flagged as a
+    refusal (`has_refusal`), which carries no scores of its own."""
+    raw = entry.get("scores")
+    names = {m: (METRIC_NAMES_V1[m] if version == 1 else m) for m in METRICS}
     if not isinstance(raw, dict):
-        raise UserError(f"{where}.scores: expected an object with {', '.join(names.values())}")
-    lists: dict[str, list] = {}
-    for metric, key in (*names.items(), ("is_refusal", "is_refusal")):
-        values = raw.get(key)
-        if values is None and metric == "is_refusal" and version == 1:
-            values = [0] * len(lists["in_character"])
-        if not isinstance(values, list):
-            raise UserError(f"{where}.scores.{key}: missing or not a list")
-        if len(values) != player_turns and not (version == 1 and 0 < len(values) <= player_turns):
-            raise UserError(f"{where}.scores.{key} has {len(values)} entries for {player_turns} player turns")
-        for i, v in enumerate(values):
-            ok_int = isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
-            if key == "is_refusal":
-                if not (isinstance(v, bool) or (ok_int and v in (0, 1))):
-                    raise UserError(f"{where}.scores.is_refusal[{i}] is {v!r}, expected 0 or 1")
-            elif not ok_int or not 1 <= v <= hi:
-                raise UserError(f"{where}.scores.{key}[{i}] is {v!r}, expected a score from 1 to {hi}")
-        lists[metric] = values
-    if len({len(v) for v in lists.values()}) != 1:
-        raise UserError(f"{where}.scores: the lists differ in length")
+        raise EntryError(f"{where}.scores: expected an object with {', '.join(names.values())}")
+    failed = _failed_turns(entry.get(FAILED_TURNS), where, player_turns)
+    candidates = [t for t in range(1, player_turns + 1) if t not in failed]
+    has_refusal = version == 1 and bool(entry.get("has_refusal"))
+    hi = 10 if version == 1 else 5
+    lists: dict[str, list[float]] = {}
+    for metric, key in names.items():
+        missing = version == 1 and has_refusal and key not in raw  # refused at once: nothing scored
+        lists[metric] = [] if missing else _value_list(raw.get(key), key, where, hi)
+    lengths = {len(v) for v in lists.values()}
+    if len(lengths) != 1:
+        raise EntryError(f"{where}.scores: the lists differ in length")
+    (n,) = lengths
+    if version == 2 and n != len(candidates):
+        raise EntryError(f"{where}.scores.{names['in_character']} has {n} entries for {len(candidates)} "
+                         "scored player turns")
+    if version == 1 and n > len(candidates):
+        raise EntryError(f"{where}.scores.{names['in_character']} has {n} entries for {len(candidates)} player turns")
+    refusals = [0.0] * n
+    if "is_refusal" in raw or version == 2:
+        refusals = _value_list(raw.get("is_refusal"), "is_refusal", where, 1)
+        if len(refusals) != n:
+            raise EntryError(f"{where}.scores.is_refusal has {len(refusals)} entries for {n} scores")
+    if n == 0 and not has_refusal:
+        raise EntryError(f"{where}.scores: no scored turn")
     scale = "1-10" if version == 1 else "1-5"
-    scores = []
-    for t in range(len(lists["in_character"])):
-        scores.append(Score(turn=t + 1, metric="is_refusal", value=float(bool(lists["is_refusal"][t])), scale="0-1"))
-        scores += [Score(turn=t + 1, metric=m, value=float(lists[m][t]), scale=scale) for m in METRICS]
-    return JudgeVerdict(judge=judge, scores=scores)
+    scores: list[Score] = []
+    for t, i in zip(candidates, range(n)):
+        scores.append(Score(turn=t, metric="is_refusal", value=refusals[i], scale="0-1"))
+        scores += [Score(turn=t, metric=m, value=lists[m][i], scale=scale) for m in METRICS]
+    if has_refusal:  # the refused reply: the first one after the scored ones (else the last scored)
+        turn = candidates[n] if n < len(candidates) else candidates[-1] if candidates else player_turns
+        scores = [s for s in scores if not (s.turn == turn and s.metric == "is_refusal")]
+        scores.append(Score(turn=turn, metric="is_refusal", value=1.0, scale="0-1"))
+    note = f"failed in {source}"
+    for t in failed:
+        scores += [Score(turn=t, metric=m, scale="0-1" if m == "is_refusal" else scale, status="failed", error=note)
+                   for m in ("is_refusal", *METRICS)]
+    return JudgeVerdict(judge=judge, scores=sorted(scores, key=lambda s: s.turn or 0))
 
 
-def parse_results(data: Any, name: str) -> list[Conversation]:
-    """Validate a whole results document; UserError naming the file, the entry and the field."""
+def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: int, source: str) -> Conversation:
+    """One entry of `outputs` as a Conversation; EntryError saying what is wrong with it."""
+    player, interrogator, judge = models
+    if not isinstance(entry, dict):
+        raise EntryError(f"{where}: expected an object")
+    opening, messages = parse_messages(entry.get("messages"), where, player, interrogator)
+    player_turns = sum(1 for m in messages if m.role == "assistant")
+    verdict = parse_scores(entry, where, player_turns, judge, version, source)
+    conv = parse_conversation(entry, where, messages, opening, models, verdict)
+    conv.method = "pingpong-v1" if version == 1 else "pingpong"
+    conv.extra = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
+    return conv
+
+
+def parse_conversation(entry: dict, where: str, messages: list[Message], opening: str | None,
+                       models: tuple[str, str, str], verdict: JudgeVerdict) -> Conversation:
+    """The card and situation of an entry (or an annotation row) around its parsed messages."""
+    player, interrogator, judge = models
+    char, sit = entry.get("character"), entry.get("situation")
+    if not isinstance(char, dict) or not isinstance(char.get("char_name"), str) or not char["char_name"].strip():
+        raise EntryError(f"{where}.character.char_name: missing")
+    if not isinstance(sit, dict) or not isinstance(sit.get("text"), str) or not sit["text"].strip():
+        raise EntryError(f"{where}.situation.text: missing")
+    greeting = _text(char.get("initial_message"), f"{where}.character.initial_message")
+    player_turns = sum(1 for m in messages if m.role == "assistant")
+    persona = _text(char.get("system_prompt"), f"{where}.character.system_prompt")
+    summary = _text(char.get("summary"), f"{where}.character.summary")
+    lang = guess_lang(persona, sit["text"], *(m.text for m in messages))
+    num_turns = sit.get("num_turns", player_turns)
+    if num_turns is None:
+        num_turns = player_turns
+    if isinstance(num_turns, bool) or not isinstance(num_turns, int):
+        raise EntryError(f"{where}.situation.num_turns: expected an integer, got {num_turns!r}")
+    name = char["char_name"].strip()
+    try:
+        character = Character(
+            name=slugify(name, "char-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]), char_name=name,
+            lang=lang, summary=summary.strip() or (persona.strip()[:300] or name),
+            persona=persona.strip() and persona or name,
+            example_text=_text(char.get("example_prompt"), f"{where}.character.example_prompt"),
+            greeting=greeting, tags=_tags(char.get("tags"), f"{where}.character.tags"),
+        )
+        situation = Situation(name=situation_name(sit["text"]), lang=lang, text=sit["text"], num_turns=num_turns,
+                              tags=_tags(sit.get("tags"), f"{where}.situation.tags"))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise EntryError(f"{where}: {loc}: {err['msg']}") from None
+    origin: dict[str, Any] = {"character": char, "situation": sit}
+    if opening is not None:
+        origin["opening"] = opening
+    conv = Conversation(player, interrogator, judge, character, situation, messages, verdict, origin=origin)
+    conv.key = conversation_key(player, character.char_name, situation.text, messages)
+    return conv
+
+
+def parse_results(data: Any, name: str) -> ResultsFile:
+    """Read a results document: UserError when it is not one, one warning per entry skipped."""
     if not isinstance(data, dict) or not isinstance(data.get("outputs"), list):
         raise UserError(f"{name}: not a PingPong results file (no 'outputs' list)")
     version = 1 if data.get("version") == 1 or "tester" in data else 2
     if version == 1:
         player = _model_name(data, "testee", name, True)
         judge = interrogator = _model_name(data, "tester", name, True)
+        seats = {"player": _setup(data, "testee"), "interrogator": _setup(data, "tester"),
+                 f"judge:{judge}": _setup(data, "tester")}
     else:
         player = _model_name(data, "player", name, True)
         judge = _model_name(data, "judge", name, True)
         interrogator = _model_name(data, "interrogator", name, False)
-    out = []
+        seats = {"player": _setup(data, "player"), "interrogator": _setup(data, "interrogator"),
+                 f"judge:{judge}": _setup(data, "judge")}
+    out = ResultsFile([], {k: v for k, v in seats.items() if v is not None})
     for i, entry in enumerate(data["outputs"]):
         where = f"{name}: outputs[{i}]"
-        if not isinstance(entry, dict):
-            raise UserError(f"{where}: expected an object")
-        char = entry.get("character")
-        sit = entry.get("situation")
-        if not isinstance(char, dict) or not isinstance(char.get("char_name"), str) or not char["char_name"].strip():
-            raise UserError(f"{where}.character.char_name: missing")
-        if not isinstance(sit, dict) or not isinstance(sit.get("text"), str) or not sit["text"].strip():
-            raise UserError(f"{where}.situation.text: missing")
-        greeting = _text(char.get("initial_message"), f"{where}.character.initial_message")
-        messages = _messages(entry.get("messages"), where, player, interrogator, greeting)
-        player_turns = sum(1 for m in messages if m.role == "assistant")
-        if player_turns == 0:
-            raise UserError(f"{where}.messages: no player (assistant) message")
-        verdict = _scores(entry.get("scores"), where, player_turns, judge, version)
-        persona = _text(char.get("system_prompt"), f"{where}.character.system_prompt")
-        summary = _text(char.get("summary"), f"{where}.character.summary")
-        lang = guess_lang(persona, sit["text"], *(m.text for m in messages))
-        num_turns = sit.get("num_turns", player_turns)
-        if isinstance(num_turns, bool) or not isinstance(num_turns, int):
-            raise UserError(f"{where}.situation.num_turns: expected an integer, got {num_turns!r}")
         try:
-            character = Character(
-                name=slug(char["char_name"], "char"), char_name=char["char_name"].strip(), lang=lang,
-                summary=summary.strip() or (persona.strip()[:300] or char["char_name"].strip()),
-                persona=persona.strip() and persona or char["char_name"].strip(),
-                example_text=_text(char.get("example_prompt"), f"{where}.character.example_prompt"),
-                greeting=greeting, tags=_tags(char.get("tags"), f"{where}.character.tags"),
-            )
-            situation = Situation(
-                name=situation_name(sit["text"]), lang=lang, text=sit["text"], num_turns=num_turns,
-                tags=_tags(sit.get("tags"), f"{where}.situation.tags"),
-            )
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(x) for x in err["loc"])
-            raise UserError(f"{where}: {loc}: {err['msg']}") from None
-        conv = Conversation(player, interrogator, judge, character, situation, messages, verdict,
-                            method="pingpong-v1" if version == 1 else "pingpong")
-        conv.key = conversation_key(player, character.char_name, situation.text, messages)
-        out.append(conv)
+            conv = parse_entry(entry, where, (player, interrogator, judge), version, name)
+        except EntryError as exc:
+            out.warnings.append(f"{exc}; entry skipped")
+            continue
+        if "version" in data:
+            conv.origin["version"] = data["version"]
+        out.conversations.append(conv)
     return out
 
 
-# ------------------------------------------------------------------ import
+# ------------------------------------------------------------------ storing
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def _stored_keys(store, players: set[str]) -> dict[str, list[tuple[int, set[str]]]]:
+def stored_conversations(store, players: set[str]) -> dict[str, list[tuple[int, set[str]]]]:
     """conversation key -> [(session id, judges that scored it)] for these players' sessions."""
     found: dict[str, list[tuple[int, set[str]]]] = defaultdict(list)
     for player in sorted(players):
@@ -259,14 +353,33 @@ def _stored_keys(store, players: set[str]) -> dict[str, list[tuple[int, set[str]
     return found
 
 
+def store_conversation(store, conv: Conversation, seats: dict[str, dict[str, Any]], *,
+                       status: str = "finished") -> int:
+    """A new session holding one conversation (and its judge's verdict, if it has scores)."""
+    judges = [conv.judge] if conv.verdict.scores else []
+    spec = SessionSpec(method=conv.method, character=conv.character.name, situation=conv.situation.name,
+                       player=conv.player, interrogator=conv.interrogator, judges=judges,
+                       lang=conv.character.lang, seats=seats,
+                       origin={**conv.origin, **({"entries": {conv.judge: conv.extra}} if conv.extra else {})})
+    sid = store.create_session(spec, conv.character, conv.situation, status=status)
+    for m in conv.messages:
+        store.add_message(sid, m)
+    if conv.verdict.scores:
+        store.add_verdict(sid, conv.verdict)
+    return sid
+
+
 def import_results(store, data: Any, name: str) -> ImportSummary:
-    """Validate then store one results document in one transaction."""
-    convs = parse_results(data, name)
-    summary = ImportSummary(path=name, format="pingpong", conversations=len(convs))
+    """Store every entry that can be taken, in one transaction; the others become warnings."""
+    parsed = parse_results(data, name)
+    convs = parsed.conversations
+    summary = ImportSummary(path=name, format="pingpong", conversations=len(convs) + len(parsed.warnings),
+                            warnings=parsed.warnings)
     summary.judges = sorted({c.judge for c in convs})
     with store.transaction():
-        stored = _stored_keys(store, {c.player for c in convs})
+        stored = stored_conversations(store, {c.player for c in convs})
         for conv in convs:
+            judge_seat = f"judge:{conv.judge}"
             matches = stored.get(conv.key, [])
             target = next((entry for entry in matches if conv.judge not in entry[1]), None)
             if target is None and matches:
@@ -276,107 +389,12 @@ def import_results(store, data: Any, name: str) -> ImportSummary:
                 sid, judges = target
                 store.add_verdict(sid, conv.verdict)
                 store.add_judge(sid, conv.judge)
+                store.add_setup(sid, seats={judge_seat: parsed.seats.get(judge_seat)},
+                                entries={conv.judge: conv.extra})
                 judges.add(conv.judge)
                 summary.merged += 1
                 continue
-            spec = SessionSpec(
-                method=conv.method, character=conv.character.name, situation=conv.situation.name,
-                player=conv.player, interrogator=conv.interrogator, judges=[conv.judge], lang=conv.character.lang,
-            )
-            sid = store.create_session(spec, conv.character, conv.situation, status="finished")
-            for m in conv.messages:
-                store.add_message(sid, m)
-            store.add_verdict(sid, conv.verdict)
+            sid = store_conversation(store, conv, parsed.seats)
             stored.setdefault(conv.key, []).append((sid, {conv.judge}))
             summary.new_sessions += 1
     return summary
-
-
-# ------------------------------------------------------------------ export
-
-
-def _example_prompt(character: dict) -> str:
-    if character.get("example_text"):
-        return character["example_text"]
-    lines = []
-    for turn in character.get("example_dialogue") or []:
-        lines.append(f"User: {turn['user']}")
-        lines.append(f"{character.get('char_name', 'Character')}: {turn['char']}")
-    return "\n".join(lines)
-
-
-def results_documents(store) -> dict[str, dict]:
-    """{file name: results document}, one per (player, interrogator, judge) and version, from
-    finished `pingpong` (version 2 files) and `pingpong-v1` sessions (version 1 files).
-
-    A judge's scoring goes out only when it has usable scores for every player turn it scored
-    (the format has no place for a failed turn).
-    """
-    docs: dict[tuple[int, str, str, str], list[dict]] = defaultdict(list)
-    for method, version in (("pingpong", 2), ("pingpong-v1", 1)):
-        for summary in store.sessions(status="finished", method=method):
-            stored = store.session(summary.id)
-            msgs = stored.messages
-            player_turns = sorted(m.turn for m in msgs if m.role == "assistant")
-            if not player_turns:
-                continue
-            char = stored.character.model_dump(mode="json")
-            for verdict in stored.verdicts:
-                views = {v.turn: v for v in verdict.turns if v.turn is not None}
-                scored = player_turns if version == 2 else [t for t in player_turns if t in views]
-                rows = [views.get(t) for t in scored]
-                if not rows or any(r is None or r.status != "ok" or None in (r.in_character, r.entertaining,
-                                                                              r.fluency) for r in rows):
-                    continue
-                refusal = [int(bool(r.is_refusal)) for r in rows if r is not None]
-                names = V1_KEYS if version == 1 else {m: m for m in METRICS}
-                scores: dict[str, list[int]] = {names[m]: [int(r.value(m) or 0) for r in rows if r is not None]
-                                                for m in METRICS}
-                scores["is_refusal"] = refusal
-                entry: dict[str, Any] = {
-                    "messages": [{"role": m.role, "content": m.text} for m in msgs],
-                    "character": {
-                        "char_name": char["char_name"], "system_prompt": char.get("persona", ""),
-                        "example_prompt": _example_prompt(char), "initial_message": char.get("greeting", ""),
-                        "summary": char.get("summary", ""), "tags": char.get("tags", []),
-                    },
-                    "situation": {"text": stored.situation.text, "tags": stored.situation.tags,
-                                  "num_turns": stored.situation.num_turns},
-                    "scores": scores,
-                }
-                if version == 1:
-                    entry["has_refusal"] = any(refusal)
-                docs[(version, stored.spec.player, stored.spec.interrogator, verdict.judge)].append(entry)
-    out = {}
-    for (version, player, interrogator, judge), outputs in sorted(docs.items()):
-        refusals = sum(1 for o in outputs if any(o["scores"]["is_refusal"]))
-        if version == 1:
-            name = f"v1_tester_{file_stem(judge)}_testee_{file_stem(player)}.json"
-            out[name] = {"version": 1, "testee": {"model_name": player, "params": {}},
-                         "tester": {"model_name": judge, "params": {}},
-                         "refusal_ratio": refusals / len(outputs), "outputs": outputs}
-            continue
-        name = f"judge_{file_stem(judge)}_player_{file_stem(player)}_interrogator_{file_stem(interrogator)}.json"
-        out[name] = {
-            "version": 2,
-            "player": {"model_name": player, "params": {}},
-            "interrogator": {"model_name": interrogator, "params": {}},
-            "judge": {"model_name": judge, "params": {}},
-            "refusal_ratio": refusals / len(outputs),
-            "outputs": outputs,
-        }
-    return out
-
-
-def export_results(store, folder: Path) -> list[Path]:
-    """Write one results file per (player, interrogator, judge) into `folder`; returns the paths."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise UserError(f"{folder}: exists and is not a folder (--format pingpong writes one file per player and judge)")
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, doc in results_documents(store).items():
-        path = folder / name
-        path.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        paths.append(path)
-    return paths

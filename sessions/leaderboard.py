@@ -149,8 +149,9 @@ def nan_mean_columns(values: np.ndarray) -> np.ndarray:
 def tie_ranks(scores: Sequence[float | None]) -> list[int | None]:
     """Ranks (1 = best) with the 0.06 rule; aligned with `scores`; None for missing scores.
 
-    Sorted best first, a model shares the rank of the one above while its score is within
-    0.06 of the score that opened that rank; otherwise it opens the next rank (1, 1, 2, ...).
+    Sorted best first, a model shares the rank of the one above while its score, rounded to two
+    decimals as published, is within 0.06 of the score that opened that rank; otherwise its rank
+    is its position in the sorted list (competition ranking: 1, 1, 3, as METHOD.md says).
     """
     order = sorted(
         (i for i, s in enumerate(scores) if s is not None and math.isfinite(s)),
@@ -158,11 +159,10 @@ def tie_ranks(scores: Sequence[float | None]) -> list[int | None]:
     )
     ranks: list[int | None] = [None] * len(scores)
     rank, opener = 0, None
-    for i in order:
-        s = float(scores[i])  # type: ignore[arg-type]
+    for position, i in enumerate(order, 1):
+        s = round(float(scores[i]), 2)  # type: ignore[arg-type]
         if opener is None or opener - s > TIE_GAP + _EPS:
-            rank += 1
-            opener = s
+            rank, opener = position, s
         ranks[i] = rank
     return ranks
 

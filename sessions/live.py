@@ -23,6 +23,23 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
     return store.create_session(spec, character, situation, run_id)
 
 
+def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges: list[str] | None = None) -> None:
+    """Write down how each model seat is set up (its params), once, for the PingPong results export."""
+    from pingpong.core.domain import HUMAN
+    from pingpong.core.llm import Task, seat_setup
+
+    specs = getattr(pool, "specs", {})
+    tester = spec.method == "pingpong-v1"  # one model asks and scores, at the tester's sampling
+    interrogate: Task = "interrogator_judge" if tester else "interrogator"
+    judge: Task = "interrogator_judge" if tester else "judge"
+    wanted: list[tuple[str, str, Task]] = [("player", spec.player, "player"),
+                                           ("interrogator", spec.interrogator, interrogate)]
+    wanted += [(f"judge:{j}", j, judge) for j in (spec.judges if judges is None else judges)]
+    seats = {key: seat_setup(specs[name], task) for key, name, task in wanted
+             if name != HUMAN and name in specs and key not in spec.seats}
+    store.add_setup(session_id, seats=seats)
+
+
 async def run_session(store: Store, pool, session_id: int, control=None, *,
                       renderer=None, offload: bool = False, deltas: bool = True) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
@@ -40,6 +57,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     if stored.status == "finished":
         raise UserError(f"session {session_id}: already finished")
     store.claim(session_id)
+    record_seats(store, pool, session_id, stored.spec)
     kwargs = {"renderer": renderer} if renderer is not None else {}
     method = get_method(stored.spec.method)
     engine = SessionEngine(
@@ -85,6 +103,7 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str]) 
     spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
     for judge in judges:
         store.add_judge(session_id, judge)
+    record_seats(store, pool, session_id, stored.spec, judges)
     engine = SessionEngine(spec=spec.model_copy(update={"judges": judges}), character=stored.character,
                            situation=stored.situation, pool=pool, history=stored.messages,
                            verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True)

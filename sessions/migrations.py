@@ -321,3 +321,19 @@ def m007_pair_scores(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX idx_pair_scores_judge"
                " ON pair_scores (session_a, session_b, \"by\", metric, shown) WHERE source = 'judge'")
     db.execute("CREATE INDEX idx_pair_scores_b ON pair_scores (session_b)")
+
+
+def m008_annotation_queues(db: sqlite_utils.Database) -> None:
+    """Rating queues (`pingpong annotate`): a person's blind sample of finished sessions, drawn
+    once (with a fixed seed) and kept, and how far the person got, so a queue resumes where its
+    person left off. A queue is one person's for one set of options (its `spec`, JSON)."""
+    db.execute(
+        "CREATE TABLE annotation_queues (id INTEGER PRIMARY KEY, author TEXT NOT NULL, spec TEXT NOT NULL,"
+        " created_at TEXT NOT NULL)"
+    )
+    db.execute("CREATE UNIQUE INDEX idx_annotation_queues_author_spec ON annotation_queues (author, spec)")
+    db.execute(
+        "CREATE TABLE annotation_items (queue_id INTEGER NOT NULL REFERENCES annotation_queues(id),"
+        " position INTEGER NOT NULL, session_id INTEGER NOT NULL REFERENCES sessions(id), done_at TEXT,"
+        " PRIMARY KEY (queue_id, position))"
+    )

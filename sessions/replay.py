@@ -53,6 +53,12 @@ def steps_of(session: StoredSession) -> list[ReplayStep]:
     return steps
 
 
+def conversation_people(session: StoredSession) -> list[PersonScore]:
+    """People's ratings of the whole conversation (turn None), oldest first, the current ones marked."""
+    current = {s.id for s in session.current_human_scores().values()}
+    return [PersonScore(s, s.id in current) for s in session.human_scores if s.turn is None]
+
+
 def replay(store: Store, session_id: int) -> list[ReplayStep]:
     """The ordered steps of a stored session (UserError if the id is unknown)."""
     return steps_of(store.session(session_id))

@@ -4,6 +4,9 @@
   ones stay in the database and in the history views.
 - "merged" scores put a person's current value in place of every judge's value for that turn
   and metric; a session that people scored but no judge did gets a "human" pseudo-judge.
+- A person's rating of the whole conversation (turn None) stands in for the mean of that metric
+  over the turns (for every judge, and for people's own turn scores); a refusal flag given for
+  the whole conversation decides whether it counts as a refusal.
 - Per conversation and judge: the mean of each metric over the judged turns; a judge that
   flagged a refusal on any turn is left out of the means and makes the conversation a refusal.
 - The judge's final is the weighted sum of its metric means; the conversation's figures are
@@ -163,6 +166,14 @@ def _turn_sums(turns: Mapping[int | None, Mapping[str, float]]) -> dict[str, tup
     return sums
 
 
+def _whole(means: list[float], refusal: bool, people: Mapping[tuple[int | None, str], float]) -> tuple[list[float], bool]:
+    """Means and refusal flag with a person's ratings of the whole conversation put in."""
+    means = [people.get((None, m), v) for m, v in zip(METRICS, means)]
+    if (None, "is_refusal") in people:
+        refusal = people[(None, "is_refusal")] >= 1
+    return means, refusal
+
+
 def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues,
                     judges: Sequence[str] | None = None) -> Scorings:
     """The judges' scorings of the sessions people scored, each person's current value put in
@@ -184,7 +195,7 @@ def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues
         for (turn, metric), value in people.items():
             if turn is not None:
                 turns.setdefault(turn, {})[metric] = value
-        means, refusal = _means(_turn_sums(turns))
+        means, refusal = _whole(*_means(_turn_sums(turns)), people)
         rows.append((sid, judge, means, refusal, bool(people)))
     return Scorings.of(rows)
 
@@ -196,7 +207,7 @@ def human_scorings(human: HumanValues) -> Scorings:
         turns: dict[int | None, dict[str, float]] = defaultdict(dict)
         for (turn, metric), value in values.items():
             turns[turn][metric] = value
-        means, refusal = _means(_turn_sums(turns))
+        means, refusal = _whole(*_means(_turn_sums(turns)), values)
         rows.append((sid, HUMAN, means, refusal, True))
     return Scorings.of(rows)
 

@@ -15,7 +15,7 @@ import os
 import socket
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -494,8 +494,10 @@ class Store:
         done = parent.turns_done
         if not 1 <= turn <= done:
             raise UserError(f"session {session_id}: --turn must be between 1 and {done} (its completed turns)")
-        spec = parent.spec.model_copy(update={k: v for k, v in (("player", player),
-                                                                  ("interrogator", interrogator)) if v})
+        changed = {k: v for k, v in (("player", player), ("interrogator", interrogator)) if v}
+        seats = {k: v for k, v in parent.spec.seats.items() if k not in changed}
+        # a fork is a new conversation: nothing of an imported file's entry describes it
+        spec = parent.spec.model_copy(update={**changed, "seats": seats, "origin": {}})
         with self.transaction():
             new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
                                       status="interrupted", parent_session=session_id, fork_turn=turn)
@@ -626,6 +628,66 @@ class Store:
             spec = json.loads(spec_json)
             spec["judges"] = judges
             db.execute("update sessions set judges = ?, spec = ? where id = ?", [_json(judges), _json(spec), session_id])
+
+    def add_setup(self, session_id: int, *, seats: dict[str, dict[str, Any]] | None = None,
+                  entries: dict[str, dict[str, Any]] | None = None) -> None:
+        """Add seats' set-ups (spec.seats) and judges' extra entry keys (spec.origin['entries']) the
+        session does not hold yet; what is recorded first stays (a resume never rewrites it)."""
+        seats = {k: v for k, v in (seats or {}).items() if v is not None}
+        entries = {k: v for k, v in (entries or {}).items() if v}
+        if not seats and not entries:
+            return
+        with self.transaction() as db:
+            row = db.execute("select spec from sessions where id = ?", [session_id]).fetchone()
+            if row is None:
+                raise UserError(f"session {session_id}: no such session")
+            spec = json.loads(row[0])
+            have = spec.setdefault("seats", {})
+            known = spec.setdefault("origin", {}).setdefault("entries", {}) if entries else {}
+            new_seats = {k: v for k, v in seats.items() if k not in have}
+            new_entries = {k: v for k, v in entries.items() if k not in known}
+            if not new_seats and not new_entries:
+                return
+            have.update(new_seats)
+            known.update(new_entries)
+            db.execute("update sessions set spec = ? where id = ?", [_json(spec), session_id])
+
+    # -- rating queues ----------------------------------------------------------------------
+
+    def annotation_queue(self, author: str, spec: dict[str, Any], draw: Callable[[], list[int]]) -> int:
+        """The id of this person's queue for these options, drawn (with `draw`) and kept the first time."""
+        key = _json(spec)
+        with self.transaction() as db:
+            row = db.execute("select id from annotation_queues where author = ? and spec = ?", [author, key]).fetchone()
+            if row:
+                return int(row[0])
+            qid = int(db.execute("insert into annotation_queues (author, spec, created_at) values (?, ?, ?)",
+                                 [author, key, now()]).lastrowid or 0)
+            db.conn.executemany("insert into annotation_items (queue_id, position, session_id) values (?, ?, ?)",
+                                [(qid, i, sid) for i, sid in enumerate(draw())])
+            return qid
+
+    def last_annotation_queue(self, author: str) -> int | None:
+        """The person's queue rated most recently (else created most recently) that has items left."""
+        with self._lock:
+            row = self.db.conn.execute(
+                "select q.id from annotation_queues q join annotation_items i on i.queue_id = q.id"
+                " where q.author = ? group by q.id having sum(i.done_at is null) > 0"
+                " order by max(ifnull(i.done_at, '')) desc, q.created_at desc, q.id desc limit 1", [author]).fetchone()
+        return int(row[0]) if row else None
+
+    def annotation_items(self, queue_id: int) -> list[tuple[int, int, str | None]]:
+        """(position, session id, when the person saved it or None) of a queue, in order."""
+        with self._lock:
+            return [(r[0], r[1], r[2]) for r in self.db.conn.execute(
+                "select position, session_id, done_at from annotation_items where queue_id = ? order by position",
+                [queue_id])]
+
+    def mark_annotated(self, queue_id: int, position: int) -> None:
+        """The person saved their ratings of this item: the queue resumes after it."""
+        with self.transaction() as db:
+            db.execute("update annotation_items set done_at = coalesce(done_at, ?) where queue_id = ? and position = ?",
+                       [now(), queue_id, position])
 
     def insert_session_rows(self, session: dict[str, Any], run: dict[str, Any] | None,
                             children: dict[str, list[dict[str, Any]]]) -> int | None:

@@ -29,6 +29,14 @@ class PlayRequest:
 
 
 @dataclass
+class AnnotateRequest:
+    """Open the app on the rating queue (`pingpong annotate`)."""
+
+    sample: int | None = None
+    players: list[str] | None = None
+
+
+@dataclass
 class NewSessionRequest:
     """Open the app on the new-session form, prefilled (`pingpong play` with missing choices)."""
 
@@ -48,7 +56,7 @@ class PingPongApp(App):
         Binding("ctrl+q", "quit", "Quit", show=False, id="quit", priority=True),
     ]
 
-    def __init__(self, home: Home, *, initial: PlayRequest | NewSessionRequest | None = None,
+    def __init__(self, home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,
                  watch_interval: float = 1.0, bundled: tuple[Path, Path] | None = None) -> None:
         super().__init__()
         self.home = home
@@ -149,6 +157,8 @@ class PingPongApp(App):
             self.open_live(self.start_session(req.spec, req.character, req.situation))
         elif isinstance(self.initial, NewSessionRequest):
             self.action_new_session(self.initial.defaults)
+        elif isinstance(self.initial, AnnotateRequest):
+            self.action_annotate(self.initial.sample, self.initial.players)
 
     async def on_unmount(self) -> None:
         if self._pool is not None:
@@ -188,6 +198,11 @@ class PingPongApp(App):
 
         self.push_screen(CharactersScreen())
 
+    def action_annotate(self, sample: int | None = None, players: list[str] | None = None) -> None:
+        from pingpong.tui.screens.annotate import AnnotateScreen
+
+        self.push_screen(AnnotateScreen(sample=sample, players=players))
+
     def action_watch(self) -> None:
         from pingpong.tui.screens.watch import WatchScreen
 
@@ -208,11 +223,12 @@ class PingPongApp(App):
         method()
 
 
-def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | None = None,
+def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,
                watch_interval: float = 1.0, bundled: tuple[Path, Path] | None = None) -> PingPongApp:
     """Build the app for a home folder.
 
-    initial: open a live session (PlayRequest) or the prefilled form (NewSessionRequest).
+    initial: open a live session (PlayRequest), the prefilled form (NewSessionRequest) or the
+    rating queue (AnnotateRequest).
     watch_interval: seconds between database polls of watched runs and sessions.
     bundled: (cards dir, situations dir) replacing the shipped ones (tests use fixed content).
     """

@@ -133,6 +133,14 @@ def _agreement_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
 
 
+def _annotate_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="conversations per player (default 8); without options the queue you last "
+                        "worked on continues")
+    p.add_argument("--player", action="append", default=None, metavar="M",
+                   help="only this player's sessions; repeat for several (default: every player)")
+
+
 def _sessions_args(p: argparse.ArgumentParser) -> None:
     ss = p.add_subparsers(title="sessions commands", metavar="ACTION", required=True)
     q = _sub(ss, "list", "pingpong.tui.commands.sessions:list_sessions", "list sessions")
@@ -143,7 +151,7 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     q = _sub(ss, "show", "pingpong.tui.commands.sessions:show_session", "show one session")
     q.add_argument("id", type=int, help="session id (see `pingpong sessions list`)")
     _fmt(q)
-    q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn (append-only)")
+    q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn or the whole conversation (append-only)")
     q.add_argument("id", type=int, help="session id")
     q.add_argument("--turn", type=int, metavar="N", help="player turn, from 1 (default: the whole conversation)")
     q.add_argument("--metric", metavar="NAME", help="metric to score (the session's method lists them)")
@@ -165,9 +173,11 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("pingpong", "jsonl"), required=True,
-                   help="PingPong results JSON files, or our lossless JSONL")
-    p.add_argument("--out", metavar="PATH", help="file (jsonl) or folder (pingpong); default stdout for jsonl")
+    p.add_argument("--format", choices=("pingpong", "jsonl", "annotations"), required=True,
+                   help="PingPong results JSON files, our lossless JSONL, or people's conversation ratings "
+                        "as PingPong annotation JSONL")
+    p.add_argument("--out", metavar="PATH",
+                   help="file (jsonl, annotations) or folder (pingpong); default stdout for jsonl and annotations")
 
 
 def _import_args(p: argparse.ArgumentParser) -> None:
@@ -225,9 +235,12 @@ COMMANDS = {
     "agreement": ("pingpong.tui.commands.stats:agreement", "judge-human and judge-judge agreement", _agreement_args),
     "report": ("pingpong.tui.commands.report:report",
                "static HTML: the leaderboards, each player's grid, every conversation", _report_args),
+    "annotate": ("pingpong.tui.commands.app:annotate",
+                 "rate whole conversations blind, one by one (a rating queue that resumes)", _annotate_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
-    "import": ("pingpong.tui.commands.exchange:import_", "import PingPong results JSON or our JSONL", _import_args),
+    "import": ("pingpong.tui.commands.exchange:import_",
+               "import PingPong results JSON, PingPong annotation JSONL or our JSONL", _import_args),
     "cards": (None, "character cards", _cards_args),
     "situations": (None, "situations", _situations_args),
     "models": ("pingpong.tui.commands.models:models", "configured models, with reachability", _models_args),

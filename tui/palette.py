@@ -24,6 +24,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("compare: side by side", "two players' sessions of the same situation, the judge's verdicts, your pick",
      "app:compare"),
     ("open characters", "browse cards, spot-check one, import a card", "app:characters"),
+    ("annotate: rating queue", "rate whole conversations blind, judges' scores shown after you save",
+     "app:annotate"),
     ("watch run", "follow a batch run written by another process", "app:watch"),
     ("help", "keys and screens", "app:help"),
 )

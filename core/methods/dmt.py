@@ -150,11 +150,11 @@ class Dmt(Method):
                     return
                 if message.author == HUMAN:
                     notes = {"quality": "human"}
-                engine.complete(message.model_copy(update={"notes": notes}))
+                engine.complete(message.model_copy(update={"notes": {**message.notes, **notes}}))
             await engine.gate("assistant")
             reply = await engine.player_message(turn)
             decision = await self._stop_check(engine, turn, reply)
-            engine.complete(reply.model_copy(update={"notes": decision}))
+            engine.complete(reply.model_copy(update={"notes": {**reply.notes, **decision}}))
             if decision["stop"] != CONTINUE:
                 return
             turn, role = turn + 1, "user"

@@ -94,7 +94,10 @@ def test_agreement_cli_json(tmp_path, capsys):
         populate(s)
     assert main(["--home", str(home), "agreement", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {"judge", "metric", "n", "spearman", "p_value"} == set(data[0])
+    assert {"level", "spearman", "krippendorff_alpha", "annotators", "kendall_tau", "refusal"} == set(data)
+    assert {"judge", "metric", "n", "spearman", "p_value"} == set(data["spearman"][0])
+    assert data["krippendorff_alpha"][0]["metric"] == "in_character" and data["refusal"]
+    assert {a["author"] for a in data["annotators"]} == {"ann", "bob"}
     assert main(["--home", str(home), "agreement", "--level", "conversation"]) == 0
     assert "Krippendorff" in capsys.readouterr().out
 

@@ -121,21 +121,18 @@ def test_jsonl_round_trip_is_byte_identical(tmp_path, capsys):
 def _bad_inputs(tmp_path):
     good = synthetic_results("judge-one", n=4)
     text = json.dumps(good)
-    short = json.loads(text)
-    short["outputs"][3]["scores"]["fluency"] = short["outputs"][3]["scores"]["fluency"][:-1]
-    high = json.loads(text)
-    high["outputs"][2]["scores"]["entertaining"][0] = 7
+    nameless = json.loads(text)
+    del nameless["player"]
     return {
         "truncated": (text[: len(text) // 2], "truncated or invalid JSON"),
         "other": (json.dumps({"name": "a card", "data": {"description": "x"}}), "not PingPong results JSON"),
-        "high": (json.dumps(high), "outputs[2].scores.entertaining[0] is 7, expected a score from 1 to 5"),
-        "short": (json.dumps(short), "outputs[3].scores.fluency has 3 entries for 4 player turns"),
+        "nameless": (json.dumps(nameless), "'player.model_name' is missing"),
         "jsonl-truncated": ('{"spec": {"character": "a"}, "messages": []}\n{"spec', "line 1"),
         "text": ("hello world", "not JSON"),
     }
 
 
-@pytest.mark.parametrize("case", ["truncated", "other", "high", "short", "jsonl-truncated", "text"])
+@pytest.mark.parametrize("case", ["truncated", "other", "nameless", "jsonl-truncated", "text"])
 def test_bad_files_exit_2_and_import_nothing(tmp_path, capsys, case):
     text, message = _bad_inputs(tmp_path)[case]
     bad = tmp_path / "results.json"
@@ -145,6 +142,34 @@ def test_bad_files_exit_2_and_import_nothing(tmp_path, capsys, case):
     assert err.count("\n") == 0 and "Traceback" not in err
     assert err.startswith("pingpong: error: ") and str(bad) in err and message in err
     assert count(tmp_path) == 0 and count(tmp_path, "messages") == 0
+
+
+def _malformed(mutate) -> dict:
+    doc = synthetic_results("judge-one", n=6)
+    mutate(doc["outputs"])
+    return doc
+
+
+@pytest.mark.parametrize("mutate,message", [
+    (lambda o: o[2]["scores"]["entertaining"].__setitem__(0, 7),
+     "outputs[2].scores.entertaining[0] is 7, expected a score from 1 to 5"),
+    (lambda o: o[3]["scores"]["fluency"].__setitem__(0, 0), "outputs[3].scores.fluency[0] is 0"),
+    (lambda o: o[3]["scores"]["fluency"].pop(), "outputs[3].scores: the lists differ in length"),
+    (lambda o: [o[5]["scores"][k].append(1) for k in o[5]["scores"]],
+     "outputs[5].scores.in_character has 3 entries for 2 scored player turns"),
+    (lambda o: o[1].__setitem__("messages", [{"role": "user", "content": "hi"}] * 2),
+     "outputs[1].messages[1]: expected a 'assistant' message"),
+])
+def test_one_malformed_conversation_is_skipped_with_one_warning(tmp_path, capsys, mutate, message):
+    """The reference skips an entry it cannot use; so does import: the rest is stored."""
+    path = write(tmp_path / "results.json", _malformed(mutate))
+    assert cli(tmp_path, "import", str(path)) == 0
+    captured = capsys.readouterr()
+    warnings = captured.err.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("pingpong: warning: ")
+    assert str(path) in warnings[0] and message in warnings[0] and "entry skipped" in warnings[0]
+    assert "5 new sessions" in captured.out and "1 could not be taken" in captured.out
+    assert count(tmp_path) == 5
 
 
 def test_bad_file_beside_good_file(tmp_path, capsys):

@@ -78,13 +78,15 @@ def test_judge_weights(store):
 
 
 def test_tie_rule():
-    # sorted: 4.50 opens rank 1; 4.46 is 0.04 below it -> 1; 4.43 is 0.07 below 4.50 -> opens rank 2;
-    # 4.40 is 0.03 below 4.43 (the score that opened rank 2) -> 2
-    assert tie_ranks([4.50, 4.46, 4.43, 4.40]) == [1, 1, 2, 2]
+    # sorted: 4.50 opens rank 1; 4.46 is 0.04 below it -> 1; 4.43 is 0.07 below 4.50 -> opens a rank at
+    # its position, 3; 4.40 is 0.03 below 4.43 (the score that opened that rank) -> 3
+    assert tie_ranks([4.50, 4.46, 4.43, 4.40]) == [1, 1, 3, 3]
     # exactly 0.06 counts as within; order of the input does not matter; None gets no rank
-    assert tie_ranks([4.39, 4.50, None, 4.44]) == [2, 1, None, 1]
+    assert tie_ranks([4.39, 4.50, None, 4.44]) == [3, 1, None, 1]
     assert tie_ranks([3.0, 2.9, 2.8, 2.7]) == [1, 2, 3, 4]
     assert tie_ranks([]) == []
+    # scores are compared as published, rounded to two decimals: 4.4449 shows as 4.44, within 0.06 of 4.50
+    assert tie_ranks([4.5, 4.4449]) == [1, 1] and tie_ranks([4.5, 4.4349]) == [1, 2]
 
 
 def test_length_factor():

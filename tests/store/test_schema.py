@@ -28,6 +28,8 @@ EXPECTED = {
                      "ov_sum", "ov_n"},
     "pair_scores": {"id", "session_a", "session_b", "shown", "metric", "value", "scale", "source", "by", "explanation",
                     "status", "error", "created_at"},
+    "annotation_queues": {"id", "author", "spec", "created_at"},
+    "annotation_items": {"queue_id", "position", "session_id", "done_at"},
     "_migrations": {"name", "applied_at"},
 }
 

@@ -7,6 +7,7 @@ import threading
 
 from textual.widgets import DataTable, Input
 
+from pingpong.core.domain import Message
 from pingpong.tui.screens.characters import CharactersScreen
 from pingpong.tui.screens.home import HomeScreen
 from pingpong.tui.screens.leaderboard import LeaderboardScreen
@@ -67,6 +68,34 @@ async def test_replay_steps_and_override(app, store):
                             " order by id").fetchall()
     assert rows == [(2, "in_character", 2.0, "too flat"), (2, "entertaining", 4.0, "too flat"),
                     (2, "fluency", 1.0, "too flat"), (2, "is_refusal", 1.0, "too flat")]
+
+
+async def test_the_rating_dialog_rates_the_whole_conversation(app, store):
+    sid = write_session(store)
+    store.add_message(sid, Message(turn=3, role="user", author="offline", text="One more question?"))
+    store.add_message(sid, Message(turn=3, role="assistant", author="offline", text="The lamp needs oil and",
+                                   notes={"finish_reason": "length"}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, sid)
+        await pilot.press("end")
+        await wait_for(pilot, lambda: len(replay.query(MessageCard)) == 6)
+        cut = [c for c in replay.query(MessageCard) if c.turn == 3 and c.role == "assistant"][0]
+        assert "cut at max_tokens" in str(cut.render())
+        assert not any("cut at" in str(c.render()) for c in replay.query(MessageCard) if c.turn < 3)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        dialog = app.screen
+        assert "turn 3" in str(dialog.query_one("#override-title").render())
+        await pilot.press("c")
+        await wait_for(pilot, lambda: "whole conversation" in str(dialog.query_one("#override-title").render()))
+        # the judges' figures shown are now their means over the conversation (judges 4 and 3 -> 3.5)
+        assert dialog.query_one("#rate-in_character").judges == "3.5"
+        await pilot.press("3", "4", "5", "n", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is replay)
+        await wait_for(pilot, lambda: "whole conversation" in str(replay.query_one("#explanations Static").render()))
+    rows = store.db.execute("select turn, metric, value from scores where source = 'human' order by id").fetchall()
+    assert rows == [(None, "in_character", 3.0), (None, "entertaining", 4.0), (None, "fluency", 5.0),
+                    (None, "is_refusal", 0.0)]
 
 
 async def test_override_on_live_screen(app, store):

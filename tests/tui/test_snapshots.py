@@ -192,3 +192,31 @@ def test_compare_side_by_side(snap_compare, app, store):
         await _settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_rating_queue(snap_compare, app, filled):
+    """Blind: no player, no judges' scores until saved."""
+    async def before(pilot):
+        from pingpong.tui.screens.annotate import AnnotateScreen
+
+        await _home_loaded(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await pilot.press("4", "3")
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_rating_queue_after_saving(snap_compare, app, filled):
+    async def before(pilot):
+        from pingpong.tui.screens.annotate import AnnotateScreen
+
+        await _home_loaded(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await pilot.press("4", "3", "5", "ctrl+s")
+        await wait_for(pilot, lambda: pilot.app.screen.saved)
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

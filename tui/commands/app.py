@@ -58,6 +58,20 @@ def play(args, home: Home) -> int:
     return 0
 
 
+def annotate(args, home: Home) -> int:
+    """The TUI on the rating queue; a queue that cannot be drawn is one line before it opens."""
+    from pingpong.core.config import author
+    from pingpong.sessions.annotate import open_queue
+    from pingpong.sessions.store import Store
+    from pingpong.tui.app import AnnotateRequest, create_app
+
+    home.ensure()
+    with Store(home.db_path) as store:
+        open_queue(store, author(home), sample=args.sample, players=args.player)
+    create_app(home, initial=AnnotateRequest(args.sample, args.player)).run()
+    return 0
+
+
 def _check_database(home: Home) -> None:
     """Open (and migrate) the database once, so a bad file is a one-line error, not a crash."""
     from pingpong.sessions.store import Store

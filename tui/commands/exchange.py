@@ -11,7 +11,7 @@ def export(args, home) -> int:
 
     with Store(home.db_path) as store:
         line = do_export(store, args.format, args.out, sys.stdout)
-    if args.format == "jsonl" and not args.out:
+    if args.format in ("jsonl", "annotations") and not args.out:
         print(line, file=sys.stderr)  # stdout carries the JSONL itself
     else:
         print(line)
@@ -28,6 +28,8 @@ def import_(args, home) -> int:
     with Store(home.db_path) as store:
         done, errors = import_paths(store, args.paths)
     for summary in done:
+        for warning in summary.warnings:
+            print(f"pingpong: warning: {warning}", file=sys.stderr)
         print(summary.line())
     if errors:
         for line in errors[:-1]:

@@ -71,7 +71,7 @@ def _print_session(session) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from pingpong.sessions.replay import steps_of
+    from pingpong.sessions.replay import conversation_people, steps_of
 
     console = _console()
     spec = session.spec
@@ -90,7 +90,8 @@ def _print_session(session) -> None:
         for msg in (step.user, step.assistant):
             if msg is not None:
                 colour = "cyan" if msg.role == "user" else "magenta"
-                console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]: {escape(msg.text)}")
+                cut = " [bold yellow](cut at max_tokens)[/]" if msg.truncated else ""
+                console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(msg.text)}")
         likert = {judge: s for judge, s in step.judges.items() if s.status == "failed" or _LIKERT & set(s.scores)}
         for judge, s in step.judges.items():  # rule scores (rolebench, roleinteract): value and why
             if judge not in likert:
@@ -109,17 +110,28 @@ def _print_session(session) -> None:
                               *(str(getattr(s, m) or "-") for m in ("in_character", "entertaining", "fluency")),
                               _fmt_num(s.overall, 1))
             console.print(table)
-        for p in step.people:
-            s = p.score
-            value = ("yes" if s.value else "no") if s.metric == "is_refusal" else f"{s.value:g}"
-            mark = "[bold green]current[/]" if p.current else "[dim]superseded[/]"
-            reason = f" - {escape(s.reason)}" if s.reason else ""
-            console.print(f"  person {escape(s.author)}: {s.metric} = {value} {mark}"
-                          f" [dim]{(s.created_at or '')[:19]}[/]{reason}")
+        _print_people(console, step.people)
+    whole = conversation_people(session)
+    if whole:
+        console.rule("whole conversation")
+        _print_people(console, whole)
+
+
+def _print_people(console, people) -> None:
+    from rich.markup import escape
+
+    for p in people:
+        s = p.score
+        value = ("yes" if s.value else "no") if s.metric == "is_refusal" else f"{s.value:g}"
+        mark = "[bold green]current[/]" if p.current else "[dim]superseded[/]"
+        reason = f" - {escape(s.reason)}" if s.reason else ""
+        console.print(f"  person {escape(s.author)}: {s.metric} = {value} {mark}"
+                      f" [dim]{(s.created_at or '')[:19]}[/]{reason}")
 
 
 def score(args, home: Home) -> int:
-    """Append a person's score for one player turn; earlier scores stay, the newest counts."""
+    """Append a person's score for one player turn (or, without --turn, the whole conversation);
+    earlier scores stay, the newest counts."""
     if getattr(args, "versus", None) is not None:
         return _prefer(args, home)
     if args.refusal is not None and (args.metric or args.value is not None):

@@ -213,7 +213,7 @@ def agreement(args, home) -> int:
     with Store(home.db_path) as store:
         report = agreement_report(store, level=args.level, lang=getattr(args, "lang", None))
     if args.format == "json":
-        print(json.dumps([r.to_json() for r in report.spearman], ensure_ascii=False, indent=2))
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
         return 0
     render_agreement(report)
     return 0
@@ -231,10 +231,11 @@ def render_agreement(report, out=None) -> None:
     for r in report.spearman:
         t.add_row(r.judge, r.metric, str(r.n), _fmt(r.spearman, 3), _fmt(r.p_value, 4))
     console.print(t)
+    units = "turns" if report.level == "turn" else "conversations"
     if not report.spearman:
-        console.print("no turns carry both a person's score and a judge's yet")
+        console.print(f"no {units} carry both a person's score and a judge's yet")
     if report.refusals:
-        t = Table(title="Refusal flags: people vs judges (turns)")
+        t = Table(title=f"Refusal flags: people vs judges ({units})")
         for h in ("Judge", "both", "person only", "judge only", "neither", "n"):
             t.add_column(h, justify="left" if h == "Judge" else "right")
         for c in report.refusals:
@@ -247,10 +248,18 @@ def render_agreement(report, out=None) -> None:
         for r in report.raters:
             t.add_row(r.metric, str(r.raters), str(r.units), _fmt(r.alpha, 3), _fmt(r.mean_spearman, 3))
         console.print(t)
+    if report.annotators:
+        t = Table(title="Each person against the mean of the others (Spearman)")
+        for h in ("Person", "Metric", "n", "Spearman", "p-value"):
+            t.add_column(h, justify="left" if h in ("Person", "Metric") else "right")
+        for a in report.annotators:
+            t.add_row(a.author, a.metric, str(a.n), _fmt(a.spearman, 3), _fmt(a.p_value, 4))
+        console.print(t)
     if report.rankings:
-        t = Table(title="Do rankings depend on the judge or the interrogator? (Kendall's tau)")
-        for h in ("Varied", "Rankings", "Pairs", "Mean tau", "Min tau"):
-            t.add_column(h, justify="left" if h == "Varied" else "right")
+        t = Table(title="Do rankings depend on the judge or the interrogator? (one seat fixed, Kendall's tau)")
+        for h in ("Varied", "Fixed", "Rankings", "Pairs", "Mean tau", "Min tau"):
+            t.add_column(h, justify="left" if h in ("Varied", "Fixed") else "right")
         for r in report.rankings:
-            t.add_row(r.varied, ", ".join(r.names), str(len(r.pairs)), _fmt(r.mean_tau, 3), _fmt(r.min_tau, 3))
+            t.add_row(r.varied, r.fixed, ", ".join(r.names), str(len(r.pairs)), _fmt(r.mean_tau, 3),
+                      _fmt(r.min_tau, 3))
         console.print(t)

@@ -17,12 +17,16 @@ inside a situation, and **judges** score each player turn (in_character, enterta
 
 ## Screens
 - **Home**: n new session, r resume, enter/p replay (a running one opens read-only), l leaderboard,
-  v compare the selected session side by side with another player's,
+  v compare the selected session side by side with another player's, a rating queue,
   c characters, w watch a batch run, / filter, s sort, [ ] pages. The list refreshes by itself
   every few seconds while sessions change (another terminal's run, say); F5 reloads it now.
 - **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
   h hand it to a model, up/down select a turn, o rate it, r retry a failed session.
-- **Rating**: 1-5 rate the focused metric, y/n refusal, ctrl+s save, escape cancel.
+- **Rating**: t/c rate the turn or the whole conversation, 1-5 rate the focused metric, y/n refusal,
+  ctrl+s save, escape cancel.
+- **Rating queue** (a on Home, or `pingpong annotate`): whole conversations one by one, blind; 1-5 per
+  metric, y/n refusal, ctrl+s saves and shows the judges, ctrl+n next; escape stops, and the queue
+  continues there next time.
 - **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn, f fork from it (runs on live),
   J re-judge (ask the judges again for failed turns).
 - **Leaderboard**: m switches judges / human / merged scores, v shows the judged pairs side by side.

@@ -103,6 +103,8 @@ class HomeScreen(Screen):
         Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
         Binding("v", "compare", "Versus", show=False,
                 tooltip="Side by side with another player's session", id="home.compare"),
+        Binding("a", "app.annotate", "Rate", show=False, tooltip="Rating queue: rate conversations blind",
+                id="home.annotate"),
         Binding("slash,f", "filter", "Find", tooltip="Filter the sessions", id="home.filter"),
         Binding("s", "sort", "Sort", id="home.sort"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),

@@ -1,4 +1,5 @@
-"""The rating dialog: a person's 1-5 scores and refusal flag for one player turn.
+"""The rating dialog: a person's 1-5 scores and refusal flag for one player turn or the whole
+conversation.
 
 It only collects the values; the caller stores them (append-only) so the same dialog serves the
 live and the replay screens.
@@ -17,60 +18,98 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from pingpong.core.domain import METRICS, JudgeVerdict
-from pingpong.tui.widgets.rating import RatingField, RefusalField
-from pingpong.tui.widgets.scoring import fmt_score, human_latest, judge_scores, mean_scores
+from pingpong.tui.widgets.rating import RatingField, RefusalField, ScopeField
+from pingpong.tui.widgets.scoring import conversation_means, fmt_score, human_latest, judge_scores, mean_scores
 
 
 @dataclass
 class Rating:
-    """What the person entered: only the fields they set are stored."""
+    """What the person entered: only the fields they set are stored; turn None = the whole conversation."""
 
-    turn: int
+    turn: int | None
     values: dict[str, float] = field(default_factory=dict)  # metric or "is_refusal" -> value
     reason: str | None = None
 
 
+def _value(row: Any) -> Any:
+    return row.get("value") if isinstance(row, dict) else row.value
+
+
+def _refusal_note(verdicts: Sequence[JudgeVerdict], turn: int | None) -> str:
+    """How many judges flagged a refusal: on this turn, or on any turn of the conversation."""
+    if turn is not None:
+        ok = [s for _, s in judge_scores(verdicts, turn) if s.status == "ok" and s.is_refusal is not None]
+        return f"{sum(1 for s in ok if s.is_refusal)}/{len(ok)} said refusal" if ok else ""
+    flags = [any(v.is_refusal for v in verdict.turns if v.status == "ok") for verdict in verdicts
+             if any(v.is_refusal is not None for v in verdict.turns)]
+    return f"{sum(flags)}/{len(flags)} said refusal" if flags else ""
+
+
 class OverrideScreen(ModalScreen[Rating | None]):
-    """Rate one turn with the keyboard: numbers for metrics, y/n for refusal, then ctrl+s."""
+    """Rate one turn or the whole conversation: t/c picks which, numbers rate the metrics,
+    y/n sets refusal, then ctrl+s."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="override.cancel"),
         Binding("ctrl+s", "save", "Save", id="override.save"),
+        Binding("t", "scope(0)", "This turn", show=False, id="override.turn"),
+        Binding("c", "scope(1)", "Whole conversation", show=False, id="override.conversation"),
     ]
 
-    def __init__(self, turn: int, verdicts: Sequence[JudgeVerdict], human: Sequence[Any] = ()) -> None:
+    def __init__(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any] = (), *,
+                 whole: bool = False) -> None:
         super().__init__()
         self.turn = turn
         self.verdicts = verdicts
         self.human = human
+        self.whole = whole or turn is None
+
+    @property
+    def target(self) -> int | None:
+        """The turn being rated; None for the whole conversation."""
+        return None if self.whole else self.turn
 
     def compose(self) -> ComposeResult:
-        pairs = judge_scores(self.verdicts, self.turn)
-        means = mean_scores(pairs)
-        ok = [s for _, s in pairs if s.status == "ok" and s.is_refusal is not None]
-        current = human_latest(self.human, self.turn)
         with Vertical(id="override-dialog"):
-            yield Label(f"Your scores for turn {self.turn}", id="override-title")
-            yield Static("1-5 rates the focused metric, y/n sets refusal, ctrl+s saves, esc cancels.",
-                         classes="hint")
+            yield Label("", id="override-title")
+            yield Static("t/c: this turn or the whole conversation; 1-5 rates the focused metric, y/n sets "
+                         "refusal, ctrl+s saves, esc cancels.", classes="hint")
+            yield ScopeField(self.turn, whole=self.whole, id="rate-scope")
             for metric in METRICS:
-                judges = fmt_score(means[metric]) if metric in means else ""
-                fld = RatingField(metric, judges=judges, id=f"rate-{metric}")
-                if metric in current:
-                    fld.value = int(float(_value(current[metric])))
-                yield fld
-            refusal_note = f"{sum(1 for s in ok if s.is_refusal)}/{len(ok)} said refusal" if ok else ""
-            ref = RefusalField(judges=refusal_note, id="rate-refusal")
-            if "is_refusal" in current:
-                ref.value = bool(float(_value(current["is_refusal"])))
-            yield ref
+                yield RatingField(metric, id=f"rate-{metric}")
+            yield RefusalField(id="rate-refusal")
             yield Input(placeholder="reason (optional)", id="override-reason")
             with Horizontal(id="override-buttons"):
                 yield Button("Save", variant="primary", id="override-save")
                 yield Button("Cancel", id="override-cancel")
 
     def on_mount(self) -> None:
+        self._fill()
         self.query_one("#rate-in_character").focus()
+
+    def _fill(self) -> None:
+        """Title, the judges' figures and the person's current values for the chosen scope."""
+        target = self.target
+        title = "the whole conversation" if target is None else f"turn {target}"
+        self.query_one("#override-title", Label).update(f"Your scores for {title}")
+        means = conversation_means(self.verdicts) if target is None else mean_scores(
+            judge_scores(self.verdicts, target))
+        current = human_latest(self.human, target)
+        for fld in self.query(RatingField):
+            fld.judges = fmt_score(means[fld.metric]) if fld.metric in means else ""
+            fld.value = int(float(_value(current[fld.metric]))) if fld.metric in current else None
+            fld.refresh()
+        ref = self.query_one(RefusalField)
+        ref.judges = _refusal_note(self.verdicts, target)
+        ref.value = bool(float(_value(current["is_refusal"]))) if "is_refusal" in current else None
+        ref.refresh()
+
+    def action_scope(self, whole: int) -> None:
+        self.query_one(ScopeField).action_set(whole)
+
+    def on_scope_field_changed(self, event: ScopeField.Changed) -> None:
+        self.whole = event.whole
+        self._fill()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "override-save":
@@ -96,23 +135,20 @@ class OverrideScreen(ModalScreen[Rating | None]):
             self.notify("Nothing rated: press 1-5 on a metric or y/n for refusal", severity="warning")
             return
         reason = self.query_one("#override-reason", Input).value.strip() or None
-        self.dismiss(Rating(self.turn, values, reason))
-
-
-def _value(row: Any) -> Any:
-    return row.get("value") if isinstance(row, dict) else row.value
+        self.dismiss(Rating(self.target, values, reason))
 
 
 def save_rating(store, session_id: int, rating: Rating, author: str) -> int:
-    """Append one human_scores row per rated metric; returns how many were written."""
+    """Append one score row per rated metric; returns how many were written."""
     for metric, value in rating.values.items():
         store.add_human_score(session_id, rating.turn, metric, int(value), author, rating.reason)
     return len(rating.values)
 
 
-def rate_turn(screen, session_id: int, turn: int, verdicts: Sequence[JudgeVerdict],
+def rate_turn(screen, session_id: int, turn: int | None, verdicts: Sequence[JudgeVerdict],
               human_scores: Sequence[Any], on_saved: Callable[[], None]) -> None:
-    """Open the rating dialog for one player turn; store what the person gives, then tell them."""
+    """Open the rating dialog on one player turn (None: the whole conversation); store what the
+    person gives, then tell them."""
 
     def saved(rating: Rating | None) -> None:
         if rating is None:
@@ -123,6 +159,7 @@ def rate_turn(screen, session_id: int, turn: int, verdicts: Sequence[JudgeVerdic
             screen.notify(str(exc), severity="error")
             return
         on_saved()
-        screen.notify(f"saved {n} score{'s' if n != 1 else ''} for turn {rating.turn}")
+        where = "the whole conversation" if rating.turn is None else f"turn {rating.turn}"
+        screen.notify(f"saved {n} score{'s' if n != 1 else ''} for {where}")
 
     screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores), saved)

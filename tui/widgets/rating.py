@@ -87,3 +87,46 @@ class RefusalField(Static, can_focus=True):
         self.value = None if n < 0 else bool(n)
         if n >= 0:
             self.screen.focus_next()
+
+
+class ScopeField(Static, can_focus=True):
+    """What the person rates: the selected turn (t) or the whole conversation (c); left/right switch."""
+
+    DEFAULT_CSS = """
+    ScopeField { height: 1; padding: 0 1; }
+    ScopeField:focus { background: $accent 30%; }
+    """
+    BINDINGS = [
+        Binding("t", "set(0)", "Turn", show=False),
+        Binding("c", "set(1)", "Conversation", show=False),
+        Binding("left,right,space", "toggle", "Switch", show=False),
+    ]
+
+    whole: reactive[bool] = reactive(False)
+
+    class Changed(TMessage):
+        def __init__(self, whole: bool) -> None:
+            super().__init__()
+            self.whole = whole
+
+    def __init__(self, turn: int | None, *, whole: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.turn = turn
+        self.set_reactive(ScopeField.whole, whole or turn is None)
+
+    def render(self) -> Text:
+        text = Text()
+        text.append(f"{'rate':<13}", style="bold")
+        if self.turn is not None:
+            text.append(f" turn {self.turn} ", style="dim" if self.whole else "reverse bold")
+        text.append(" whole conversation ", style="reverse bold" if self.whole else "dim")
+        return text
+
+    def action_set(self, whole: int) -> None:
+        if self.turn is None or bool(whole) == self.whole:
+            return
+        self.whole = bool(whole)
+        self.post_message(self.Changed(self.whole))
+
+    def action_toggle(self) -> None:
+        self.action_set(int(not self.whole))

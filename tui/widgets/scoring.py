@@ -39,12 +39,30 @@ def mean_scores(pairs: Iterable[tuple[str, TurnView]]) -> dict[str, float]:
     return {metric: sum(values) / len(values) for metric, values in sums.items()}
 
 
+def conversation_means(verdicts: Sequence[JudgeVerdict]) -> dict[str, float]:
+    """Per metric, the mean over judges of each judge's mean over the turns it scored."""
+    per_judge: dict[str, list[float]] = {}
+    for verdict in verdicts:
+        values: dict[str, list[float]] = {}
+        for view in verdict.turns:
+            if view.turn is None or view.status != "ok":
+                continue
+            for metric in METRICS:
+                value = view.value(metric)
+                if value is not None:
+                    values.setdefault(metric, []).append(float(value))
+        for metric, got in values.items():
+            per_judge.setdefault(metric, []).append(sum(got) / len(got))
+    return {metric: sum(v) / len(v) for metric, v in per_judge.items()}
+
+
 def _field(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
-def human_latest(human_scores: Iterable[Any], turn: int) -> dict[str, Any]:
-    """The current person's score per metric for a turn (append-only: the last row wins)."""
+def human_latest(human_scores: Iterable[Any], turn: int | None) -> dict[str, Any]:
+    """The current person's score per metric for a turn, or (None) for the whole conversation
+    (append-only: the last row wins)."""
     latest: dict[str, Any] = {}
     for row in human_scores:
         if _field(row, "turn") == turn:
@@ -52,7 +70,7 @@ def human_latest(human_scores: Iterable[Any], turn: int) -> dict[str, Any]:
     return latest
 
 
-def human_history(human_scores: Iterable[Any], turn: int) -> list[Any]:
+def human_history(human_scores: Iterable[Any], turn: int | None) -> list[Any]:
     return [row for row in human_scores if _field(row, "turn") == turn]
 
 
@@ -136,15 +154,20 @@ def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], 
             text.append(f"overall: {fmt_score(score.overall)}/10", style="bold")
             note = score.explanations.get("overall") or score.explanations.get("score")
             text.append(f" - {note}\n" if note else "\n")
-    history = human_history(human_scores, turn)
-    if history:
-        text.append("\nPeople\n", style="bold magenta")
-        for row in history:
-            metric = _field(row, "metric")
-            value = float(_field(row, "value"))
-            shown = ("yes" if value else "no") if metric == "is_refusal" else fmt_score(value)
-            text.append(f"{metric}: {shown}", style="bold")
-            text.append(f" by {_field(row, 'author')}", style="dim")
-            reason = _field(row, "reason")
-            text.append(f" - {reason}\n" if reason else "\n")
+    for title, rows in (("People", human_history(human_scores, turn)),
+                        ("People, whole conversation", human_history(human_scores, None))):
+        if rows:
+            text.append(f"\n{title}\n", style="bold magenta")
+            _people(text, rows)
     return text
+
+
+def _people(text: Text, history: Iterable[Any]) -> None:
+    for row in history:
+        metric = _field(row, "metric")
+        value = float(_field(row, "value"))
+        shown = ("yes" if value else "no") if metric == "is_refusal" else fmt_score(value)
+        text.append(f"{metric}: {shown}", style="bold")
+        text.append(f" by {_field(row, 'author')}", style="dim")
+        reason = _field(row, "reason")
+        text.append(f" - {reason}\n" if reason else "\n")

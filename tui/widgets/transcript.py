@@ -29,7 +29,8 @@ class MessageCard(Static):
     MessageCard { height: auto; padding: 0 1; margin: 0 0 1 0; }
     """
 
-    def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False) -> None:
+    def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False,
+                 cut: bool = False) -> None:
         super().__init__(classes=f"-{role}" + (" -streaming" if streaming else ""))
         self.turn = turn
         self.role = role
@@ -37,6 +38,7 @@ class MessageCard(Static):
         self.body = text
         self.scores = Text()
         self.streaming = streaming
+        self.cut = cut  # the model stopped at its max_tokens
         if author == HUMAN:
             self.add_class("-human")
 
@@ -50,10 +52,18 @@ class MessageCard(Static):
         head.append(self.author, style="bold")
         if self.streaming:
             head.append("  writing…", style="italic dim")
+        if self.cut:
+            head.append("  cut at max_tokens", style="bold yellow")
         parts = [head, Text(self.body or ("…" if self.streaming else ""))]
         if self.scores:
             parts.append(self.scores)
         self.update(Text("\n").join(parts))
+
+
+def card_of(message: Message, *, blind: bool = False) -> MessageCard:
+    """A message's card; blind: without the author (a rating queue hides who played)."""
+    author = "" if blind else message.author
+    return MessageCard(message.turn, message.role, author, message.text, cut=message.truncated)
 
 
 class Transcript(VerticalScroll):
@@ -85,11 +95,11 @@ class Transcript(VerticalScroll):
         return [c.turn for c in self.cards() if c.role == "assistant"]
 
     def load(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
-             human: Sequence[Any] = ()) -> None:
-        """Replace everything (replay steps and read-only follow views)."""
+             human: Sequence[Any] = (), *, blind: bool = False) -> None:
+        """Replace everything (replay steps, read-only follow views; blind: no authors)."""
         self.remove_children()
         self._stream = None
-        cards = [MessageCard(m.turn, m.role, m.author, m.text) for m in messages]
+        cards = [card_of(m, blind=blind) for m in messages]
         if cards:
             self.mount_all(cards)
         self._verdicts, self._human = verdicts, human
@@ -106,7 +116,7 @@ class Transcript(VerticalScroll):
         if not same:
             self.load(messages, verdicts, human)
             return
-        new = [MessageCard(m.turn, m.role, m.author, m.text) for m in messages[len(cards):]]
+        new = [card_of(m) for m in messages[len(cards):]]
         if new:
             self.mount_all(new)
         self._verdicts, self._human = verdicts, human
@@ -114,7 +124,7 @@ class Transcript(VerticalScroll):
 
     def add_message(self, message: Message) -> None:
         self.clear_streaming()
-        self.mount(MessageCard(message.turn, message.role, message.author, message.text))
+        self.mount(card_of(message))
         self.scroll_end(animate=False)
 
     def set_streaming(self, turn: int, role: str, author: str, text: str) -> None:

@@ -1,0 +1,179 @@
+"""People's ratings of whole conversations as the PingPong reference's annotation JSONL holds them.
+
+One line per rated conversation: the entry's `messages` (with its `character` and `situation`,
+and usually `player`) plus `human_scores`, {metric: 1-5} for the whole conversation. The
+reference writes one file per annotator, so the author is the file's name unless each line says
+who rated it (`author`, or `annotator`). Import stores the ratings as people's scores of the whole
+conversation (turn null) of the stored session with the same character, situation and messages,
+storing the conversation first when it is not there yet; `export --format annotations` writes
+everyone's current ratings back, one line per (conversation, person), each naming its author.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, TextIO
+
+from pingpong.core.domain import METRICS, JudgeVerdict
+from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
+from pingpong.sessions.exchange_pingpong import (
+    UNKNOWN_MODEL,
+    EntryError,
+    ImportSummary,
+    parse_conversation,
+    parse_messages,
+    store_conversation,
+)
+from pingpong.sessions.exchange_pingpong_export import (
+    VERSIONS,
+    reference_character,
+    reference_messages,
+    reference_situation,
+)
+from pingpong.sessions.records import StoredSession
+
+AUTHOR_KEYS = ("author", "annotator")
+"""A line's own author, where the file names one per line (else the file's name is the author)."""
+RATED = (*METRICS, "is_refusal")
+ALIASES = {v: k for k, v in METRIC_NAMES_V1.items()}
+"""Version 1 names of the metrics, read as ours."""
+
+
+def content_key(char_name: str, situation_text: str, pairs: list[tuple[str, str]]) -> str:
+    """A conversation by what was said, whoever played it."""
+    return json.dumps([char_name, situation_text, pairs], ensure_ascii=False)
+
+
+def _stored(store) -> dict[str, list[int]]:
+    """content key -> stored Likert sessions with that conversation, oldest first."""
+    found: dict[str, list[int]] = defaultdict(list)
+    for method, _ in VERSIONS:
+        for summary in store.sessions(method=method):
+            stored = store.session(summary.id)
+            pairs = [(m.role, m.text) for m in stored.messages]
+            found[content_key(stored.character.char_name, stored.situation.text, pairs)].append(stored.id)
+    return found
+
+
+def _ratings(raw: Any, where: str) -> dict[str, float]:
+    if not isinstance(raw, dict) or not raw:
+        raise EntryError(f"{where}.human_scores: expected an object of metric: score")
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        metric = ALIASES.get(key, key)
+        if metric not in RATED:
+            continue  # e.g. a final the file derived from the three
+        if metric == "is_refusal":
+            if value not in (0, 1):  # True and False compare equal to 1 and 0
+                raise EntryError(f"{where}.human_scores.is_refusal is {value!r}, expected 0 or 1")
+        elif (isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer()
+              or not 1 <= value <= 5):
+            raise EntryError(f"{where}.human_scores.{key} is {value!r}, expected a whole score from 1 to 5 "
+                             "(a mean of several people? import each person's file)")
+        out[metric] = float(value)
+    if not out:
+        raise EntryError(f"{where}.human_scores: none of {', '.join(RATED)}")
+    return out
+
+
+def _model(row: dict, role: str) -> str:
+    block = row.get(role)
+    name = block.get("model_name") if isinstance(block, dict) else None
+    return name.strip() if isinstance(name, str) and name.strip() else UNKNOWN_MODEL
+
+
+def parse_annotations(text: str, name: str) -> tuple[list[tuple[str, dict]], list[str]]:
+    """([(where, line object)], warnings): a line that is not a JSON object is one warning."""
+    rows, warnings = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{name}: line {n}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            warnings.append(f"{where}: not valid JSON ({exc.msg}); line skipped")
+            continue
+        if not isinstance(row, dict):
+            warnings.append(f"{where}: expected a JSON object; line skipped")
+            continue
+        rows.append((where, row))
+    return rows, warnings
+
+
+def import_annotations(store, text: str, name: str) -> ImportSummary:
+    """Store every line's ratings (one transaction); a line that cannot be taken is one warning."""
+    rows, warnings = parse_annotations(text, name)
+    summary = ImportSummary(path=name, format="annotations", conversations=len(rows) + len(warnings),
+                            warnings=warnings)
+    file_author = Path(name).stem
+    with store.transaction():
+        stored = _stored(store)
+        for where, row in rows:
+            try:
+                author = next((row[k].strip() for k in AUTHOR_KEYS if isinstance(row.get(k), str) and row[k].strip()),
+                              file_author)
+                ratings = _ratings(row.get("human_scores"), where)
+                models = (_model(row, "player"), _model(row, "interrogator"), UNKNOWN_MODEL)
+                opening, messages = parse_messages(row.get("messages"), where, models[0], models[1])
+                conv = parse_conversation(row, where, messages, opening, models, JudgeVerdict(judge="", scores=[]))
+            except EntryError as exc:
+                summary.warnings.append(f"{exc}; line skipped")
+                continue
+            key = content_key(conv.character.char_name, conv.situation.text, [(m.role, m.text) for m in messages])
+            if key in stored:
+                sid = stored[key][0]
+                summary.merged += 1
+            else:
+                sid = store_conversation(store, conv, {})
+                stored[key].append(sid)
+                summary.new_sessions += 1
+            if not _add_ratings(store, store.session(sid), ratings, author):
+                summary.skipped += 1
+    return summary
+
+
+def _add_ratings(store, stored: StoredSession, ratings: dict[str, float], author: str) -> int:
+    """Append the person's ratings the session does not already hold as their current ones."""
+    added = 0
+    for metric, value in ratings.items():
+        mine = sorted((s for s in stored.human_scores if s.turn is None and s.metric == metric and s.author == author),
+                      key=lambda s: (s.created_at or "", s.id or 0))
+        if mine and mine[-1].value == value:
+            continue
+        store.add_human_score(stored.id, None, metric, int(value), author)
+        added += 1
+    return added
+
+
+def annotation_rows(store) -> list[dict[str, Any]]:
+    """One line per (conversation, person) with ratings of the whole conversation, oldest session first."""
+    out = []
+    for method, version in VERSIONS:
+        for summary in store.sessions(method=method):
+            stored = store.session(summary.id)
+            by_author: dict[str, dict[str, float]] = defaultdict(dict)
+            for score in sorted(stored.human_scores, key=lambda s: (s.created_at or "", s.id or 0)):
+                if score.turn is None and score.metric in RATED:
+                    by_author[score.author][score.metric] = score.value
+            for author, ratings in sorted(by_author.items()):
+                out.append({
+                    "messages": reference_messages(stored),
+                    "character": reference_character(stored, version),
+                    "situation": reference_situation(stored),
+                    "player": {"model_name": stored.spec.player},
+                    "interrogator": {"model_name": stored.spec.interrogator},
+                    "author": author,
+                    "human_scores": {m: int(ratings[m]) for m in RATED if m in ratings},
+                })
+    return out
+
+
+def export_annotations(store, out: TextIO) -> int:
+    """Write the annotation lines; returns how many."""
+    rows = annotation_rows(store)
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return len(rows)

@@ -1,0 +1,184 @@
+"""PingPong results JSON out: one file per (player, interrogator, judge), as the reference writes it.
+
+A file carries what the reference's own writer puts there: the entries, the version, the refusal
+ratio, each seat's block (model name, extra system prompt, params) and the top-level aggregates
+(per metric the mean over the scored turns of the conversations the judge did not flag as a
+refusal, and `final_score`, the mean of those). What an imported file held beyond that is given
+back from the session's spec (exchange_pingpong.py keeps it).
+
+A judge's scoring of a conversation goes out when it scored at least one turn. Turns it failed
+to score are left out of its score lists and named in the entry's `failed_turns`: the reference
+averages the lists it finds, so its aggregation of the export equals `pingpong leaderboard`
+(per conversation and judge, the mean over the judged turns).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from pingpong.core.domain import CUT_NOTE, METRICS, JudgeVerdict
+from pingpong.core.errors import UserError
+from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
+from pingpong.sessions.exchange_pingpong import CUT_KEY, FAILED_TURNS, file_stem
+from pingpong.sessions.records import StoredSession
+
+VERSIONS = (("pingpong", 2), ("pingpong-v1", 1))
+"""Methods whose sessions go out as results files, and the format version of each."""
+
+
+def reference_messages(stored: StoredSession) -> list[dict[str, Any]]:
+    """The transcript as the reference stores it: an imported opening first, then user/assistant;
+    a message cut at max_tokens carries `finish_reason: length`."""
+    out: list[dict[str, Any]] = []
+    opening = stored.spec.origin.get("opening")
+    if isinstance(opening, str):
+        out.append({"role": "assistant", "content": opening})
+    for m in stored.messages:
+        item: dict[str, Any] = {"role": m.role, "content": m.text}
+        if m.truncated:
+            item[CUT_KEY] = CUT_NOTE[1]
+        out.append(item)
+    return out
+
+
+def reference_character(stored: StoredSession, version: int) -> dict[str, Any]:
+    """The character block as imported, else built from the snapshot (version 1 has no summary)."""
+    kept = stored.spec.origin.get("character")
+    if isinstance(kept, dict):
+        return kept
+    char = stored.character
+    example = char.example_text or "\n".join(
+        f"User: {turn.user}\n{char.char_name}: {turn.char}" for turn in char.example_dialogue)
+    block = {"char_name": char.char_name, "system_prompt": char.persona, "tags": list(char.tags),
+             "example_prompt": example, "initial_message": char.greeting}
+    if version == 2:
+        block["summary"] = char.summary
+    return block
+
+
+def reference_situation(stored: StoredSession) -> dict[str, Any]:
+    kept = stored.spec.origin.get("situation")
+    if isinstance(kept, dict):
+        return kept
+    sit = stored.situation
+    return {"text": sit.text, "tags": list(sit.tags), "num_turns": sit.num_turns}
+
+
+def judge_entry(stored: StoredSession, verdict: JudgeVerdict, version: int) -> dict[str, Any] | None:
+    """One judge's entry for one conversation; None when it scored no turn.
+
+    Version 2 lists cover the turns the judge scored in full; version 1 lists stop before the
+    reply the tester flagged as a refusal (`has_refusal`), as the reference's tester loop does.
+    """
+    player_turns = sorted(m.turn for m in stored.messages if m.role == "assistant")
+    views = {v.turn: v for v in verdict.turns if v.turn is not None}
+
+    def usable(turn: int) -> bool:
+        v = views.get(turn)
+        return v is not None and v.status == "ok" and all(v.value(m) is not None for m in METRICS)
+
+    refused_at = None
+    if version == 1:
+        refused_at = next((t for t in player_turns if t in views and views[t].is_refusal), None)
+        covered = [t for t in player_turns if refused_at is None or t < refused_at]
+    else:
+        covered = player_turns
+    scored = [t for t in covered if usable(t) and (version == 1 or views[t].is_refusal is not None)]
+    if not scored and refused_at is None:
+        return None
+    failed = [t for t in covered if t not in scored]
+    names = METRIC_NAMES_V1 if version == 1 else {m: m for m in METRICS}
+    scores: dict[str, list[int]] = {names[m]: [int(views[t].value(m) or 0) for t in scored] for m in METRICS}
+    if version == 2:
+        scores["is_refusal"] = [int(bool(views[t].is_refusal)) for t in scored]
+    entry: dict[str, Any] = dict(stored.spec.origin.get("entries", {}).get(verdict.judge, {}))
+    entry.update(messages=reference_messages(stored), character=reference_character(stored, version),
+                 situation=reference_situation(stored))
+    if version == 1:
+        entry["has_refusal"] = refused_at is not None
+    entry["scores"] = scores
+    if failed:
+        entry[FAILED_TURNS] = failed
+    return entry
+
+
+def refused(entry: dict[str, Any]) -> bool:
+    """The entry counts as a refusal conversation (the reference's rule for each version)."""
+    if "has_refusal" in entry:
+        return bool(entry["has_refusal"])
+    return max(entry["scores"].get("is_refusal") or [0]) == 1
+
+
+def aggregates(outputs: list[dict[str, Any]], version: int) -> dict[str, float]:
+    """The file's top-level means: per metric over every scored turn of the entries that are not
+    refusals, then the final as the mean of the metric means (nothing when no such turn)."""
+    names = list(METRIC_NAMES_V1.values()) if version == 1 else list(METRICS)
+    pooled: dict[str, list[int]] = defaultdict(list)
+    for o in outputs:
+        if not refused(o):
+            for key in names:
+                pooled[key].extend(o["scores"].get(key, []))
+    if not all(pooled[key] for key in names):
+        return {}
+    suffix = "_score" if version == 1 else ""
+    out = {key + suffix: mean(pooled[key]) for key in names}
+    out["final_score"] = mean(out.values())
+    return out
+
+
+def _block(name: str, stored: StoredSession, *seats: str) -> dict[str, Any]:
+    """A seat's block: its model name and the first recorded set-up of the seats named."""
+    setup = next((stored.spec.seats[s] for s in seats if s in stored.spec.seats), {"system_prompt": "", "params": {}})
+    return {"model_name": name, **setup}
+
+
+def results_documents(store) -> dict[str, dict[str, Any]]:
+    """{file name: results document}, one per (player, interrogator, judge) and version, from
+    finished `pingpong` (version 2 files) and `pingpong-v1` sessions (version 1 files)."""
+    groups: dict[tuple[int, str, str, str], list[tuple[StoredSession, dict[str, Any]]]] = defaultdict(list)
+    for method, version in VERSIONS:
+        for summary in store.sessions(status="finished", method=method):
+            stored = store.session(summary.id)
+            if not any(m.role == "assistant" for m in stored.messages):
+                continue
+            for verdict in stored.verdicts:
+                entry = judge_entry(stored, verdict, version)
+                if entry is not None:
+                    key = (version, stored.spec.player, stored.spec.interrogator, verdict.judge)
+                    groups[key].append((stored, entry))
+    out: dict[str, dict[str, Any]] = {}
+    for (version, player, interrogator, judge), items in sorted(groups.items()):
+        first = items[0][0]
+        outputs = [entry for _, entry in items]
+        doc: dict[str, Any] = {"outputs": outputs, "version": first.spec.origin.get("version", version),
+                               "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
+        if version == 1:
+            name = f"v1_tester_{file_stem(judge)}_testee_{file_stem(player)}.json"
+            tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
+            doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
+        else:
+            name = f"judge_{file_stem(judge)}_player_{file_stem(player)}_interrogator_{file_stem(interrogator)}.json"
+            doc.update(judge=_block(judge, first, f"judge:{judge}"),
+                       interrogator=_block(interrogator, first, "interrogator"),
+                       player=_block(player, first, "player"))
+        doc.update(aggregates(outputs, version))
+        out[name] = doc
+    return out
+
+
+def export_results(store, folder: Path) -> list[Path]:
+    """Write one results file per (player, interrogator, judge) into `folder`; returns the paths."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{folder}: exists and is not a folder (--format pingpong writes one file per player and judge)")
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, doc in results_documents(store).items():
+        path = folder / name
+        path.write_text(json.dumps(doc, ensure_ascii=False, indent=4) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths

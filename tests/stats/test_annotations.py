@@ -1,0 +1,122 @@
+"""The reference's annotation JSONL: people's ratings of whole conversations, in and out."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from scipy.stats import spearmanr
+
+from pingpong.sessions.store import Store
+from pingpong.tui.cli import main
+from tests.stats.test_exchange import JUDGES, synthetic_results, write
+
+METRICS = ("in_character", "entertaining", "fluency")
+
+
+def cli(home, *args):
+    return main(["--home", str(home), *args])
+
+
+def annotation_lines(results: dict, seed: int, *, author: str | None = None, n: int | None = None) -> list[dict]:
+    """What the reference's annotation tools write: each entry with the player and the person's ratings."""
+    rng = random.Random(seed)
+    lines = []
+    for entry in results["outputs"][:n]:
+        line = {**entry, "player": results["player"], "human_scores": {m: rng.randint(1, 5) for m in METRICS}}
+        if author:
+            line["annotator"] = author
+        lines.append(line)
+    return lines
+
+
+def write_lines(path, lines):
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_annotations_import_as_conversation_ratings_and_feed_agreement(tmp_path, capsys):
+    home = tmp_path / "home"
+    docs = {j: synthetic_results(j, n=16) for j in JUDGES}
+    assert cli(home, "import", *(str(write(tmp_path / f"{j}.json", d)) for j, d in docs.items())) == 0
+    ann = write_lines(tmp_path / "5c6a3d3608b0.jsonl", annotation_lines(docs["judge-one"], 1))
+    bob = write_lines(tmp_path / "bob.jsonl", annotation_lines(docs["judge-one"], 2, n=10))
+    capsys.readouterr()
+    assert cli(home, "import", str(ann), str(bob)) == 0
+    out = capsys.readouterr().out
+    assert "annotations, 16 conversations: 0 new sessions" in out
+    with Store(home / "pingpong.db") as store:
+        rows = store.db.execute("select by, turn, count(*) from scores where source = 'human' group by by, turn").fetchall()
+    assert sorted(rows) == [("5c6a3d3608b0", None, 48), ("bob", None, 30)]  # the file names the author
+
+    assert cli(home, "agreement", "--level", "conversation", "--format", "json") == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {(r["judge"], r["metric"]): r for r in report["spearman"]}
+    assert {j for j, _ in rows} == {*JUDGES, "ensemble"}
+    # judge-one's in_character against the people's mean rating, by hand
+    lines = {json.dumps(x["messages"]): x for x in annotation_lines(docs["judge-one"], 1)}
+    second = {json.dumps(x["messages"]): x for x in annotation_lines(docs["judge-one"], 2, n=10)}
+    people, judge = [], []
+    for entry in docs["judge-one"]["outputs"]:
+        key = json.dumps(entry["messages"])
+        ratings = [lines[key]["human_scores"]["in_character"]]
+        if key in second:
+            ratings.append(second[key]["human_scores"]["in_character"])
+        people.append(sum(ratings) / len(ratings))
+        judge.append(sum(entry["scores"]["in_character"]) / len(entry["scores"]["in_character"]))
+    row = rows[("judge-one", "in_character")]
+    assert row["n"] == 16
+    assert abs(row["spearman"] - spearmanr(people, judge).statistic) < 1e-12
+    assert report["krippendorff_alpha"] and {a["author"] for a in report["annotators"]} == {"5c6a3d3608b0", "bob"}
+
+    # the same file again adds nothing
+    assert cli(home, "import", str(ann)) == 0
+    assert "16 already stored" in capsys.readouterr().out
+
+
+def test_authors_per_line_and_lines_that_cannot_be_taken(tmp_path, capsys):
+    home = tmp_path / "home"
+    doc = synthetic_results("judge-one", n=5)
+    lines = annotation_lines(doc, 3, author="dana")
+    lines[1]["annotator"] = "eli"
+    lines[2]["human_scores"]["fluency"] = 3.5  # a merged file's mean: not one person's rating
+    lines[3]["messages"] = "not a list"
+    path = write_lines(tmp_path / "merged.jsonl", lines)
+    assert cli(home, "import", str(path)) == 0
+    captured = capsys.readouterr()
+    warnings = captured.err.strip().splitlines()
+    assert len(warnings) == 2 and all(w.startswith("pingpong: warning: ") for w in warnings)
+    assert "line 3" in warnings[0] and "human_scores.fluency is 3.5" in warnings[0]
+    assert "line 4" in warnings[1] and "messages" in warnings[1]
+    assert "3 new sessions" in captured.out  # conversations not stored yet are stored with the ratings
+    with Store(home / "pingpong.db") as store:
+        by = store.db.execute("select distinct by from scores where source = 'human' order by by").fetchall()
+        assert by == [("dana",), ("eli",)]
+        assert not store.db.execute("select 1 from scores where source = 'judge'").fetchall()
+
+
+def test_annotations_export_and_import_round_trip(tmp_path, capsys):
+    home = tmp_path / "home"
+    doc = synthetic_results("judge-one", n=6)
+    assert cli(home, "import", str(write(tmp_path / "r.json", doc))) == 0
+    with Store(home / "pingpong.db") as store:
+        ids = [s.id for s in store.sessions()]
+        store.add_human_score(ids[0], None, "in_character", 2, "ann")
+        store.add_human_score(ids[0], None, "in_character", 4, "ann")  # the newest counts
+        store.add_human_score(ids[0], None, "fluency", 5, "ann")
+        store.add_human_score(ids[2], None, "entertaining", 1, "bob")
+        store.add_human_score(ids[3], 1, "entertaining", 3, "bob")  # a turn score: not a conversation rating
+    first = tmp_path / "one.jsonl"
+    assert cli(home, "export", "--format", "annotations", "--out", str(first)) == 0
+    rows = [json.loads(x) for x in first.read_text(encoding="utf-8").splitlines()]
+    assert [(r["author"], r["human_scores"]) for r in rows] == [
+        ("ann", {"in_character": 4, "fluency": 5}), ("bob", {"entertaining": 1})]
+    assert rows[0]["messages"] == doc["outputs"][0]["messages"] and rows[0]["player"]["model_name"] == "player-x"
+    other = tmp_path / "other"
+    assert cli(other, "import", str(first)) == 0
+    second = tmp_path / "two.jsonl"
+    assert cli(other, "export", "--format", "annotations", "--out", str(second)) == 0
+    assert first.read_bytes() == second.read_bytes()
+    capsys.readouterr()
+    assert cli(home, "export", "--format", "annotations") == 0
+    assert capsys.readouterr().out == first.read_text(encoding="utf-8")
