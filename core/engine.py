@@ -57,10 +57,9 @@ _CANCELLED = object()
 
 SEAT_OF: dict[Role, SeatRole] = {"user": "interrogator", "assistant": "player"}
 
-MIN_REPLY_CHARS = 2
 PLAYER_ASKS = 2
-"""A player reply shorter than MIN_REPLY_CHARS (after stripping) is asked for again; after
-PLAYER_ASKS such replies the session fails (the published runs did the same)."""
+"""A player reply shorter than the method's ``min_reply_chars`` (after stripping) is asked for again;
+after PLAYER_ASKS such replies the session fails (the published runs did the same)."""
 
 
 class Stop(Exception):
@@ -268,9 +267,9 @@ class SessionEngine:
                 completion = await self.seat_call("player", who, "player", prompt, turn, on_delta=on_delta)
                 usage.add(completion)
                 text = completion.text.strip()
-                if len(text) >= MIN_REPLY_CHARS:
+                if len(text) >= self.method.min_reply_chars:
                     return self.model_message(turn, "assistant", who, text, usage)
-            self.fail(f"player '{who}' replied with fewer than {MIN_REPLY_CHARS} characters "
+            self.fail(f"player '{who}' replied with fewer than {self.method.min_reply_chars} characters "
                       f"{PLAYER_ASKS} times", "player", who)
 
     def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage) -> Message:

@@ -323,6 +323,7 @@ def m007_pair_scores(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_pair_scores_b ON pair_scores (session_b)")
 
 
+@migration
 def m008_annotation_queues(db: sqlite_utils.Database) -> None:
     """Rating queues (`pingpong annotate`): a person's blind sample of finished sessions, drawn
     once (with a fixed seed) and kept, and how far the person got, so a queue resumes where its

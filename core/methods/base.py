@@ -25,6 +25,8 @@ class Method(ABC):
     metrics: ClassVar[tuple[str, ...]]
     """Scored metrics, in display order (refusal flags included where the method has them)."""
     scale: ClassVar[Scale]
+    min_reply_chars: ClassVar[int] = 2
+    """A shorter player reply is asked for again (PingPong's rule); 1 where one letter is an answer."""
 
     def scale_of(self, metric: str) -> Scale | None:
         """The scale ``metric`` is scored on in this method (None: not one of its metrics)."""

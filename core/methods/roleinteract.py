@@ -48,6 +48,7 @@ class RoleInteract(Method):
     name = "roleinteract"
     metrics = METRICS
     scale = "0-1"
+    min_reply_chars = 1   # "B" answers a multiple-choice question
 
     async def converse(self, engine: "SessionEngine") -> None:
         if engine.situation.data.get("kind") == MEMORY:

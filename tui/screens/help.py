@@ -17,7 +17,7 @@ inside a situation, and **judges** score each player turn (in_character, enterta
 
 ## Screens
 - **Home**: n new session, r resume, enter/p replay (a running one opens read-only), l leaderboard,
-  v compare the selected session side by side with another player's, a rating queue,
+  v compare side by side with another player's session, a rate conversations blind (a queue),
   c characters, w watch a batch run, / filter, s sort, [ ] pages. The list refreshes by itself
   every few seconds while sessions change (another terminal's run, say); F5 reloads it now.
 - **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
