@@ -30,12 +30,13 @@ ROLE_DEFAULTS: dict[str, dict[str, float]] = {
 }
 
 Task = Literal["player", "interrogator", "judge", "interrogator_judge",
-               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label"]
+               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label", "scene_next"]
 
 TASK_DEFAULTS: dict[str, dict[str, float]] = {
     "interrogator_judge": {"temperature": 0.1, "top_p": 0.9},  # PingPong v1's tester
     "dmt_check": {"temperature": 0.1, "top_p": 0.95},  # DMT's quality and stop checks
     "dmt_stop": {"temperature": 0.1, "top_p": 0.95},
+    "scene_next": {"temperature": 0.3, "top_p": 0.95},  # a group scene's narrator names the next speaker
 }
 """Sampling for tasks whose method fixes it, over their seat's ROLE_DEFAULTS."""
 
@@ -45,7 +46,7 @@ RECOVER_AFTER = 8
 
 def role_of(task: str) -> SeatRole:
     """The seat a task belongs to: the combined interrogator-judge counts as interrogator."""
-    if task in ("interrogator_judge", "dmt_generate", "dmt_check", "dmt_stop"):
+    if task in ("interrogator_judge", "dmt_generate", "dmt_check", "dmt_stop", "scene_next"):
         return "interrogator"
     return "judge" if task == "dmt_label" else task  # type: ignore[return-value]
 

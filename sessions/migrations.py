@@ -302,3 +302,10 @@ def m006_human_score_index(db: sqlite_utils.Database) -> None:
     """People's scores are read on their own (every view merges them in): a small index over them
     spares a scan of every judge's row."""
     db.execute("CREATE INDEX idx_scores_human ON scores (created_at, id) WHERE source = 'human'")
+
+
+@migration
+def m007_session_cast(db: sqlite_utils.Database) -> None:
+    """Sessions gain `cast_snapshot`: JSON list of the cards of a group scene's members as they were
+    when the session ran (the spec's `cast` says who sat as each). NULL for one-character sessions."""
+    db.table("sessions").add_column("cast_snapshot", str)

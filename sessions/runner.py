@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pingpong.core.domain import SessionSpec
+from pingpong.core.domain import CastSeat, SessionSpec
 from pingpong.core.events import CallFinished, Event, SessionFailed, SessionFinished
 from pingpong.sessions.plan import PlanItem
 
@@ -150,10 +150,12 @@ class RunSetup:
         return list(dict.fromkeys(item.player for item in self.items))
 
     def spec(self, item: PlanItem) -> SessionSpec:
+        cast = [CastSeat(character=card.name, seat=item.player if card.name == item.character.name
+                         else self.interrogator) for card in item.cast]
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
                            judges=list(self.judges), method=self.method, lang=self.lang,
-                           prompting=self.prompting)  # type: ignore[arg-type]
+                           prompting=self.prompting, cast=cast)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -279,7 +281,7 @@ class BatchRunner:
             action, sid = decide(rows)
             if action == "new":
                 sid = live.start_session(self.store, self.setup.spec(item), item.character,
-                                         item.situation, run_id=self.run_id)
+                                         item.situation, run_id=self.run_id, cast=item.cast)
         return action, sid
 
     def _status(self, sid: int | None) -> str | None:
@@ -416,6 +418,9 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
 
             items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
+        elif method == "roleinteract":  # group scenes that test the run's characters
+            items = _scene_items(home, players, cards, lang, situations, every)
+            sits = list({item.situation.name: item.situation for item in items}.values())
         else:
             sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
             if not sits:
@@ -433,6 +438,23 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs
+
+
+def _scene_items(home, players: Sequence[str], cards: Sequence, lang: str, situations: Sequence[str] | None,
+                 every: int) -> list[PlanItem]:
+    """The group scenes of a RoleInteract run; UserError for a scene name that is not one, or none left."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.errors import UserError
+    from pingpong.sessions.plan import pick
+    from pingpong.sessions.scene_plan import scene_plan
+    from pingpong.situations.probes import SceneLibrary
+
+    scenes = SceneLibrary(home).all(lang)
+    pick(scenes, situations, "group scene", lang)
+    items = scene_plan(scenes, cards, CardLibrary(home).all(lang=lang), players, situations, every)
+    if not items:
+        raise UserError(f"no group scenes test these characters in lang {lang}")
+    return items
 
 
 def loop_factory():

@@ -19,6 +19,7 @@ _MODULES: dict[str, str] = {
     "pingpong": "pingpong.core.methods.pingpong",
     "pingpong-v1": "pingpong.core.methods.pingpong_v1",
     "dmt": "pingpong.core.methods.dmt",
+    "roleinteract": "pingpong.core.methods.roleinteract",
     "rolebench": "pingpong.core.methods.rolebench",
 }
 
