@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from pingpong.core.domain import HUMAN, CastSeat, Character, Message, Score, Situation
+from pingpong.core.domain import HUMAN, OFFLINE, CastSeat, Character, Message, Score, Situation
 from pingpong.core.judging import json_candidates
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.roleinteract_data import GroupScene, SceneQuestion
@@ -82,11 +82,11 @@ def is_scene(situation: Situation) -> bool:
 
 def scene_cast(scene: GroupScene, members: Sequence[str] | None, *, player: str, others: str,
                seats: Mapping[str, str] | None = None) -> list[CastSeat]:
-    """Who sits where: ``members`` (default: the whole scene, in its order) must be scene members and
+    """Who sits where: ``members`` (None: the whole scene, in its order) must be scene members and
     include the tested one, who sits in the player seat; the others sit in ``others`` unless ``seats``
     names their own. ValueError says what is wrong."""
     known = [m.character for m in scene.members]
-    chosen = list(members) if members else known
+    chosen = list(members) if members is not None else known
     for name in chosen:
         if name not in known:
             raise ValueError(f"'{name}' is not a member of scene '{scene.name}' ({', '.join(known)})")
@@ -101,6 +101,12 @@ def scene_cast(scene: GroupScene, members: Sequence[str] | None, *, player: str,
     ordered = [name for name in known if name in chosen]  # the scene's order, whatever order was given
     return [CastSeat(character=name, seat=player if name == scene.tested else seats.get(name, others))
             for name in ordered]
+
+
+def default_member_seat(player: str, interrogator: str) -> str:
+    """Who plays the members not under test when nobody says: the interrogator's model (every player
+    under test then meets the same group), else the player's, else the offline model."""
+    return next((seat for seat in (interrogator, player) if seat != HUMAN), OFFLINE)
 
 
 def schedule(scene: GroupScene) -> list[SceneQuestion | None]:

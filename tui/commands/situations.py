@@ -24,6 +24,58 @@ def seed_row(seed, source: str) -> dict:
     return {**seed.model_dump(mode="json"), "num_turns": seed.max_rounds, "method": "dmt", "source": source}
 
 
+def scene_row(scene, source: str) -> dict:
+    """The `situations list --method roleinteract --format json` object of one group scene."""
+    return {**scene.model_dump(mode="json"), "num_turns": scene.rounds + len(scene.questions), "tags": ["scene"],
+            "method": "roleinteract", "kind": "scene", "source": source}
+
+
+def list_scenes(args, home) -> int:
+    from pingpong.situations.probes import SceneLibrary
+
+    lib = SceneLibrary(home)
+    items = lib.all(args.lang)
+    warn(lib.problems)
+    if args.format == "json":
+        print_json([scene_row(s, lib.source(s.name)) for s in items])
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"{len(items)} group scenes", title_justify="left")
+    for column in ("name", "lang", "tested", "members", "rounds", "setting"):
+        table.add_column(column, no_wrap=column in ("name", "lang", "tested"),
+                         justify="right" if column in ("members", "rounds") else "left")
+    for s in items:
+        table.add_row(s.name, s.lang, f"{s.tested} ({s.tested_member.preference})", str(len(s.members)),
+                      str(s.rounds), Text(clip(s.setting, 50)))
+    console().print(table)
+    return 0
+
+
+def show_scene(args, home, lib) -> int:
+    scene = lib.get(args.name)
+    if args.format == "json":
+        print_json(scene_row(scene, lib.source(scene.name)))
+        return 0
+    from rich.panel import Panel
+    from rich.text import Text
+
+    out = console()
+    marked = sum(1 for q in scene.questions if q.after)
+    out.print(fields_grid((
+        ("name", scene.name), ("lang", scene.lang), ("method", "roleinteract (group scene)"),
+        ("tested", f"{scene.tested} ({scene.tested_member.preference})"),
+        ("members", ", ".join(f"{m.character} ({m.preference})" for m in scene.members)),
+        ("rounds", scene.rounds),
+        ("questions", f"{len(scene.questions)}" + (f", {marked} at marked points" if marked else "")),
+        ("source", f"{lib.source(scene.name)} ({lib.path(scene.name)})"),
+    )))
+    out.print(Panel(Text(scene.setting), title="setting (every member is told)", title_align="left"))
+    out.print(Panel(Text(scene.opening), title="opening (the narrator)", title_align="left"))
+    return 0
+
+
 def list_seeds(args, home) -> int:
     from pingpong.situations.seeds import SeedLibrary
 
@@ -50,6 +102,8 @@ def list_situations(args, home) -> int:
 
     if getattr(args, "method", None) == "dmt":
         return list_seeds(args, home)
+    if getattr(args, "method", None) == "roleinteract":
+        return list_scenes(args, home)
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)
@@ -74,8 +128,13 @@ def list_situations(args, home) -> int:
 
 def show_situation(args, home) -> int:
     from pingpong.situations.library import SituationLibrary
+    from pingpong.situations.probes import SceneLibrary
 
     lib = SituationLibrary(home)
+    if args.name not in lib.names():
+        scenes = SceneLibrary(home)
+        if args.name in scenes.names():
+            return show_scene(args, home, scenes)
     s = lib.get(args.name)
     if args.format == "json":
         print_json({**s.model_dump(mode="json"), "source": lib.source(s.name)})
