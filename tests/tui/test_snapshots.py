@@ -116,6 +116,7 @@ def test_group_scene_live(snap_compare, app, home, store):
                        and len(pilot.app.screen.query(MessageCard)) == 6 and pilot.app.screen.running)
         live = pilot.app.screen
         await wait_for(pilot, lambda: live.query_one("#human-box").display)
+        live.query_one("#human-input").cursor_blink = False  # one picture whatever the moment
         await _settled(pilot)
         transcript = live.query_one(Transcript)
         transcript.scroll_end(animate=False)
