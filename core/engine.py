@@ -312,8 +312,7 @@ class SessionEngine:
                 context={"character": self.cast[member], **(context or {})})
             usage = Usage()
             usage.add(completion)
-            return self.model_message(turn, "assistant", who, completion.text.strip(), usage).model_copy(
-                update={"speaker": member})
+            return self.model_message(turn, "assistant", who, completion.text.strip(), usage, speaker=member)
 
     def chosen_speaker(self) -> str | None:
         """A member the person chose to speak next (taken: it counts once), if any."""
@@ -335,9 +334,10 @@ class SessionEngine:
                 return None
             await self.control._wait_change()
 
-    def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage) -> Message:
+    def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage,
+                      speaker: str | None = None) -> Message:
         return Message(turn=turn, role=role, author=who, text=text,
-                       speaker="user" if role == "user" else self.character.name,
+                       speaker=speaker or ("user" if role == "user" else self.character.name),
                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                        tokens_estimated=usage.estimated, latency_ms=round(usage.latency_ms, 1),
                        attempt=max(1, usage.attempts))
