@@ -72,3 +72,14 @@ def test_play_seats_the_named_members_and_a_person(tmp_path):
     assert request.situation.data["scene"]["name"] == SCENE and request.character.name == "don-quixote"
     whole = _request(tmp_path, "--situation", SCENE, "--player", "human")
     assert len(whole.spec.cast) == 5 and whole.spec.player == HUMAN and whole.spec.seat_of("don-quixote") == HUMAN
+
+
+def test_sessions_show_names_the_speakers_and_the_rule_scores(tmp_path, capsys):
+    assert main(["run", "--home", str(tmp_path), "--method", "roleinteract", "--player", "offline",
+                 "--interrogator", "offline", "--judge", "offline", "--situations", SCENE]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "show", "1", "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "tested Don Quixote de la Mancha" in out and "narrator (scene): " in out
+    assert "Don Quixote de la Mancha (offline): [offline] My answer: " in out
+    assert "rules: social_preference_group = " in out and "; expected C" in out
