@@ -1,4 +1,5 @@
-"""Steering a running session from outside: pause, step, resume, change seats, cancel.
+"""Steering a running session from outside: pause, step, resume, change seats, choose a group
+scene's next speaker, cancel.
 
 The UI calls these plain methods from the event loop's thread; the engine
 checks them between messages (never in the middle of one), so a pause or a
@@ -25,6 +26,8 @@ class SessionControl:
         self._step_done = False       # the stepped turn's player message has been allowed
         self._cancelled = False
         self._pending: dict[str, str] = {}
+        self._pending_members: dict[str, str] = {}
+        self._speaker: str | None = None
         self._changed = asyncio.Event()
         self._task: asyncio.Task | None = None
 
@@ -62,6 +65,23 @@ class SessionControl:
         self._pending[role] = who
         self._notify()
 
+    def set_member_seat(self, character: str, who: str) -> None:
+        """Seat a model name or "human" as one member of a group scene, from its next line."""
+        if not who:
+            raise ValueError("a seat needs a model name or 'human'")
+        self._pending_members[character] = who
+        self._notify()
+
+    def choose_speaker(self, character: str) -> None:
+        """A group scene's next line goes to ``character`` (a card name), whoever would have been next."""
+        self._speaker = character
+        self._notify()
+
+    @property
+    def chosen_speaker(self) -> str | None:
+        """The person's choice not yet used by the engine."""
+        return self._speaker
+
     def cancel(self) -> None:
         """Stop now. The engine's run() raises CancelledError; no partial message is emitted."""
         self._cancelled = True
@@ -80,6 +100,14 @@ class SessionControl:
     def _take_seat_changes(self) -> dict[str, str]:
         changes, self._pending = self._pending, {}
         return changes
+
+    def _take_member_seat_changes(self) -> dict[str, str]:
+        changes, self._pending_members = self._pending_members, {}
+        return changes
+
+    def _take_speaker(self) -> str | None:
+        speaker, self._speaker = self._speaker, None
+        return speaker
 
     def _allows(self, gate: Gate) -> bool:
         """Whether the message behind ``gate`` may start now (updates step bookkeeping)."""

@@ -244,8 +244,27 @@ class ModelSpec(_Model):
     price: Price | None = Field(None, description="per million tokens; None: costs are not shown")
 
 
+class CastSeat(_Model):
+    """One member of a group scene and who plays it: a model name, or 'human' (a person)."""
+
+    character: str = Field(pattern=NAME_PATTERN, description="card name")
+    seat: str = Field(min_length=1, description="model name, or 'human'")
+
+
+MIN_CAST, MAX_CAST = 2, 10
+"""A group session seats 2 to 10 characters."""
+
+NextSpeaker = Literal["turn", "narrator"]
+"""How a group scene picks who speaks next: in turn (round robin), or by the narrator seat (the
+interrogator's: a model is asked, a person chooses with a key). A person may always choose."""
+
+
 class SessionSpec(_Model):
-    """What to run: which method, who sits where, with which card, situation and judges."""
+    """What to run: which method, who sits where, with which card, situation and judges.
+
+    A group session (``cast`` not empty) seats several characters; ``character`` is the member under
+    test and sits in the player seat, the interrogator seat is the scene's narrator.
+    """
 
     method: str = "pingpong"
     character: str
@@ -264,6 +283,29 @@ class SessionSpec(_Model):
         default_factory=dict, description="what an imported PingPong results file held beyond what pingpong "
         "models (its version, the character and situation blocks as written, an opening message, other "
         "keys of a judge's entry), so an export gives it back")
+    cast: list[CastSeat] = Field(default_factory=list, description="a group scene's members and their seats")
+    next_speaker: NextSpeaker = "narrator"
+
+    @model_validator(mode="after")
+    def _cast_holds_the_tested_member(self) -> "SessionSpec":
+        if not self.cast:
+            return self
+        names = [c.character for c in self.cast]
+        if not MIN_CAST <= len(names) <= MAX_CAST:
+            raise ValueError(f"cast: a group scene seats {MIN_CAST} to {MAX_CAST} characters, found {len(names)}")
+        repeated = next((n for n in names if names.count(n) > 1), None)
+        if repeated:
+            raise ValueError(f"cast: character '{repeated}' is seated twice")
+        if self.character not in names:
+            raise ValueError(f"cast: the character under test '{self.character}' is not in the cast "
+                             f"({', '.join(names)})")
+        return self
+
+    def seat_of(self, character: str) -> str:
+        """Who the spec seats as ``character``: the player for the member under test."""
+        if character == self.character:
+            return self.player
+        return next(c.seat for c in self.cast if c.character == character)
 
     @model_validator(mode="before")
     @classmethod

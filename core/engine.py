@@ -17,7 +17,7 @@ Invariants the consumers rely on:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -43,6 +43,7 @@ from pingpong.core.events import (
     SeatChanged,
     SessionFailed,
     SessionFinished,
+    SpeakerWanted,
     TurnStarted,
     VerdictReady,
 )
@@ -97,10 +98,11 @@ class SessionEngine:
                  pool: ModelPool, control: SessionControl | None = None,
                  history: Sequence[Message] = (), verdicts: Sequence[JudgeVerdict] = (),
                  renderer: PromptRenderer | None = None, method: Method | None = None,
-                 judge_only: bool = False, deltas: bool = True):
+                 judge_only: bool = False, deltas: bool = True, cast: Sequence[Character] = ()):
         """judge_only: run only the method's scoring over ``history`` (re-judging a stored session);
         no player or interrogator call is made. deltas: emit a Delta per streamed piece (a screen
-        wants them; a batch run does not, and skipping them saves a queue hop per chunk)."""
+        wants them; a batch run does not, and skipping them saves a queue hop per chunk). cast: the
+        cards of a group session's members (``spec.cast``); the member under test is ``character``."""
         self.spec = spec
         self.method = method or get_method(spec.method)
         self.character = with_names(character)
@@ -110,13 +112,30 @@ class SessionEngine:
         self.renderer = renderer or PromptRenderer()
         self.num_turns = spec.num_turns or self.method.planned_turns(situation)
         self.lang = spec.lang or situation.lang
-        self.method.check_history(history)
+        self.cast = self._seat_cast(cast)
+        if self.cast:
+            check_group_history(history, self.cast)
+        else:
+            self.method.check_history(history)
         self.transcript: list[Message] = list(history)
         self.verdicts = list(verdicts)
         self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator}
+        self.member_seats: dict[str, str] = {c.character: c.seat for c in spec.cast
+                                             if c.character != character.name}
         self.judge_only = judge_only
         self.deltas = deltas
         self._emit: Callable[[Event], None] = lambda event: None
+
+    def _seat_cast(self, cards: Sequence[Character]) -> dict[str, Character]:
+        """The group's cards by name in ``spec.cast`` order (empty for a one-character session)."""
+        if not self.spec.cast:
+            return {}
+        given = {card.name: card for card in cards}
+        given[self.character.name] = self.character
+        missing = [c.character for c in self.spec.cast if c.character not in given]
+        if missing:
+            raise ValueError(f"cast: no card given for {', '.join(missing)}")
+        return {c.character: with_names(given[c.character]) for c in self.spec.cast}
 
     # -- the public stream ---------------------------------------------
 
@@ -194,6 +213,15 @@ class SessionEngine:
                 self.seats[role] = who  # type: ignore[index]
                 self._emit(SeatChanged(role, who))  # type: ignore[arg-type]
                 changed = True
+        for name, who in self.control._take_member_seat_changes().items():
+            if name == self.character.name and self.seats["player"] != who:
+                self.seats["player"] = who
+                self._emit(SeatChanged("player", who, name))
+                changed = True
+            elif name in self.member_seats and self.member_seats[name] != who:
+                self.member_seats[name] = who
+                self._emit(SeatChanged("player", who, name))
+                changed = True
         return changed
 
     def fail(self, error: str, role: SeatRole, model: str) -> NoReturn:
@@ -209,10 +237,11 @@ class SessionEngine:
 
     # -- what methods use: seats -------------------------------------------
 
-    async def human_text(self, role: Role, turn: int) -> str | None:
-        """The person's text, or None when the seat was given to a model meanwhile."""
-        seat = SEAT_OF[role]
-        take = asyncio.ensure_future(self.control.human.take(role, turn))
+    async def human_text(self, role: Role, turn: int, speaker: str | None = None) -> str | None:
+        """The person's text, or None when the seat was given to a model meanwhile.
+        speaker: a group scene member the person writes for (its seat is watched instead)."""
+        seat: Callable[[], str] = (lambda: self.seat_of(speaker)) if speaker else (lambda: self.seats[SEAT_OF[role]])
+        take = asyncio.ensure_future(self.control.human.take(role, turn, speaker))
         try:
             while True:
                 change = asyncio.ensure_future(self.control._wait_change())
@@ -223,7 +252,7 @@ class SessionEngine:
                 if self.control.cancelled:
                     raise asyncio.CancelledError
                 self._apply_seat_changes()
-                if self.seats[seat] != HUMAN:
+                if seat() != HUMAN:
                     return None
         finally:
             if not take.done():
@@ -272,10 +301,59 @@ class SessionEngine:
             self.fail(f"player '{who}' replied with fewer than {self.method.min_reply_chars} characters "
                       f"{PLAYER_ASKS} times", "player", who)
 
-    def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage) -> Message:
+    # -- what methods use: a group scene ----------------------------------
+
+    def seat_of(self, member: str) -> str:
+        """Who plays ``member`` of the group now: the player seat for the member under test."""
+        if member == self.character.name:
+            return self.seats["player"]
+        return self.member_seats[member]
+
+    async def member_message(self, turn: int, member: str, messages: Callable[[], Messages],
+                             context: dict | None = None) -> Message:
+        """A group member's line for ``turn``: typed by the person in its seat, or the seat's model's
+        streamed reply to ``messages()`` (built when needed: the seat may change while waiting)."""
+        while True:
+            who = self.seat_of(member)
+            self._emit(TurnStarted(turn, "assistant", who, speaker=member))
+            if who == HUMAN:
+                text = await self.human_text("assistant", turn, speaker=member)
+                if text is None:
+                    continue
+                return Message(turn=turn, role="assistant", author=HUMAN, text=text, speaker=member)
+            completion = await self.seat_call(
+                "player", who, "player", messages(), turn,
+                on_delta=(lambda piece: self._emit(Delta(turn, "assistant", piece))) if self.deltas else None,
+                context={"character": self.cast[member], **(context or {})})
+            usage = Usage()
+            usage.add(completion)
+            return self.model_message(turn, "assistant", who, completion.text.strip(), usage, speaker=member)
+
+    def chosen_speaker(self) -> str | None:
+        """A member the person chose to speak next (taken: it counts once), if any."""
+        self._apply_seat_changes()
+        return self.control._take_speaker()
+
+    async def wait_speaker(self, turn: int) -> str | None:
+        """The member the person in the narrator (interrogator) seat chooses to speak at ``turn``;
+        None when that seat was given to a model meanwhile."""
+        self._emit(SpeakerWanted(turn, tuple(self.cast)))
+        while True:
+            self._apply_seat_changes()
+            if self.control.cancelled:
+                raise asyncio.CancelledError
+            choice = self.control._take_speaker()
+            if choice is not None:
+                return choice
+            if self.seats["interrogator"] != HUMAN:
+                return None
+            await self.control._wait_change()
+
+    def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage,
+                      speaker: str | None = None) -> Message:
         """A model's message; one its max_tokens cut short carries the note that says so."""
         return Message(turn=turn, role=role, author=who, text=text,
-                       speaker="user" if role == "user" else self.character.name,
+                       speaker=speaker or ("user" if role == "user" else self.character.name),
                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                        tokens_estimated=usage.estimated, latency_ms=round(usage.latency_ms, 1),
                        attempt=max(1, usage.attempts), notes=dict([CUT_NOTE]) if usage.truncated else {})
@@ -288,26 +366,46 @@ class SessionEngine:
 
     async def call(self, name: str, task: Task, messages: Messages, turn: int | None,
                    turns: Sequence[int] = (),
-                   on_delta: Callable[[str], None] | None = None) -> Completion:
-        """One request; ModelCallError on failure (a missing/unknown model becomes one too)."""
+                   on_delta: Callable[[str], None] | None = None, context: dict | None = None) -> Completion:
+        """One request; ModelCallError on failure (a missing/unknown model becomes one too).
+        context: entries over the usual ones (for the offline model: a group member's card)."""
         try:
             model = self.pool.get(name)
         except UserError as exc:
             raise ModelCallError(name, role_of(task), str(exc), False) from None
-        request = ChatRequest(task=task, messages=messages, turn=turn, context=self._context(turns))
+        request = ChatRequest(task=task, messages=messages, turn=turn,
+                              context={**self._context(turns), **(context or {})})
         return await model.complete(request, on_delta=on_delta,
                                     on_call=lambda record: self._emit(CallFinished(record)))
 
     async def seat_call(self, seat: SeatRole, name: str, task: Task, messages: Messages,
-                        turn: int, on_delta: Callable[[str], None] | None = None) -> Completion:
+                        turn: int, on_delta: Callable[[str], None] | None = None,
+                        context: dict | None = None) -> Completion:
         """A call for the conversation itself: failure ends the session."""
         try:
-            return await self.call(name, task, messages, turn, on_delta=on_delta)
+            return await self.call(name, task, messages, turn, on_delta=on_delta, context=context)
         except ModelCallError as exc:
             self.fail(f"{seat} '{name}' failed: {exc.reason}", seat, name)
 
     def player_turns(self) -> list[int]:
         return [m.turn for m in self.transcript if m.role == "assistant"]
+
+
+def check_group_history(history: Sequence[Message], cast: Mapping[str, Character]) -> None:
+    """A group scene's stored messages must name a speaker, and turns must run 1, 2, 3, ... with at
+    most one narrator line (user) before one member line (assistant) each; anything else would make a
+    resumed scene lie about who said what. ValueError names the message."""
+    previous = (0, "assistant")
+    for i, m in enumerate(history):
+        if not m.speaker:
+            raise ValueError(f"history message {i + 1} (turn {m.turn}) has no speaker")
+        if m.role == "assistant" and m.speaker not in cast:
+            raise ValueError(f"history message {i + 1} (turn {m.turn}): speaker '{m.speaker}' is not in the cast")
+        same_turn_next = m.turn == previous[0] and previous[1] == "user" and m.role == "assistant"
+        if not (same_turn_next or m.turn == previous[0] + 1):
+            raise ValueError(f"history message {i + 1} is turn {m.turn} {m.role} after turn "
+                             f"{previous[0]} {previous[1]}")
+        previous = (m.turn, m.role)
 
 
 UserWriter = Callable[[SessionEngine, int, str], Awaitable[tuple[str, Usage] | None]]

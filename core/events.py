@@ -16,6 +16,8 @@ class TurnStarted:
     turn: int
     role: Role
     author: str
+    speaker: str | None = None
+    """The character about to speak in a group scene (None: the role says who)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,16 @@ class MessageCompleted:
 class SeatChanged:
     role: SeatRole
     author: str
+    character: str | None = None
+    """A group scene member whose seat changed (None: the role's own seat)."""
+
+
+@dataclass(frozen=True)
+class SpeakerWanted:
+    """A group scene waits for the person in the narrator seat to choose who speaks next."""
+
+    turn: int
+    members: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,6 @@ class SessionFailed:
 
 
 Event = (
-    TurnStarted | Delta | MessageCompleted | SeatChanged | CallFinished
+    TurnStarted | Delta | MessageCompleted | SeatChanged | SpeakerWanted | CallFinished
     | JudgeStarted | VerdictReady | SessionFinished | SessionFailed
 )

@@ -33,12 +33,13 @@ ROLE_DEFAULTS: dict[str, dict[str, float]] = {
 """Sampling and length limits per seat, as the published PingPong runs sent them."""
 
 Task = Literal["player", "interrogator", "judge", "interrogator_judge",
-               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label", "pairwise"]
+               "dmt_generate", "dmt_check", "dmt_stop", "dmt_label", "pairwise", "scene_next"]
 
 TASK_DEFAULTS: dict[str, dict[str, float]] = {
     "interrogator_judge": {"temperature": 0.1, "top_p": 0.9},  # PingPong v1's tester
     "dmt_check": {"temperature": 0.1, "top_p": 0.95},  # DMT's quality and stop checks
     "dmt_stop": {"temperature": 0.1, "top_p": 0.95},
+    "scene_next": {"temperature": 0.3, "top_p": 0.95},  # a group scene's narrator names the next speaker
 }
 """Sampling for tasks whose method fixes it, over their seat's ROLE_DEFAULTS."""
 
@@ -48,8 +49,8 @@ RECOVER_AFTER = 8
 
 def role_of(task: str) -> SeatRole:
     """The seat a task belongs to: the combined interrogator-judge counts as interrogator, DMT's
-    labels and pairwise comparisons as judge."""
-    if task in ("interrogator_judge", "dmt_generate", "dmt_check", "dmt_stop"):
+    labels and pairwise comparisons as judge, a scene's choice of the next speaker as interrogator."""
+    if task in ("interrogator_judge", "dmt_generate", "dmt_check", "dmt_stop", "scene_next"):
         return "interrogator"
     return "judge" if task in ("dmt_label", "pairwise") else task  # type: ignore[return-value]
 

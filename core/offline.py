@@ -357,6 +357,10 @@ _DMT_TASKS = {"dmt_generate": dmt_generate, "dmt_check": dmt_check, "dmt_stop": 
 
 def answer(req: ChatRequest) -> str:
     """The offline model's full answer for a request (deterministic)."""
+    if req.task == "scene_next" or (req.task == "player" and ("scene" in req.context or "scene_question" in req.context)):
+        from pingpong.core.offline_scene import answer as scene_answer
+
+        return scene_answer(req)
     if req.task == "player" and req.context.get("method") == "rolebench":
         return rolebench_line(req)
     if req.context.get("method") == "roleinteract" and (probe := roleinteract_probe(req)) is not None:

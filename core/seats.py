@@ -22,6 +22,8 @@ class HumanSeat:
         self.role: Role | None = None
         """Which message the engine waits for ("user" or "assistant"), None when not waiting."""
         self.turn: int | None = None
+        self.speaker: str | None = None
+        """The group scene member the person writes for (None: the role's own seat)."""
 
     async def submit(self, text: str) -> None:
         """Hand over the person's text (kept until the engine asks, if it is not waiting yet)."""
@@ -36,10 +38,10 @@ class HumanSeat:
         """Texts submitted but not yet taken."""
         return self._queue.qsize()
 
-    async def take(self, role: Role, turn: int) -> str:
+    async def take(self, role: Role, turn: int, speaker: str | None = None) -> str:
         """Engine side: wait for the next submitted text."""
-        self.waiting, self.role, self.turn = True, role, turn
+        self.waiting, self.role, self.turn, self.speaker = True, role, turn, speaker
         try:
             return await self._queue.get()
         finally:
-            self.waiting, self.role, self.turn = False, None, None
+            self.waiting, self.role, self.turn, self.speaker = False, None, None, None

@@ -21,10 +21,11 @@ from pingpong.sessions.records import STATUSES
 
 SESSION_COLUMNS = (
     "status", "method", "lang", "character", "situation", "player", "interrogator", "judges", "num_turns",
-    "character_snapshot", "situation_snapshot", "spec", "fork_turn", "error", "created_at", "updated_at",
-    "finished_at",
+    "character_snapshot", "situation_snapshot", "cast_snapshot", "spec", "fork_turn", "error", "created_at",
+    "updated_at", "finished_at",
 )
-JSON_COLUMNS = {"judges", "character_snapshot", "situation_snapshot", "spec", "explanations", "config", "notes"}
+JSON_COLUMNS = {"judges", "character_snapshot", "situation_snapshot", "cast_snapshot", "spec", "explanations",
+                "config", "notes"}
 CHILD_TABLES = {  # key in the document -> (table, columns)
     "messages": ("messages", ("turn", "role", "speaker", "author", "text", "notes", "prompt_tokens",
                               "completion_tokens", "tokens_estimated", "latency_ms", "attempt", "created_at")),
@@ -122,6 +123,12 @@ def validate_document(doc: Any, where: str) -> None:
     _check_model(SessionSpec, doc["spec"], f"{where}: spec")
     _check_model(Character, doc["character_snapshot"], f"{where}: character_snapshot")
     _check_model(Situation, doc["situation_snapshot"], f"{where}: situation_snapshot")
+    cast = doc.get("cast_snapshot")
+    if cast is not None:
+        if not isinstance(cast, list):
+            raise _fail(where, "cast_snapshot: expected null or a list of cards")
+        for i, card in enumerate(cast):
+            _check_model(Character, card, f"{where}: cast_snapshot[{i}]")
     run = doc.get("run")
     if run is not None and (not isinstance(run, dict) or not isinstance(run.get("name"), str)):
         raise _fail(where, "run: expected null or an object with a 'name'")

@@ -7,7 +7,7 @@ The TUI, `sessions resume` and the batch runner all drive sessions through
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 
 from pingpong.core.domain import Character, SessionSpec, Situation
@@ -18,9 +18,10 @@ from pingpong.sessions.store import Store
 
 
 def start_session(store: Store, spec: SessionSpec, character: Character, situation: Situation,
-                  run_id: int | None = None) -> int:
-    """Create the session row (snapshots of card and situation); run it with run_session."""
-    return store.create_session(spec, character, situation, run_id)
+                  run_id: int | None = None, cast: Sequence[Character] = ()) -> int:
+    """Create the session row (snapshots of card, situation and a group scene's member cards);
+    run it with run_session."""
+    return store.create_session(spec, character, situation, run_id, cast=cast)
 
 
 def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges: list[str] | None = None) -> None:
@@ -63,7 +64,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     engine = SessionEngine(
         spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
         control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
-        method=method, deltas=deltas, **kwargs,
+        method=method, deltas=deltas, cast=stored.cast, **kwargs,
     )
     recorder = Recorder(store, session_id)
     ended = False
@@ -106,7 +107,8 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str]) 
     record_seats(store, pool, session_id, stored.spec, judges)
     engine = SessionEngine(spec=spec.model_copy(update={"judges": judges}), character=stored.character,
                            situation=stored.situation, pool=pool, history=stored.messages,
-                           verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True)
+                           verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
+                           cast=stored.cast)
     recorder = Recorder(store, session_id)
     async with aclosing(engine.run()) as events:
         async for event in events:

@@ -338,3 +338,10 @@ def m008_annotation_queues(db: sqlite_utils.Database) -> None:
         " position INTEGER NOT NULL, session_id INTEGER NOT NULL REFERENCES sessions(id), done_at TEXT,"
         " PRIMARY KEY (queue_id, position))"
     )
+
+
+@migration
+def m009_session_cast(db: sqlite_utils.Database) -> None:
+    """Sessions gain `cast_snapshot`: JSON list of the cards of a group scene's members as they were
+    when the session ran (the spec's `cast` says who sat as each). NULL for one-character sessions."""
+    db.table("sessions").add_column("cast_snapshot", str)

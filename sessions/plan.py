@@ -20,11 +20,13 @@ from pingpong.core.methods.dmt_seed import Seed
 
 @dataclass(frozen=True)
 class PlanItem:
-    """One conversation the run owes: this player, this card, this situation."""
+    """One conversation the run owes: this player, this card, this situation (and, for a group
+    scene, every member's card: the player sits as ``character``, the interrogator as the others)."""
 
     player: str
     character: Character
     situation: Situation
+    cast: tuple[Character, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -52,6 +52,8 @@ class StoredSession(BaseModel):
     spec: SessionSpec
     character: Character
     situation: Situation
+    cast: list[Character] = Field(default_factory=list)
+    """A group scene's member cards, in the spec's cast order (empty for one-character sessions)."""
     messages: list[Message] = Field(default_factory=list)
     verdicts: list[JudgeVerdict] = Field(default_factory=list)
     human_scores: list[HumanScore] = Field(default_factory=list)
@@ -124,6 +126,7 @@ class StoredSession(BaseModel):
             "player": self.spec.player,
             "interrogator": self.spec.interrogator,
             "judges": list(self.spec.judges),
+            "cast": [{"character": c.character, "seat": self.spec.seat_of(c.character)} for c in self.spec.cast],
             "turns": self.turns_done,
             "num_turns": self.num_turns,
             "method": self.spec.method,

@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pingpong.core.domain import SessionSpec
+from pingpong.core.domain import CastSeat, SessionSpec
 from pingpong.core.events import CallFinished, Event, SessionFailed, SessionFinished
 from pingpong.sessions.plan import PlanItem
 
@@ -151,10 +151,12 @@ class RunSetup:
         return list(dict.fromkeys(item.player for item in self.items))
 
     def spec(self, item: PlanItem) -> SessionSpec:
+        cast = [CastSeat(character=card.name, seat=item.player if card.name == item.character.name
+                         else self.interrogator) for card in item.cast]
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
                            judges=list(self.judges), method=self.method, lang=self.lang,
-                           prompting=self.prompting)  # type: ignore[arg-type]
+                           prompting=self.prompting, cast=cast)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -301,7 +303,7 @@ class BatchRunner:
             action, sid = decide(rows)
             if action == "new":
                 sid = live.start_session(self.store, self.setup.spec(item), item.character,
-                                         item.situation, run_id=self.run_id)
+                                         item.situation, run_id=self.run_id, cast=item.cast)
         return action, sid
 
     def _status(self, sid: int | None) -> str | None:
@@ -439,12 +441,8 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
 
             items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
-        elif method == "roleinteract":  # each probe is a situation: one per planned session
-            from pingpong.sessions.roleinteract_plan import roleinteract_plan
-            from pingpong.situations.probes import ProbeLibrary, load_padding
-
-            items = roleinteract_plan(ProbeLibrary(home), lambda: load_padding(lang, home), players, cards, lang,
-                                      situations, every)
+        elif method == "roleinteract":  # each probe and each group scene is a situation of its own
+            items = _roleinteract_items(home, players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
         else:
             sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
@@ -463,6 +461,35 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs
+
+
+def _roleinteract_items(home, players: Sequence[str], cards: Sequence, lang: str,
+                        situations: Sequence[str] | None, every: int) -> list[PlanItem]:
+    """A RoleInteract run: the probes of the run's characters, then the group scenes that test them.
+    ``situations`` may name scenes, probes, question ids or dimensions; UserError when nothing is left."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.errors import UserError
+    from pingpong.sessions.roleinteract_plan import roleinteract_plan
+    from pingpong.sessions.scene_plan import scene_plan
+    from pingpong.situations.probes import ProbeLibrary, SceneLibrary, load_padding
+
+    scenes = SceneLibrary(home).all(lang)
+    scene_names = {scene.name for scene in scenes}
+    only_scenes = None if situations is None else [n for n in situations if n in scene_names]
+    only_probes = None if situations is None else [n for n in situations if n not in scene_names]
+    items: list[PlanItem] = []
+    if only_probes != []:
+        try:
+            items += roleinteract_plan(ProbeLibrary(home), lambda: load_padding(lang, home), players, cards, lang,
+                                       only_probes, every)
+        except UserError:
+            if only_probes:   # names no probe: say so; no probes at all is fine when scenes test them
+                raise
+    if only_scenes != []:
+        items += scene_plan(scenes, cards, CardLibrary(home).all(lang=lang), players, only_scenes, every)
+    if not items:
+        raise UserError(f"no RoleInteract probes or group scenes for these characters in lang {lang}")
+    return items
 
 
 def loop_factory():

@@ -255,9 +255,15 @@ class Store:
     def create_session(
         self, spec: SessionSpec, character: Character, situation: Situation, run_id: int | None = None,
         *, status: str = "running", created_at: str | None = None,
-        parent_session: int | None = None, fork_turn: int | None = None,
+        parent_session: int | None = None, fork_turn: int | None = None, cast: Sequence[Character] = (),
     ) -> int:
-        """A new session row with snapshots of the card and situation; status running, owned by us."""
+        """A new session row with snapshots of the card and situation (and of a group scene's member
+        cards, ``cast``); status running, owned by us."""
+        if spec.cast:
+            have = {card.name for card in cast} | {character.name}
+            missing = [c.character for c in spec.cast if c.character not in have]
+            if missing:
+                raise UserError(f"cast: no card for {', '.join(missing)}")
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
         stamp = created_at or now()
@@ -277,6 +283,7 @@ class Store:
             "num_turns": spec.num_turns or situation.num_turns,
             "character_snapshot": _json(character.model_dump(mode="json")),
             "situation_snapshot": _json(situation.model_dump(mode="json")),
+            "cast_snapshot": _json([card.model_dump(mode="json") for card in cast]) if spec.cast else None,
             "spec": _json(spec.model_dump(mode="json")),
             "error": None,
             "pid": os.getpid() if status == "running" else None,
@@ -500,7 +507,8 @@ class Store:
         spec = parent.spec.model_copy(update={**changed, "seats": seats, "origin": {}})
         with self.transaction():
             new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
-                                      status="interrupted", parent_session=session_id, fork_turn=turn)
+                                      status="interrupted", parent_session=session_id, fork_turn=turn,
+                                      cast=parent.cast)
             for m in parent.messages:
                 if m.turn <= turn:
                     self.add_message(new, m)
@@ -565,6 +573,7 @@ class Store:
             spec=SessionSpec.model_validate_json(r["spec"]),
             character=Character.model_validate_json(r["character_snapshot"]),
             situation=Situation.model_validate_json(r["situation_snapshot"]),
+            cast=[Character.model_validate(card) for card in json.loads(r["cast_snapshot"] or "[]")],
             messages=self.messages(session_id), verdicts=self.verdicts(session_id),
             human_scores=self.human_scores(session_id), parent_session=r["parent_session"],
             fork_turn=r["fork_turn"], error=r["error"], pid=r["pid"], host=r["host"],

@@ -6,6 +6,7 @@ against a temporary home without touching the user's files.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ class PlayRequest:
     spec: SessionSpec
     character: Character
     situation: Situation
+    cast: tuple[Character, ...] = ()
+    """A group scene's member cards (the spec's cast)."""
 
 
 @dataclass
@@ -122,6 +125,14 @@ class PingPongApp(App):
             return CardLibrary(self.home, bundled_dir=self.bundled[0])
         return CardLibrary(self.home)
 
+    def scenes(self):
+        """Group scenes (RoleInteract); tests put theirs in the bundled situations folder's scenes/."""
+        from pingpong.situations.probes import SceneLibrary
+
+        if self.bundled is not None:
+            return SceneLibrary(self.home, bundled_dir=self.bundled[1] / "scenes")
+        return SceneLibrary(self.home)
+
     def situations(self):
         from pingpong.situations.library import SituationLibrary
 
@@ -138,10 +149,11 @@ class PingPongApp(App):
         except UserError:
             return HUMAN
 
-    def start_session(self, spec: SessionSpec, character: Character, situation: Situation) -> int:
+    def start_session(self, spec: SessionSpec, character: Character, situation: Situation,
+                      cast: Sequence[Character] = ()) -> int:
         from pingpong.sessions.live import start_session
 
-        return start_session(self.store, spec, character, situation)
+        return start_session(self.store, spec, character, situation, cast=cast)
 
     # -- lifecycle ------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -154,7 +166,7 @@ class PingPongApp(App):
         self.push_screen(HomeScreen())
         if isinstance(self.initial, PlayRequest):
             req = self.initial
-            self.open_live(self.start_session(req.spec, req.character, req.situation))
+            self.open_live(self.start_session(req.spec, req.character, req.situation, req.cast))
         elif isinstance(self.initial, NewSessionRequest):
             self.action_new_session(self.initial.defaults)
         elif isinstance(self.initial, AnnotateRequest):

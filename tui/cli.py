@@ -58,8 +58,14 @@ def _method_args(p: argparse.ArgumentParser) -> None:
 
 
 def _play_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--character", metavar="C", help="character card name (see `pingpong cards list`)")
-    p.add_argument("--situation", metavar="S", help="situation name (see `pingpong situations list`)")
+    p.add_argument("--character", action="append", default=None, metavar="C",
+                   help="character card name (see `pingpong cards list`); repeat for the members of a group "
+                        "scene, each as NAME or NAME=SEAT (a model, or human to sit as that member)")
+    p.add_argument("--situation", metavar="S",
+                   help="situation name (see `pingpong situations list`), or a group scene with --method roleinteract")
+    p.add_argument("--next-speaker", choices=("narrator", "turn"), default="narrator",
+                   help="group scenes: the interrogator seat (narrator) picks who speaks next, or they speak "
+                        "in turn (default narrator)")
     p.add_argument("--player", metavar="M|human", help="model that plays the character, or human")
     p.add_argument("--interrogator", metavar="M|human", help="model that plays the user, or human (you)")
     p.add_argument("--judge", action="append", default=None, metavar="M", help="repeat for several judges")
@@ -206,7 +212,7 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
     _fmt(q)
     q.add_argument("--lang", metavar="L", help="only situations in this language")
     q.add_argument("--method", metavar="M",
-                   help="dmt: list the DMT seeds instead; roleinteract: the probe sets")
+                   help="dmt: list the DMT seeds instead; roleinteract: the probe sets and group scenes")
     q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
     _fmt(q)

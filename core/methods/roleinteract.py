@@ -12,7 +12,8 @@ Every probe is a session (METHOD.md "RoleInteract"):
 No judge model is asked: the scores are recorded under the judge name ``roleinteract``, one per
 session on the ``0-1`` scale, with the dimension as the metric. Everything a session needs is in
 its situation's data (core.methods.roleinteract_probes), so sessions resume and re-score from
-their stored snapshot. Group scenes (data kind "scene") are another module's.
+their stored snapshot. A group scene (data kind "scene") runs through core.methods.roleinteract_scene:
+the cast, who speaks next, and the questions the tested member answers about the group.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from pingpong.core.methods.roleinteract_probes import (
     score_choice,
     score_memory,
 )
+from pingpong.core.methods.roleinteract_scene import METRIC as SCENE_METRIC
+from pingpong.core.methods.roleinteract_scene import converse_scene, is_scene, judge_scene
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine, Usage, UserWriter
@@ -37,7 +40,7 @@ AUTHOR = "roleinteract"
 """Author of the user messages the probe sets write (questions, plants, pool padding)."""
 SCORER = "roleinteract"
 """The judge name the rule-based scores are stored under."""
-METRICS: tuple[str, ...] = (*DIMENSIONS, *MEMORY_DIMENSIONS)
+METRICS: tuple[str, ...] = (*DIMENSIONS, *MEMORY_DIMENSIONS, SCENE_METRIC)
 
 
 def _user(turn: int, text: str) -> Message:
@@ -51,12 +54,16 @@ class RoleInteract(Method):
     min_reply_chars = 1   # "B" answers a multiple-choice question
 
     async def converse(self, engine: "SessionEngine") -> None:
+        if is_scene(engine.situation):
+            return await converse_scene(engine)
         if engine.situation.data.get("kind") == MEMORY:
             await self._converse_memory(engine)
         else:
             await self._converse_choice(engine)
 
     async def judge(self, engine: "SessionEngine") -> None:
+        if is_scene(engine.situation):
+            return await judge_scene(engine)
         if any(v.judge == SCORER and v.scores for v in engine.verdicts):
             return
         score = self._score(engine)

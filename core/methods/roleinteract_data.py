@@ -196,6 +196,13 @@ class PaddingPool(_Model):
         return values
 
 
+class SceneQuestion(ChoiceQuestion):
+    """A group scene's question about the tested member's next move: asked at the end of the scene,
+    or at a marked point, right after ``after`` group utterances."""
+
+    after: int | None = Field(None, ge=1, description="ask after this many group utterances (default: at the end)")
+
+
 class SceneMember(_Model):
     """One character in a group scene, with the social preference it is told to keep."""
 
@@ -213,7 +220,7 @@ class GroupScene(_Model):
     tested: str = Field(pattern=NAME_PATTERN, description="the member under test")
     members: list[SceneMember]
     rounds: int = Field(ge=1, description="group utterances before the questions")
-    questions: list[ChoiceQuestion] = Field(min_length=1)
+    questions: list[SceneQuestion] = Field(min_length=1)
 
     @field_validator("members")
     @classmethod
@@ -227,7 +234,7 @@ class GroupScene(_Model):
 
     @field_validator("questions")
     @classmethod
-    def _social_questions(cls, questions: list[ChoiceQuestion]) -> list[ChoiceQuestion]:
+    def _social_questions(cls, questions: list[SceneQuestion]) -> list[SceneQuestion]:
         for q in questions:
             if q.dimension != "social_preference":
                 raise ValueError(f"question {q.id}: scene questions have dimension social_preference, "
@@ -240,6 +247,10 @@ class GroupScene(_Model):
         names = [m.character for m in self.members]
         if self.tested not in names:
             raise ValueError(f"tested member '{self.tested}' is not among the members ({', '.join(names)})")
+        for q in self.questions:
+            if q.after is not None and q.after > self.rounds:
+                raise ValueError(f"question {q.id}: after {q.after} utterances, but the scene has only "
+                                 f"{self.rounds} rounds")
         return self
 
     def member(self, character: str) -> SceneMember:

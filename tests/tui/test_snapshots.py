@@ -99,6 +99,47 @@ def test_live_finished(snap_compare, app):
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
+def test_group_scene_live(snap_compare, app, home, store):
+    """The group transcript at 80 columns, resumed paused with a person sitting as Tamsin: every line
+    named by its speaker in the speaker's colour, the input box for Tamsin's lines, the scene's keys."""
+    from tests.tui.scenes import write_scene_session
+
+    sid = write_scene_session(store, home, finished=False)
+
+    async def before(pilot):
+        from pingpong.tui.screens.live import LiveScreen
+        from pingpong.tui.widgets.transcript import MessageCard, Transcript
+
+        await _home_loaded(pilot)
+        pilot.app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen)
+                       and len(pilot.app.screen.query(MessageCard)) == 6 and pilot.app.screen.running)
+        live = pilot.app.screen
+        await wait_for(pilot, lambda: live.query_one("#human-box").display)
+        live.query_one("#human-input").cursor_blink = False  # one picture whatever the moment
+        await _settled(pilot)
+        transcript = live.query_one(Transcript)
+        transcript.scroll_end(animate=False)
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_group_scene_replay(snap_compare, app, home, store):
+    from tests.tui.scenes import write_scene_session
+
+    sid = write_scene_session(store, home)
+
+    async def before(pilot):
+        await _home_loaded(pilot)
+        pilot.app.action_open_replay(sid)
+        await pilot.pause()
+        await pilot.press("end")
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
 def test_replay_with_override(snap_compare, app, filled):
     async def before(pilot):
         await _home_loaded(pilot)

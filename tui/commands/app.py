@@ -41,11 +41,20 @@ def play(args, home: Home) -> int:
     get_method(args.method)
     if args.method == "pingpong-v1" and interrogator == HUMAN:
         raise UserError("--interrogator: pingpong-v1 needs a model (its tester also scores)")
-    character = CardLibrary(home).get(args.character) if args.character else None
+    named = list(args.character or [])
+    if args.method == "roleinteract" and args.situation:
+        request = _scene_request(args, home, models, player, interrogator, judges)
+        _check_database(home)
+        create_app(home, initial=request).run()
+        return 0
+    if len(named) > 1:
+        raise UserError("--character: several characters play together only in a group scene "
+                        "(--method roleinteract --situation SCENE)")
+    character = CardLibrary(home).get(named[0]) if named else None
     situation = SituationLibrary(home).get(args.situation) if args.situation else None
     _check_database(home)
     if character is None or situation is None:
-        defaults = {"character": args.character, "situation": args.situation, "player": player,
+        defaults = {"character": named[0] if named else None, "situation": args.situation, "player": player,
                     "interrogator": interrogator, "judges": judges, "turns": args.turns,
                     "method": args.method, "lang": character.lang if character else None,
                     "prompting": getattr(args, "prompting", None)}
@@ -70,6 +79,53 @@ def annotate(args, home: Home) -> int:
         open_queue(store, author(home), sample=args.sample, players=args.player)
     create_app(home, initial=AnnotateRequest(args.sample, args.player)).run()
     return 0
+
+
+def _scene_request(args, home: Home, models: dict, player: str, interrogator: str, judges: list[str]):
+    """`play --method roleinteract --situation SCENE [--character NAME[=SEAT]]...`: the scene's members
+    (all, or those named), the tested one in the player seat, the others with their own seats or the
+    default one. UserError names what is wrong."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.config import check_ready, resolve
+    from pingpong.core.methods.roleinteract_scene import default_member_seat, scene_cast, scene_situation
+    from pingpong.situations.probes import SceneLibrary
+    from pingpong.tui.app import PlayRequest
+
+    scenes = SceneLibrary(home)
+    if args.situation not in scenes.names():
+        raise UserError(f"--situation: '{args.situation}' is not a group scene (see `pingpong situations list "
+                        "--method roleinteract`)")
+    if args.turns is not None:
+        raise UserError("--turns: a group scene's length comes from its file (rounds and questions)")
+    scene = scenes.get(args.situation)
+    cards = CardLibrary(home)
+    members: list[str] = []
+    seats: dict[str, str] = {}
+    for item in args.character or []:
+        name, _, seat = item.partition("=")
+        card = cards.get(name.strip())
+        members.append(card.name)
+        if seat.strip():
+            seats[card.name] = seat.strip()
+    if scene.tested in seats:
+        seat = seats.pop(scene.tested)
+        if args.player and args.player != seat:
+            raise UserError(f"--character {scene.tested}={seat}: the tested member sits in the player seat, "
+                            f"and --player says {args.player}")
+        player = seat
+    for seat in {player, *seats.values()} - {HUMAN}:
+        check_ready(resolve(models, seat))
+    try:
+        cast = scene_cast(scene, members or None, player=player,
+                          others=default_member_seat(player, interrogator), seats=seats)
+    except ValueError as exc:
+        raise UserError(f"--character: {exc}") from None
+    spec = SessionSpec(character=scene.tested, situation=scene.name, player=player, interrogator=interrogator,
+                       judges=judges, method="roleinteract", lang=scene.lang, cast=cast,
+                       next_speaker=args.next_speaker, prompting=getattr(args, "prompting", None))
+    member_cards = tuple(cards.get(c.character) for c in cast)
+    tested = next(card for card in member_cards if card.name == scene.tested)
+    return PlayRequest(spec, tested, scene_situation(scene), member_cards)
 
 
 def _check_database(home: Home) -> None:

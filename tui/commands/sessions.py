@@ -83,12 +83,19 @@ def _print_session(session) -> None:
         f"player {spec.player}, interrogator {spec.interrogator}, judges {', '.join(spec.judges) or '-'}, "
         f"turns {session.turns_done}/{session.num_turns}, final {session.final.text() or '-'}"
     )
+    names = {card.name: card.char_name for card in session.cast}
+    if names:
+        console.print("cast " + ", ".join(f"{escape(names.get(c.character, c.character))} ({spec.seat_of(c.character)})"
+                                          for c in spec.cast) + f"; tested {escape(names.get(spec.character, ''))}")
     if session.error:
         console.print(f"[red]error:[/] {escape(session.error)}")
     for step in steps_of(session):
         console.rule(f"turn {step.turn}")
         for msg in (step.user, step.assistant):
-            if msg is not None:
+            if msg is not None and names:  # a group scene: who speaks, then who wrote it
+                speaker = names.get(msg.speaker or "", msg.speaker or "")
+                console.print(f"[bold]{escape(speaker)}[/] [dim]({escape(msg.author)})[/]: {escape(msg.text)}")
+            elif msg is not None:
                 colour = "cyan" if msg.role == "user" else "magenta"
                 cut = " [bold yellow](cut at max_tokens)[/]" if msg.truncated else ""
                 console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(msg.text)}")

@@ -24,6 +24,55 @@ def seed_row(seed, source: str) -> dict:
     return {**seed.model_dump(mode="json"), "num_turns": seed.max_rounds, "method": "dmt", "source": source}
 
 
+def scene_row(scene, source: str) -> dict:
+    """The `situations list --method roleinteract --format json` object of one group scene."""
+    return {**scene.model_dump(mode="json"), "num_turns": scene.rounds + len(scene.questions), "tags": ["scene"],
+            "method": "roleinteract", "kind": "scene", "source": source}
+
+
+def scenes_listing(args, home):
+    """(JSON rows, table) of the group scenes, for `situations list --method roleinteract`."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from pingpong.situations.probes import SceneLibrary
+
+    lib = SceneLibrary(home)
+    items = lib.all(args.lang)
+    warn(lib.problems)
+    table = Table(title=f"{len(items)} group scenes", title_justify="left")
+    for column in ("name", "lang", "tested", "members", "rounds", "setting"):
+        table.add_column(column, no_wrap=column in ("name", "lang", "tested"),
+                         justify="right" if column in ("members", "rounds") else "left")
+    for s in items:
+        table.add_row(s.name, s.lang, f"{s.tested} ({s.tested_member.preference})", str(len(s.members)),
+                      str(s.rounds), Text(clip(s.setting, 50)))
+    return [scene_row(s, lib.source(s.name)) for s in items], table
+
+
+def show_scene(args, home, lib) -> int:
+    scene = lib.get(args.name)
+    if args.format == "json":
+        print_json(scene_row(scene, lib.source(scene.name)))
+        return 0
+    from rich.panel import Panel
+    from rich.text import Text
+
+    out = console()
+    marked = sum(1 for q in scene.questions if q.after)
+    out.print(fields_grid((
+        ("name", scene.name), ("lang", scene.lang), ("method", "roleinteract (group scene)"),
+        ("tested", f"{scene.tested} ({scene.tested_member.preference})"),
+        ("members", ", ".join(f"{m.character} ({m.preference})" for m in scene.members)),
+        ("rounds", scene.rounds),
+        ("questions", f"{len(scene.questions)}" + (f", {marked} at marked points" if marked else "")),
+        ("source", f"{lib.source(scene.name)} ({lib.path(scene.name)})"),
+    )))
+    out.print(Panel(Text(scene.setting), title="setting (every member is told)", title_align="left"))
+    out.print(Panel(Text(scene.opening), title="opening (the narrator)", title_align="left"))
+    return 0
+
+
 def list_seeds(args, home) -> int:
     from pingpong.situations.seeds import SeedLibrary
 
@@ -58,19 +107,16 @@ def probe_set_row(probe_set, source: str) -> dict:
             "tags": [*questions, *memory], "questions": questions, "memory": memory, "source": source}
 
 
-def list_probe_sets(args, home) -> int:
+def probe_sets_listing(args, home):
+    """(JSON rows, table) of the RoleInteract probe sets, with their questions per dimension."""
+    from rich.table import Table
+
     from pingpong.situations.probes import ProbeLibrary
+    from pingpong.tui.commands.roleinteract_board import TITLES
 
     lib = ProbeLibrary(home)
     items = [probe_set_row(p, lib.source(p.character, p.lang)) for p in lib.all(args.lang)]
     warn(lib.problems)
-    if args.format == "json":
-        print_json(items)
-        return 0
-    from rich.table import Table
-
-    from pingpong.tui.commands.roleinteract_board import TITLES
-
     table = Table(title=f"{len(items)} RoleInteract probe sets", title_justify="left")
     table.add_column("name", no_wrap=True)
     table.add_column("lang", no_wrap=True)
@@ -79,7 +125,18 @@ def list_probe_sets(args, home) -> int:
     for row in items:
         counts = {**row["questions"], **row["memory"]}
         table.add_row(row["name"], row["lang"], *(str(counts.get(d, 0)) for d in TITLES))
-    console().print(table)
+    return items, table
+
+
+def list_roleinteract(args, home) -> int:
+    """The probe sets, then the group scenes (JSON: one list, each row with its `kind`)."""
+    probes, probe_table = probe_sets_listing(args, home)
+    scenes, scene_table = scenes_listing(args, home)
+    if args.format == "json":
+        print_json([*probes, *scenes])
+        return 0
+    console().print(probe_table)
+    console().print(scene_table)
     return 0
 
 
@@ -89,7 +146,7 @@ def list_situations(args, home) -> int:
     if getattr(args, "method", None) == "dmt":
         return list_seeds(args, home)
     if getattr(args, "method", None) == "roleinteract":
-        return list_probe_sets(args, home)
+        return list_roleinteract(args, home)
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)
@@ -114,8 +171,13 @@ def list_situations(args, home) -> int:
 
 def show_situation(args, home) -> int:
     from pingpong.situations.library import SituationLibrary
+    from pingpong.situations.probes import SceneLibrary
 
     lib = SituationLibrary(home)
+    if args.name not in lib.names():
+        scenes = SceneLibrary(home)
+        if args.name in scenes.names():
+            return show_scene(args, home, scenes)
     s = lib.get(args.name)
     if args.format == "json":
         print_json({**s.model_dump(mode="json"), "source": lib.source(s.name)})

@@ -21,7 +21,8 @@ inside a situation, and **judges** score each player turn (in_character, enterta
   c characters, w watch a batch run, / filter, s sort, [ ] pages. The list refreshes by itself
   every few seconds while sessions change (another terminal's run, say); F5 reloads it now.
 - **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
-  h hand it to a model, up/down select a turn, o rate it, r retry a failed session.
+  h hand it to a model, up/down select a turn, o rate it, r retry a failed session. In a group
+  scene: ctrl+n (or n) chooses who speaks next, t sits you as a member or as the narrator.
 - **Rating**: t/c rate the turn or the whole conversation, 1-5 rate the focused metric, y/n refusal,
   ctrl+s save, escape cancel.
 - **Rating queue** (a on Home, or `pingpong annotate`): whole conversations one by one, blind; 1-5 per

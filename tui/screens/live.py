@@ -1,7 +1,8 @@
 """The live session: the engine runs in an async worker, its events come back as Messages.
 
 Streamed text is buffered and drawn at most ten times a second. A person can take the
-interrogator seat (an input box appears while the engine waits for them) and hand it back.
+interrogator seat (an input box appears while the engine waits for them) and hand it back; in a
+group scene, a member's seat or the narrator's, and choose who speaks next (live_scene).
 With follow=True the screen is a read-only view that polls the database (a session another
 process is running) until the session ends.
 """
@@ -28,9 +29,11 @@ from pingpong.core.events import (
     SeatChanged,
     SessionFailed,
     SessionFinished,
+    SpeakerWanted,
     TurnStarted,
     VerdictReady,
 )
+from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
@@ -64,7 +67,7 @@ class SessionLoaded(TMessage):
         self.spend = spend
 
 
-class LiveScreen(Screen):
+class LiveScreen(GroupScene, Screen):
     """Run (or follow) one session turn by turn."""
 
     BINDINGS = [
@@ -76,6 +79,8 @@ class LiveScreen(Screen):
         # ctrl+b first: it is the key that also works while typing in the input box
         Binding("t,ctrl+t", "take_seat", "Take seat", id="live.take_seat"),
         Binding("ctrl+b,h", "hand_back", "Hand back", id="live.hand_back"),
+        Binding("ctrl+n,n", "next_speaker", "Speaker", id="live.next_speaker",
+                tooltip="choose who speaks next in a group scene (ctrl+n also while typing)"),
         Binding("o", "override", "Rate", id="live.override"),
         Binding("r", "retry", "Retry", id="live.retry"),
         Binding("escape", "back", "Back", id="live.back"),
@@ -107,6 +112,7 @@ class LiveScreen(Screen):
         self._read_store = WorkerStore(lambda: self.app.open_store())  # for the follow worker
         self._loaded_key: tuple | None = None
         self.spend = None  # sessions.costs.PlayerSpend when prices are configured
+        self._init_cast()
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -187,16 +193,22 @@ class LiveScreen(Screen):
         elif isinstance(event, TurnStarted):
             key = (event.turn, event.role)
             self._authors[key] = event.author
+            self._speakers[key] = event.speaker
             self._buffer[key] = ""
             self._current = key
             self._started[event.role] = max(self._started[event.role], event.turn)
             if event.role == "user":
                 self.seat = event.author
                 self.refresh_bindings()
+            elif event.speaker in self.member_seats:
+                self.member_seats[event.speaker] = event.author
+                if self.stored is not None and event.speaker == self.stored.spec.character:
+                    self.player_seat = event.author
             else:
                 self.player_seat = event.author
             who = "you" if event.author == HUMAN else event.author
-            self._set_notice(f"turn {event.turn}: {who} writing as {_role(event.role)}")
+            part = self.label(event.speaker) if event.speaker else _role(event.role)
+            self._set_notice(f"turn {event.turn}: {who} writing as {part}")
             if event.author != HUMAN:
                 self._dirty = True
         elif isinstance(event, MessageCompleted):
@@ -205,7 +217,7 @@ class LiveScreen(Screen):
             self._current = None
             self._dirty = False
             self.query_one(Transcript).add_message(msg)
-            self._set_notice(f"turn {msg.turn}: {msg.author} done")
+            self._set_notice(f"turn {msg.turn}: {self.label(msg.speaker) if self.is_scene else msg.author} done")
         elif isinstance(event, CallFinished):
             call = event.call
             if call.status == "retry":
@@ -219,13 +231,21 @@ class LiveScreen(Screen):
             if self.spend is not None:
                 self.spend.add_call(call, self.app.prices())
         elif isinstance(event, SeatChanged):
-            if event.role == "interrogator":
-                self.seat = event.author
+            if event.character is not None:
+                self.member_seats[event.character] = event.author
+                if self.stored is not None and event.character == self.stored.spec.character:
+                    self.player_seat = event.author
+                self._set_notice(f"{self.label(event.character)}: {event.author}")
             else:
-                self.player_seat = event.author
-            if self._next_seat.get(event.role) == event.author:
-                del self._next_seat[event.role]
-            self._set_notice(f"{_role(event.role)} seat: {event.author}")
+                if event.role == "interrogator":
+                    self.seat = event.author
+                else:
+                    self.player_seat = event.author
+                if self._next_seat.get(event.role) == event.author:
+                    del self._next_seat[event.role]
+                self._set_notice(f"{_role(event.role) if not self.is_scene else 'narrator'} seat: {event.author}")
+        elif isinstance(event, SpeakerWanted):
+            self.speaker_wanted()
         elif isinstance(event, JudgeStarted):
             turns = ", ".join(str(t) for t in event.turns)
             self._set_notice(f"judging: {event.judge} (turns {turns})")
@@ -236,7 +256,7 @@ class LiveScreen(Screen):
         elif isinstance(event, SessionFinished):
             self.status = "finished"
             self.refresh_bindings()
-            self._set_notice("finished: o rates the selected turn, escape goes back")
+            self._set_notice(self._finished_notice())
             transcript = self.query_one(Transcript)
             if transcript.player_turns() and transcript.selected_turn is None:
                 transcript.select_turn(transcript.player_turns()[0])
@@ -279,7 +299,8 @@ class LiveScreen(Screen):
             turn, role = self._current
             author = self._authors.get(self._current, "")
             if author != HUMAN:
-                self.query_one(Transcript).set_streaming(turn, role, author, self._buffer.get(self._current, ""))
+                self.query_one(Transcript).set_streaming(turn, role, author, self._buffer.get(self._current, ""),
+                                                         self._speakers.get(self._current))
         self._update_human_box()
 
     def _human_role(self) -> str | None:
@@ -299,6 +320,8 @@ class LiveScreen(Screen):
         if self._current is not None and self._authors.get(self._current) == HUMAN:
             return self._current[1]  # the engine is about to wait for this one
         total = self.stored.num_turns if self.stored is not None else 0
+        if self.is_scene:  # a person sitting as a member may type ahead of its next line
+            return "assistant" if self._holds_member_seat() and self._started["assistant"] < total else None
         for role, seat_role, current in (("user", "interrogator", self.seat), ("assistant", "player", self.player_seat)):
             if self._next_seat.get(seat_role, current) == HUMAN and self._started[role] < total:
                 return role
@@ -308,7 +331,15 @@ class LiveScreen(Screen):
         role = self._human_role()
         box = self.query_one("#human-box")
         waiting = bool(self.control is not None and getattr(self.control.human, "waiting", False))
-        if role is not None:
+        if role is not None and self.is_scene:
+            speaker = getattr(self.control.human, "speaker", None) if self.control is not None else None
+            if waiting and speaker:
+                text = f"Your line as {self.label(speaker)}: enter sends, ctrl+n next speaker, ctrl+b hand back"
+            else:
+                sitting = ", ".join(self.label(n) for n in self._human_members())
+                text = f"You sit as {sitting}: type ahead, enter sends, ctrl+n next speaker"
+            self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
+        elif role is not None:
             text = (f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model" if waiting
                     else f"Your {_role(role)} turn comes next: type ahead, enter sends, ctrl+b gives the seat to a model")
             self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
@@ -343,15 +374,22 @@ class LiveScreen(Screen):
     def turn_selected(self, event: Transcript.TurnSelected) -> None:
         self.query_one(ExplanationsPanel).show(event.turn, self.verdicts, self.human)
 
+    def _finished_notice(self) -> str:
+        if self.is_scene:
+            return "finished: up/down select an answer to read its score, escape goes back"
+        return "finished: o rates the selected turn, escape goes back"
+
     # -- stored state (start, follow mode) ----------------------------------------------
     def _show_stored(self, stored) -> None:
         self.stored = stored
+        if not self.is_scene:
+            self._load_cast(stored)
         self.status = stored.status
         self.verdicts = list(stored.verdicts)
         self.human = list(stored.human_scores)
         last_user = [m.author for m in stored.messages if m.role == "user"]
         last_player = [m.author for m in stored.messages if m.role == "assistant"]
-        self.seat = last_user[-1] if last_user else stored.spec.interrogator
+        self.seat = last_user[-1] if last_user and not self.is_scene else stored.spec.interrogator
         self.player_seat = last_player[-1] if last_player else stored.spec.player
         for role in ("user", "assistant"):
             self._started[role] = max((m.turn for m in stored.messages if m.role == role), default=0)
@@ -362,7 +400,7 @@ class LiveScreen(Screen):
             transcript.load(stored.messages, self.verdicts, self.human)
         self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
         if stored.status == "finished" and not self.follow:
-            self._set_notice("finished: o rates the selected turn, escape goes back")
+            self._set_notice(self._finished_notice())
         self._refresh_info()
 
     def _poll(self) -> None:
@@ -398,7 +436,14 @@ class LiveScreen(Screen):
     def _refresh_info(self) -> None:
         info = Text()
         stored = self.stored
-        if stored is not None:
+        if stored is not None and self.is_scene:
+            spec = stored.spec
+            info.append(f"#{self.session_id} ", style="bold")
+            info.append(spec.situation, style="bold cyan")
+            info.append(f"  {len(self.cast_names)} characters, tested {self.label(spec.character)}  ")
+            info.append(f"narrator {self.seat or spec.interrogator}")
+            info.append(f"  {spec.method}", style="dim")
+        elif stored is not None:
             spec = stored.spec
             info.append(f"#{self.session_id} ", style="bold")
             info.append(f"{spec.character}", style="bold cyan")
@@ -422,6 +467,13 @@ class LiveScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Session controls show only while the engine runs here; retry only after a stop."""
         live = self.running and self.control is not None
+        if action == "next_speaker":
+            return live and self.is_scene
+        if action == "override" and self.is_scene:
+            return False  # scored by rule; `pingpong sessions score` records a person's value
+        if action in ("take_seat", "hand_back") and live and self.is_scene:
+            yours = self._next_seat.get("interrogator", self.seat) == HUMAN or self._holds_member_seat()
+            return yours if action == "hand_back" else True
         if action in ("take_seat", "hand_back") and live:
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN
             return yours if action == "hand_back" else not yours
@@ -466,18 +518,31 @@ class LiveScreen(Screen):
         if self.control is None or not self.running:
             self.notify("The session is not running", severity="warning")
             return
+        if self.is_scene:
+            self._scene_take_seat()
+            return
+        self._take_narrator_seat()
+
+    def _take_narrator_seat(self) -> None:
+        """The interrogator seat (a group scene's narrator) goes to the person from its next turn."""
+        if self.control is None:
+            return
         if self._next_seat.get("interrogator", self.seat) == HUMAN:
             self.query_one("#human-input", Input).focus()  # already yours: back to the box
             return
         self.control.set_seat("interrogator", HUMAN)
         self._next_seat["interrogator"] = HUMAN
-        self._set_notice("you take the interrogator seat from the next user turn")
+        self._set_notice("you choose who speaks next from the next line" if self.is_scene
+                         else "you take the interrogator seat from the next user turn")
         self._update_human_box()
         self.refresh_bindings()
 
     def action_hand_back(self) -> None:
         if self.control is None or not self.running:
             self.notify("The session is not running", severity="warning")
+            return
+        if self.is_scene:
+            self._scene_hand_back()
             return
         from pingpong.tui.screens.pickers import ModelPicker
 

@@ -1,7 +1,10 @@
 """The new-session form: card, situation (or a free-form one), who sits where, judges, turns, method
 and the player's prompting strategy.
 
-Every seat defaults to the built-in offline model so a fresh install runs end to end.
+With the roleinteract method the situations are group scenes: the form then picks the cast (the
+scene's members, the tested one always in), which member the person sits as, and how the next
+speaker is chosen. Every seat defaults to the built-in offline model so a fresh install runs end
+to end.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ PROMPTING = (  # (label, value): the player's prompting strategy (README "Prompt
     ("fsp: examples written into the prompt", "fsp"),
     ("fsd: 5 most similar examples as turns", "fsd"),
 )
+NOBODY = "__nobody__"
+SCENE_METHOD = "roleinteract"
 
 
 def _row(label: str, *widgets, id: str | None = None) -> Horizontal:
@@ -44,6 +49,8 @@ class NewSessionScreen(Screen):
         self.defaults = defaults or {}
         self._cards: list = []
         self._situations: list = []
+        self._scenes: list = []
+        self._scene_mode = (self.defaults.get("method") or "pingpong") == SCENE_METHOD
 
     def _model_names(self) -> list[str]:
         try:
@@ -66,6 +73,12 @@ class NewSessionScreen(Screen):
             yield _row("Situation", Select([], compact=True, id="new-situation", prompt="choose a situation"))
             yield ClampedText(lines=3, id="new-situation-text", classes="hint")
             yield TextArea("", id="new-free-text")
+            yield _row("Cast", SelectionList(id="new-cast"), id="new-cast-row")
+            yield _row("You sit as", Select([("nobody (models play every member)", NOBODY)], value=NOBODY,
+                                             allow_blank=False, compact=True, id="new-sit-as"), id="new-sit-row")
+            yield _row("Next speaker", Select([("the interrogator (narrator) picks", "narrator"), ("in turn", "turn")],
+                                              value="narrator", allow_blank=False, compact=True, id="new-next"),
+                       id="new-next-row")
             yield _row("Player", Select(seats, value=d.get("player") or OFFLINE, allow_blank=False,
                                         compact=True, id="new-player"))
             yield _row("Interrogator", Select(seats, value=d.get("interrogator") or OFFLINE,
@@ -86,6 +99,7 @@ class NewSessionScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = "new session"
         self.query_one("#new-free-text").display = False
+        self._show_scene_rows()
         self._fill(self.defaults.get("lang") or "en", first=True)
         self.query_one("#new-character").focus()
 
@@ -95,12 +109,16 @@ class NewSessionScreen(Screen):
         try:
             self._cards = self.app.cards().all(lang=wanted)
             self._situations = self.app.situations().all(lang=wanted)
+            self._scenes = self.app.scenes().all(lang=wanted) if self._scene_mode else []
         except Exception as exc:
             self.notify(f"library: {exc}", severity="error", timeout=10)
-            self._cards, self._situations = [], []
+            self._cards, self._situations, self._scenes = [], [], []
         chars = self.query_one("#new-character", Select)
         sits = self.query_one("#new-situation", Select)
         chars.set_options([(f"{c.name} ({c.lang})", c.name) for c in self._cards])
+        if self._scene_mode:
+            self._fill_scenes(sits, self.defaults.get("situation") if first else None)
+            return
         sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turn{'s' if s.num_turns != 1 else ''})", s.name)
                           for s in self._situations]
                          + [("free-form: write your own…", FREE)])
@@ -128,8 +146,56 @@ class NewSessionScreen(Screen):
         if event.value is not Select.NULL:
             self._fill(str(event.value))
 
+    # -- group scenes -------------------------------------------------------------------
+    def _fill_scenes(self, sits: Select, want: str | None) -> None:
+        sits.set_options([(f"{s.name} ({s.lang}, {len(s.members)} characters)", s.name) for s in self._scenes])
+        names = [s.name for s in self._scenes]
+        if want in names:
+            sits.value = want
+        elif names:
+            sits.value = names[0]
+        else:
+            self._fill_cast(None)
+
+    def _show_scene_rows(self) -> None:
+        for row in ("#new-cast-row", "#new-sit-row", "#new-next-row"):
+            self.query_one(row).display = self._scene_mode
+        self.query_one("#new-character").parent.display = not self._scene_mode  # type: ignore[union-attr]
+        self.query_one("#new-turns").parent.display = not self._scene_mode  # type: ignore[union-attr]
+
+    def _scene(self):
+        name = self.query_one("#new-situation", Select).value
+        return next((s for s in self._scenes if s.name == name), None)
+
+    def _fill_cast(self, scene) -> None:
+        cast = self.query_one("#new-cast", SelectionList)
+        cast.clear_options()
+        sit_as = self.query_one("#new-sit-as", Select)
+        if scene is None:
+            sit_as.set_options([("nobody (models play every member)", NOBODY)])
+            return
+        cast.add_options([(f"{m.character} ({m.preference}{', tested' if m.character == scene.tested else ''})",
+                           m.character, True) for m in scene.members])
+        sit_as.set_options([("nobody (models play every member)", NOBODY)]
+                           + [(m.character, m.character) for m in scene.members])
+        sit_as.value = NOBODY
+
+    @on(Select.Changed, "#new-method")
+    def method_changed(self, event: Select.Changed) -> None:
+        scene_mode = event.value == SCENE_METHOD
+        if scene_mode != self._scene_mode:
+            self._scene_mode = scene_mode
+            self._show_scene_rows()
+            self._fill(str(self.query_one("#new-lang", Select).value))
+
     @on(Select.Changed, "#new-situation")
     def situation_changed(self, event: Select.Changed) -> None:
+        if self._scene_mode:
+            scene = self._scene()
+            self._fill_cast(scene)
+            self.query_one("#new-free-text").display = False
+            self.query_one("#new-situation-text", ClampedText).set_text(scene.setting if scene else "")
+            return
         free = event.value == FREE
         self.query_one("#new-free-text").display = free
         hint = self.query_one("#new-situation-text", ClampedText)
@@ -150,6 +216,9 @@ class NewSessionScreen(Screen):
 
     # -- start --------------------------------------------------------------------------
     def action_start(self) -> None:
+        if self._scene_mode:
+            self._start_scene()
+            return
         char_name = self.query_one("#new-character", Select).value
         card = next((c for c in self._cards if c.name == char_name), None)
         if card is None:
@@ -189,6 +258,45 @@ class NewSessionScreen(Screen):
             return
         try:
             session_id = self.app.start_session(spec, card, situation)
+        except Exception as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        self.app.pop_screen()
+        self.app.open_live(session_id)
+
+    def _start_scene(self) -> None:
+        """A group scene: the checked members, the person in the member chosen (or none), the tested
+        member in the player seat, the others with the interrogator's model (the narrator's)."""
+        from pingpong.core.methods.roleinteract_scene import default_member_seat, scene_cast, scene_situation
+
+        scene = self._scene()
+        if scene is None:
+            self.notify("Choose a group scene", severity="warning")
+            return
+        members = list(self.query_one("#new-cast", SelectionList).selected)
+        player = str(self.query_one("#new-player", Select).value)
+        interrogator = str(self.query_one("#new-interrogator", Select).value)
+        sit_as = str(self.query_one("#new-sit-as", Select).value)
+        seats = {}
+        if sit_as == scene.tested:
+            player = HUMAN
+        elif sit_as != NOBODY:
+            seats[sit_as] = HUMAN
+        try:
+            cast = scene_cast(scene, members, player=player, others=default_member_seat(player, interrogator),
+                              seats=seats)
+            cards = [self.app.cards().get(c.character) for c in cast]
+        except Exception as exc:
+            self.notify(str(exc), severity="warning", timeout=8)
+            return
+        spec = SessionSpec(
+            character=scene.tested, situation=scene.name, player=player, interrogator=interrogator,
+            judges=list(self.query_one("#new-judges", SelectionList).selected), method=SCENE_METHOD,
+            lang=scene.lang, cast=cast, next_speaker=str(self.query_one("#new-next", Select).value),
+        )
+        tested = next(card for card in cards if card.name == scene.tested)
+        try:
+            session_id = self.app.start_session(spec, tested, scene_situation(scene), cards)
         except Exception as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return

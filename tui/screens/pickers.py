@@ -11,19 +11,22 @@ from textual.widgets.option_list import Option
 
 
 class ModelPicker(ModalScreen[str | None]):
-    """Pick one configured model (enter), or escape."""
+    """Pick one configured model (enter), or escape. Also picks among other named things (a group
+    scene's members): ``labels`` maps a name to what the list shows."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
 
-    def __init__(self, names: list[str], *, title: str = "Choose a model") -> None:
+    def __init__(self, names: list[str], *, title: str = "Choose a model",
+                 labels: dict[str, str] | None = None) -> None:
         super().__init__()
         self.names = names
         self.title_text = title
+        self.labels = labels or {}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
-            yield OptionList(*[Option(n, id=n) for n in self.names], id="picker-list")
+            yield OptionList(*[Option(self.labels.get(n, n), id=n) for n in self.names], id="picker-list")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

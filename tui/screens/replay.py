@@ -11,6 +11,7 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from pingpong.tui.screens.live_scene import cast_names
 from pingpong.tui.screens.override import rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
@@ -58,6 +59,7 @@ class ReplayScreen(Screen):
             return
         self.spend = self.app.session_spend(self.session_id)
         self._load_steps()
+        self.query_one(Transcript).set_cast(cast_names(self.stored))
         self.index = 0
         self._show()
 
@@ -85,8 +87,13 @@ class ReplayScreen(Screen):
         spec = stored.spec
         info = Text()
         info.append(f"#{stored.id} ", style="bold")
-        info.append(spec.character, style="bold cyan")
-        info.append(f" in {spec.situation}  player {spec.player}  interrogator {spec.interrogator}")
+        if spec.cast:
+            info.append(spec.situation, style="bold cyan")
+            tested = transcript.speaker_label(spec.character)
+            info.append(f"  {len(spec.cast)} characters, tested {tested}  narrator {spec.interrogator}")
+        else:
+            info.append(spec.character, style="bold cyan")
+            info.append(f" in {spec.situation}  player {spec.player}  interrogator {spec.interrogator}")
         info.append(f"  [{stored.status}]", style="bold")
         if self.spend is not None:
             info.append(f"  spent {self.spend.text()}", style="dim")

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from pingpong.core.domain import METRICS, JudgeVerdict, TurnView
+from pingpong.core.domain import METRICS, JudgeVerdict, Score, TurnView
 
 SHORT = {"in_character": "IC", "entertaining": "EN", "fluency": "FL"}
 HUMAN_METRICS = (*METRICS, "is_refusal")
@@ -74,6 +74,11 @@ def human_history(human_scores: Iterable[Any], turn: int | None) -> list[Any]:
     return [row for row in human_scores if _field(row, "turn") == turn]
 
 
+def _rule_score(score: Score) -> bool:
+    """A share or rule score on 0-1 (not the refusal flag, which is shown on its own)."""
+    return score.scale == "0-1" and score.metric != "is_refusal"
+
+
 def fmt_score(value: float) -> str:
     return f"{value:.1f}" if value != int(value) else f"{int(value)}"
 
@@ -83,7 +88,12 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
     text = Text()
     pairs = judge_scores(verdicts, turn)
     labels = [sc for _, view in pairs for sc in view.scores.values() if sc.scale == "good-bad" and sc.status == "ok"]
-    if labels:  # a DMT round: good/bad labels, not Likert means
+    shares = [sc for _, view in pairs for sc in view.scores.values() if _rule_score(sc)]
+    if shares:  # scored by rule on 0-1 (RoleInteract, RoleBench): each value, no judges' mean
+        text.append("scored ", style="bold")
+        text.append("  ".join(f"{sc.metric} {fmt_score(sc.value)}" if sc.value is not None else f"{sc.metric} failed"
+                              for sc in shares))
+    elif labels:  # a DMT round: good/bad labels, not Likert means
         bad = sorted({sc.metric for sc in labels if sc.value == 0})
         text.append("judges ", style="bold")
         text.append(f"{len(labels) - sum(1 for sc in labels if sc.value == 0)} good, "
@@ -142,7 +152,8 @@ def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], 
             note = score.explanations.get("is_refusal")
             text.append(f" - {note}\n" if note else "\n")
         labelled = [m for m, sc in score.scores.items() if sc.scale == "good-bad"]
-        for metric in labelled or list(METRICS):  # a DMT round's labels, or the Likert metrics
+        shared = [m for m, sc in score.scores.items() if _rule_score(sc)]
+        for metric in labelled or shared or list(METRICS):  # DMT labels, rule scores, or the Likert metrics
             value = score.value(metric)
             if value is None:
                 continue

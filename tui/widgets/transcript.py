@@ -1,7 +1,8 @@
 """The conversation as a scrollable column of message cards, with a selectable player turn.
 
 Used by the live, follow and replay views. Each card names its author (model or "human");
-player cards carry the judges' and people's scores once they exist.
+player cards carry the judges' and people's scores once they exist. In a group scene each card
+names its speaker instead of the role, in the speaker's own colour (name and left border).
 """
 
 from __future__ import annotations
@@ -20,6 +21,19 @@ from pingpong.core.domain import HUMAN, JudgeVerdict, Message
 from pingpong.tui.widgets.scoring import score_line
 
 ROLE_LABEL = {"user": "interrogator", "assistant": "player"}
+SPEAKER_COLOURS = ("#5fd7ff", "#ff87d7", "#87d75f", "#ffd75f", "#87afff",
+                   "#ff8700", "#d7afff", "#5fffaf", "#ff5f5f", "#d7d787")
+"""One colour per group scene member, in cast order (a scene seats at most ten)."""
+
+
+class Speaker:
+    """How a group scene's speaker is shown: the character's name and colour (narrator: neither)."""
+
+    __slots__ = ("label", "colour")
+
+    def __init__(self, label: str, colour: str | None = None) -> None:
+        self.label = label
+        self.colour = colour
 
 
 class MessageCard(Static):
@@ -30,7 +44,7 @@ class MessageCard(Static):
     """
 
     def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False,
-                 cut: bool = False) -> None:
+                 cut: bool = False, speaker: Speaker | None = None) -> None:
         super().__init__(classes=f"-{role}" + (" -streaming" if streaming else ""))
         self.turn = turn
         self.role = role
@@ -39,17 +53,27 @@ class MessageCard(Static):
         self.scores = Text()
         self.streaming = streaming
         self.cut = cut  # the model stopped at its max_tokens
+        self.speaker = speaker
         if author == HUMAN:
             self.add_class("-human")
 
     def on_mount(self) -> None:
+        if self.speaker is not None and self.speaker.colour and self.author != HUMAN:
+            self.styles.border_left = ("thick", self.speaker.colour)
         self.redraw()
 
     def redraw(self) -> None:
         head = Text()
         head.append(f"{self.turn}", style="bold")
-        head.append(f" {ROLE_LABEL.get(self.role, self.role)} ", style="dim")
-        head.append(self.author, style="bold")
+        if self.speaker is not None and self.speaker.colour:
+            head.append(" ")
+            head.append(self.speaker.label, style=f"bold {self.speaker.colour}")
+            head.append(f" {self.author}", style="dim")
+        elif self.speaker is not None:  # the narrator: its lines come from the scene file
+            head.append(f" {self.speaker.label}", style="italic")
+        else:
+            head.append(f" {ROLE_LABEL.get(self.role, self.role)} ", style="dim")
+            head.append(self.author, style="bold")
         if self.streaming:
             head.append("  writing…", style="italic dim")
         if self.cut:
@@ -58,12 +82,6 @@ class MessageCard(Static):
         if self.scores:
             parts.append(self.scores)
         self.update(Text("\n").join(parts))
-
-
-def card_of(message: Message, *, blind: bool = False) -> MessageCard:
-    """A message's card; blind: without the author (a rating queue hides who played)."""
-    author = "" if blind else message.author
-    return MessageCard(message.turn, message.role, author, message.text, cut=message.truncated)
 
 
 class Transcript(VerticalScroll):
@@ -86,6 +104,28 @@ class Transcript(VerticalScroll):
         self._stream: MessageCard | None = None
         self._verdicts: Sequence[JudgeVerdict] = ()
         self._human: Sequence[Any] = ()
+        self._speakers: dict[str, Speaker] = {}
+
+    def set_cast(self, names: dict[str, str]) -> None:
+        """A group scene's members (card name -> the name shown), in cast order: from now on cards
+        name their speaker, each member in its own colour."""
+        self._speakers = {name: Speaker(label, SPEAKER_COLOURS[i % len(SPEAKER_COLOURS)])
+                          for i, (name, label) in enumerate(names.items())}
+
+    def speaker_label(self, speaker: str | None) -> str:
+        """The name a speaker is shown under (its card name when it is not in the cast)."""
+        found = self._speakers.get(speaker or "")
+        return found.label if found else (speaker or "")
+
+    def _speaker(self, speaker: str | None) -> Speaker | None:
+        if not self._speakers:
+            return None
+        return self._speakers.get(speaker or "") or Speaker(speaker or "narrator")
+
+    def _card(self, message: Message, *, blind: bool = False) -> MessageCard:
+        """A message's card; blind: without the author (a rating queue hides who played)."""
+        return MessageCard(message.turn, message.role, "" if blind else message.author, message.text,
+                           cut=message.truncated, speaker=self._speaker(message.speaker))
 
     # -- content ------------------------------------------------------------------------
     def cards(self) -> list[MessageCard]:
@@ -99,7 +139,7 @@ class Transcript(VerticalScroll):
         """Replace everything (replay steps, read-only follow views; blind: no authors)."""
         self.remove_children()
         self._stream = None
-        cards = [card_of(m, blind=blind) for m in messages]
+        cards = [self._card(m, blind=blind) for m in messages]
         if cards:
             self.mount_all(cards)
         self._verdicts, self._human = verdicts, human
@@ -116,7 +156,7 @@ class Transcript(VerticalScroll):
         if not same:
             self.load(messages, verdicts, human)
             return
-        new = [card_of(m) for m in messages[len(cards):]]
+        new = [self._card(m) for m in messages[len(cards):]]
         if new:
             self.mount_all(new)
         self._verdicts, self._human = verdicts, human
@@ -124,13 +164,13 @@ class Transcript(VerticalScroll):
 
     def add_message(self, message: Message) -> None:
         self.clear_streaming()
-        self.mount(card_of(message))
+        self.mount(self._card(message))
         self.scroll_end(animate=False)
 
-    def set_streaming(self, turn: int, role: str, author: str, text: str) -> None:
+    def set_streaming(self, turn: int, role: str, author: str, text: str, speaker: str | None = None) -> None:
         if self._stream is None or (self._stream.turn, self._stream.role) != (turn, role):
             self.clear_streaming()
-            self._stream = MessageCard(turn, role, author, text, streaming=True)
+            self._stream = MessageCard(turn, role, author, text, streaming=True, speaker=self._speaker(speaker))
             self.mount(self._stream)
         else:
             self._stream.body = text
