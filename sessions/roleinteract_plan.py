@@ -17,14 +17,17 @@ from pingpong.core.methods.roleinteract_probes import probe_name, probe_situatio
 from pingpong.sessions.plan import PlanItem
 
 
-def _only(probe_set: ProbeSet, only: Sequence[str] | None) -> ProbeSet:
-    """The probes --situations names: by situation name, question id or dimension (emotion, memory_long)."""
+def _only(probe_set: ProbeSet, only: Sequence[str] | None, matched: set[str]) -> ProbeSet:
+    """The probes --situations names: by situation name, question id or dimension (emotion, memory_long);
+    the names that selected something are added to ``matched``."""
     if not only:
         return probe_set
     wanted = set(only)
 
     def keep(probe_id: str, dimension: str) -> bool:
-        return bool({probe_name(probe_set, probe_id), probe_id, dimension} & wanted)
+        hits = {probe_name(probe_set, probe_id), probe_id, dimension} & wanted
+        matched.update(hits)
+        return bool(hits)
 
     return probe_set.model_copy(update={
         "questions": [q for q in probe_set.questions if keep(q.id, q.dimension)],
@@ -32,24 +35,30 @@ def _only(probe_set: ProbeSet, only: Sequence[str] | None) -> ProbeSet:
 
 
 def roleinteract_plan(library, padding: Callable[[], PaddingPool], players: Sequence[str], cards: Sequence[Character],
-                      lang: str, only: Sequence[str] | None = None, every: int = 1) -> list[PlanItem]:
+                      lang: str, only: Sequence[str] | None = None, every: int = 1,
+                      required: bool = True) -> list[PlanItem]:
     """Every player answers every probe of every card that has a probe set in ``lang`` (``padding``
     gives the language's padding pool); ``only`` keeps the probes named (or of the dimensions named);
-    ``every`` keeps every k-th probe of each card. UserError when nothing is left."""
+    ``every`` keeps every k-th probe of each card. UserError when nothing is left and ``required``."""
     if every < 1:
         raise UserError(f"--every: must be 1 or more, got {every}")
     if len(set(players)) != len(players):
         raise UserError("--player: a player is given twice")
     pool = cache(padding)
     items: list[PlanItem] = []
+    matched: set[str] = set()
     for card in cards:
         probe_set = library.find(card.name, lang)
         if probe_set is None:
             continue
-        probe_set = _only(probe_set, only)
+        probe_set = _only(probe_set, only, matched)
         probes = probe_situations(probe_set, card.char_name, pool() if probe_set.memory else None)
         for probe in probes[::every]:
             items += [PlanItem(player, card, probe) for player in players]
-    if not items:
+    unknown = [name for name in only or () if name not in matched]
+    if unknown:
+        raise UserError(f"--situations: '{unknown[0]}' is no group scene, probe, question id or dimension of "
+                        f"these characters in lang {lang}")
+    if not items and required:
         raise UserError(f"no RoleInteract probes for these characters in lang {lang}")
     return items

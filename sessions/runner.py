@@ -478,13 +478,9 @@ def _roleinteract_items(home, players: Sequence[str], cards: Sequence, lang: str
     only_scenes = None if situations is None else [n for n in situations if n in scene_names]
     only_probes = None if situations is None else [n for n in situations if n not in scene_names]
     items: list[PlanItem] = []
-    if only_probes != []:
-        try:
-            items += roleinteract_plan(ProbeLibrary(home), lambda: load_padding(lang, home), players, cards, lang,
-                                       only_probes, every)
-        except UserError:
-            if only_probes:   # names no probe: say so; no probes at all is fine when scenes test them
-                raise
+    if only_probes != []:   # names that are no probe are an error; no probes at all is fine with scenes
+        items += roleinteract_plan(ProbeLibrary(home), lambda: load_padding(lang, home), players, cards, lang,
+                                   only_probes, every, required=bool(only_probes))
     if only_scenes != []:
         items += scene_plan(scenes, cards, CardLibrary(home).all(lang=lang), players, only_scenes, every)
     if not items:

@@ -17,7 +17,7 @@ SCENE = "storm-at-the-crossroads-inn"
 
 def test_situations_list_and_show_the_group_scenes(tmp_path, capsys):
     assert main(["situations", "list", "--home", str(tmp_path), "--method", "roleinteract", "--format", "json"]) == 0
-    listed = json.loads(capsys.readouterr().out)
+    listed = [row for row in json.loads(capsys.readouterr().out) if row["kind"] == "scene"]
     assert len(listed) == 6 and {s["lang"] for s in listed} == {"en", "ru"}
     assert all(s["method"] == "roleinteract" and s["tags"] == ["scene"] for s in listed)
     storm = next(s for s in listed if s["name"] == SCENE)
@@ -82,4 +82,4 @@ def test_sessions_show_names_the_speakers_and_the_rule_scores(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "tested Don Quixote de la Mancha" in out and "narrator (scene): " in out
     assert "Don Quixote de la Mancha (offline): [offline] My answer: " in out
-    assert "rules: social_preference_group = " in out and "; expected C" in out
+    assert "roleinteract: social_preference_group = " in out and "; expected C" in out

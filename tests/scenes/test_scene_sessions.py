@@ -8,11 +8,13 @@ from contextlib import aclosing
 
 from pingpong.core.config import offline_spec
 from pingpong.core.domain import SessionSpec
+from pingpong.core.home import Home
 from pingpong.core.llm import ModelPool
 from pingpong.core.methods.roleinteract_scene import scene_cast, scene_situation
 from pingpong.sessions import live
 from pingpong.sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
 from pingpong.sessions.store import Store
+from pingpong.situations.probes import SceneLibrary
 from tests.runner.conftest import pingpong, rows
 from tests.scenes.support import CARDS, scene
 
@@ -20,22 +22,24 @@ from tests.scenes.support import CARDS, scene
 def test_an_offline_run_plays_every_bundled_scene_of_a_language(tmp_path):
     home = tmp_path / "home"
     for lang in ("en", "ru"):
+        scenes = ",".join(s.name for s in SceneLibrary(Home(home)).all(lang))
         result = pingpong(home, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
-                          "--judge", "offline", "--lang", lang)
+                          "--judge", "offline", "--lang", lang, "--situations", scenes)
         assert result.code == 0, result.err
         assert "3/3 done" in result.out
     assert rows(home, "SELECT count(*), min(status), max(status) FROM sessions") == [(6, "finished", "finished")]
     assert rows(home, "SELECT count(*) FROM messages WHERE speaker IS NULL OR speaker = ''") == [(0,)]
     assert rows(home, "SELECT count(*) FROM sessions WHERE cast_snapshot IS NULL") == [(0,)]
     values = [v for (v,) in rows(home, "SELECT value FROM scores WHERE metric = 'social_preference_group'"
-                                       " AND source = 'judge' AND by = 'rules'")]
+                                       " AND source = 'judge' AND by = 'roleinteract'")]
     assert len(values) == 30 and 0 < sum(values) < 30, "the offline player is right on some, wrong on others"
+    scenes = ",".join(s.name for s in SceneLibrary(Home(home)).all("en"))
     again = pingpong(home, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
-                     "--judge", "offline", "--lang", "en")
+                     "--judge", "offline", "--lang", "en", "--situations", scenes)
     assert again.code == 0 and rows(home, "SELECT count(*) FROM sessions") == [(6,)]
     one = pingpong(home, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
                    "--judge", "offline", "--situations", "no-such-scene")
-    assert one.code == 2 and "unknown group scene 'no-such-scene'" in one.err
+    assert one.code == 2 and "'no-such-scene' is no group scene, probe" in one.err
 
 
 def _start(store: Store, **seats) -> int:
