@@ -33,6 +33,12 @@ Role = Literal["user", "assistant"]
 
 SeatRole = Literal["player", "interrogator", "judge"]
 
+PromptFormat = Literal["minimal", "overview", "detailed"]
+"""The player's system-prompt format (METHOD.md, DMT-RoleBench), all built from the same card:
+the name only, the name and summary, or the full card with role-play instructions."""
+
+PROMPT_FORMATS: tuple[str, ...] = ("minimal", "overview", "detailed")
+
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
@@ -232,6 +238,8 @@ class SessionSpec(_Model):
     lang: str | None = None
     prompting: Literal["zsp", "fsp", "fsd"] | None = Field(
         None, description="player prompting strategy; None sends every card example as prior turns")
+    prompt_format: PromptFormat = Field(
+        "detailed", description="how much of the card the player's system prompt carries (DMT's formats)")
 
     @model_validator(mode="before")
     @classmethod

@@ -6,10 +6,18 @@ is whole, so a crash can lose at most the message being generated.
 
 from __future__ import annotations
 
-from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
+from pingpong.core.events import (
+    CallFinished,
+    Event,
+    MessageCompleted,
+    NotesChanged,
+    SessionFailed,
+    SessionFinished,
+    VerdictReady,
+)
 from pingpong.sessions.store import Store
 
-STORED = (MessageCompleted, CallFinished, VerdictReady, SessionFinished, SessionFailed)
+STORED = (MessageCompleted, NotesChanged, CallFinished, VerdictReady, SessionFinished, SessionFailed)
 """The events that become rows; the others (deltas, turn starts, seat changes) are for screens."""
 
 
@@ -23,6 +31,8 @@ class Recorder:
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageCompleted):
             self.store.add_message(self.session_id, event.message)
+        elif isinstance(event, NotesChanged):
+            self.store.set_message_notes(self.session_id, event.message)
         elif isinstance(event, CallFinished):
             self.store.add_call(self.session_id, event.call)
         elif isinstance(event, VerdictReady):

@@ -51,6 +51,9 @@ def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
                    help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
                         "(top 5 by BM25); default: every example as prior turns")
+    p.add_argument("--prompt-format", dest="prompt_format", choices=("minimal", "overview", "detailed"),
+                   default="detailed", help="the player's system prompt: the card's name only, name and summary, "
+                                            "or the full card with role-play instructions (default detailed)")
     p.add_argument("--version", type=int, choices=(1, 2), default=None,
                    help="alias: --version 1 is --method pingpong-v1, --version 2 is --method pingpong")
 
@@ -80,7 +83,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 def _leaderboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="pingpong", metavar="M",
-                   help="whose sessions: pingpong (default), pingpong-v1 or rolebench; methods never share a row")
+                   help="whose sessions: pingpong (default), pingpong-v1, dmt or rolebench; methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "markdown", "csv", "json"))
@@ -89,7 +92,11 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="whose scores: judges, people, or people's where they exist (default merged)")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     p.add_argument("--curves", action="store_true",
-                   help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4)")
+                   help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4; "
+                        "an approximation from Likert scores, not a DMT-Score: see --method dmt)")
+    p.add_argument("--by", choices=("role_type", "intent", "prompt_format", "prompting"),
+                   help="one row per player, language and value of this (dmt: the card's role type, the seed's "
+                        "intent, the player's prompt format or prompting strategy)")
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ Names are checked before the app starts, so a typo is one line and exit status 2
 
 from __future__ import annotations
 
-from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec
+from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 
@@ -42,19 +42,42 @@ def play(args, home: Home) -> int:
     if args.method == "pingpong-v1" and interrogator == HUMAN:
         raise UserError("--interrogator: pingpong-v1 needs a model (its tester also scores)")
     character = CardLibrary(home).get(args.character) if args.character else None
-    situation = SituationLibrary(home).get(args.situation) if args.situation else None
+    if args.method == "dmt":
+        character, situation = _seed_choice(home, args.situation, character)
+    else:
+        situation = SituationLibrary(home).get(args.situation) if args.situation else None
     _check_database(home)
+    prompting, prompt_format = getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed")
     if character is None or situation is None:
-        defaults = {"character": args.character, "situation": args.situation, "player": player,
-                    "interrogator": interrogator, "judges": judges, "turns": args.turns,
-                    "method": args.method, "lang": character.lang if character else None}
+        defaults = {"character": character.name if character else args.character, "situation": args.situation,
+                    "player": player, "interrogator": interrogator, "judges": judges, "turns": args.turns,
+                    "method": args.method, "lang": character.lang if character else None,
+                    "prompting": prompting, "prompt_format": prompt_format}
         create_app(home, initial=NewSessionRequest(defaults)).run()
         return 0
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
-                       method=args.method, lang=character.lang, prompting=getattr(args, "prompting", None))
+                       method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)
     create_app(home, initial=PlayRequest(spec, character, situation)).run()
     return 0
+
+
+def _seed_choice(home: Home, name: str | None, character: Character | None
+                 ) -> tuple[Character | None, Situation | None]:
+    """`play --method dmt`: --situation names a DMT seed; its card is the seed's unless --character says
+    otherwise, which must then be the card the seed was written for."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.situations.seeds import SeedLibrary, seed_situation
+
+    if not name:
+        return character, None
+    seed = SeedLibrary(home).get(name)
+    if character is None:
+        character = CardLibrary(home).get(seed.character)
+    elif character.name != seed.character:
+        raise UserError(f"--situation: seed '{seed.name}' is written for '{seed.character}', "
+                        f"not '{character.name}'")
+    return character, seed_situation(seed)
 
 
 def _check_database(home: Home) -> None:

@@ -75,6 +75,10 @@ def leaderboard(args, home) -> int:
         from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
 
         return dmt_leaderboard_command(args, home)
+    if getattr(args, "by", None):
+        from pingpong.core.errors import UserError
+
+        raise UserError(f"--by {args.by}: only the dmt leaderboard is broken down so far (--method dmt)")
     weights = parse_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
     run = getattr(args, "run_name", None)
     if method == "rolebench":  # scored by rule: Rouge-L means, not Likert finals
@@ -109,7 +113,8 @@ def _rolebench_leaderboard(args, home, run) -> int:
 def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
     """Each row gains `by_turn` (mean final score per turn index, judges' scores) and
     `good_streak` (per metric: share of conversations whose first turns all score >= 4,
-    averaged over prefix lengths; not DMT-Score, which the dmt method computes from labels)."""
+    averaged over prefix lengths: an approximation from Likert scores, not a DMT-Score, which
+    only `--method dmt` gives, from its per-round good/bad labels)."""
     from pingpong.sessions.curves import good_streaks, score_by_turn
 
     by_turn = score_by_turn(store, method=method, lang=lang, run=run, weights=weights)
@@ -120,7 +125,7 @@ def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
 
 
 def render_curves(rows: list[dict], fmt: str, out=None) -> None:
-    """Score by turn and DMT-Score per player, after the leaderboard."""
+    """Score by turn and the good-streak approximation per player, after the leaderboard."""
     from pingpong.core.domain import METRICS
 
     out = out or sys.stdout
