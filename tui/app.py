@@ -166,6 +166,11 @@ class PingPongApp(App):
 
         self.push_screen(LeaderboardScreen())
 
+    def action_dmt_leaderboard(self) -> None:
+        from pingpong.tui.screens.leaderboard import LeaderboardScreen
+
+        self.push_screen(LeaderboardScreen("dmt"))
+
     def action_characters(self) -> None:
         from pingpong.tui.screens.characters import CharactersScreen
 

@@ -11,7 +11,7 @@ only people's labels). The arithmetic itself is core.methods.dmt_rules'.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,8 +211,15 @@ def dmt_leaderboard(conn: Any, *, lang: str | None = None, run: str | None = Non
     return out
 
 
-def dmt_curves(rows: Sequence[DmtRow]) -> dict[str, dict[str, list[float]]]:
-    """{player (and lang when there are several): {metric: curve}} for plotting."""
-    langs = {r.lang for r in rows}
-    return {(r.player if len(langs) == 1 else f"{r.player} ({r.lang or '-'})"):
-            {m: list(v["curve"]) for m, v in r.metrics.items()} for r in rows}
+def dmt_curve_of(row: DmtRow, metric: str | None = None) -> list[float]:
+    """A row's curve Score_1..Score_T for one metric, or (metric None) the mean over its metrics at
+    each tau (over the metrics whose curve reaches that far): what the TUI plots."""
+    if metric is not None:
+        return list(row.metrics.get(metric, {}).get("curve") or [])
+    curves = [v["curve"] for v in row.metrics.values() if v.get("curve")]
+    longest = max((len(c) for c in curves), default=0)
+    out = []
+    for tau in range(longest):
+        values = [c[tau] for c in curves if tau < len(c)]
+        out.append(round(sum(values) / len(values), 4))
+    return out

@@ -5,9 +5,14 @@ Names are checked before the app starts, so a typo is one line and exit status 2
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import NewSessionRequest, PlayRequest
 
 
 def open_tui(args, home: Home) -> int:
@@ -19,11 +24,20 @@ def open_tui(args, home: Home) -> int:
 
 
 def play(args, home: Home) -> int:
+    from pingpong.tui.app import create_app
+
+    create_app(home, initial=play_request(args, home)).run()
+    return 0
+
+
+def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
+    """What `pingpong play` opens: the live session when the card and situation (for dmt, the seed) are
+    known, else the new-session form prefilled with what was given. Bad names are UserErrors here."""
     from pingpong.characters.library import CardLibrary
     from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
-    from pingpong.tui.app import NewSessionRequest, PlayRequest, create_app
+    from pingpong.tui.app import NewSessionRequest, PlayRequest
 
     models = load_models(home)
     player = args.player or OFFLINE
@@ -49,17 +63,15 @@ def play(args, home: Home) -> int:
     _check_database(home)
     prompting, prompt_format = getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed")
     if character is None or situation is None:
-        defaults = {"character": character.name if character else args.character, "situation": args.situation,
-                    "player": player, "interrogator": interrogator, "judges": judges, "turns": args.turns,
-                    "method": args.method, "lang": character.lang if character else None,
-                    "prompting": prompting, "prompt_format": prompt_format}
-        create_app(home, initial=NewSessionRequest(defaults)).run()
-        return 0
+        return NewSessionRequest({
+            "character": character.name if character else args.character, "situation": args.situation,
+            "player": player, "interrogator": interrogator, "judges": judges, "turns": args.turns,
+            "method": args.method, "lang": character.lang if character else None,
+            "prompting": prompting, "prompt_format": prompt_format})
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
                        method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)
-    create_app(home, initial=PlayRequest(spec, character, situation)).run()
-    return 0
+    return PlayRequest(spec, character, situation)
 
 
 def _seed_choice(home: Home, name: str | None, character: Character | None

@@ -1,7 +1,8 @@
 """The conversation as a scrollable column of message cards, with a selectable player turn.
 
 Used by the live, follow and replay views. Each card names its author (model or "human");
-player cards carry the judges' and people's scores once they exist.
+a DMT round's cards say why the round went where it went (round_notes); player cards carry the
+judges' and people's scores once they exist.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from pingpong.core.domain import HUMAN, JudgeVerdict, Message
+from pingpong.tui.widgets.round_notes import round_note
 from pingpong.tui.widgets.scoring import score_line
 
 ROLE_LABEL = {"user": "interrogator", "assistant": "player"}
@@ -29,12 +31,14 @@ class MessageCard(Static):
     MessageCard { height: auto; padding: 0 1; margin: 0 0 1 0; }
     """
 
-    def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False) -> None:
+    def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False,
+                 notes: dict[str, str] | None = None) -> None:
         super().__init__(classes=f"-{role}" + (" -streaming" if streaming else ""))
         self.turn = turn
         self.role = role
         self.author = author
         self.body = text
+        self.notes = dict(notes or {})
         self.scores = Text()
         self.streaming = streaming
         if author == HUMAN:
@@ -51,9 +55,16 @@ class MessageCard(Static):
         if self.streaming:
             head.append("  writing…", style="italic dim")
         parts = [head, Text(self.body or ("…" if self.streaming else ""))]
+        note = round_note(self.role, self.notes)
+        if note:
+            parts.append(note)
         if self.scores:
             parts.append(self.scores)
         self.update(Text("\n").join(parts))
+
+
+def _card(message: Message) -> MessageCard:
+    return MessageCard(message.turn, message.role, message.author, message.text, notes=message.notes)
 
 
 class Transcript(VerticalScroll):
@@ -89,7 +100,7 @@ class Transcript(VerticalScroll):
         """Replace everything (replay steps and read-only follow views)."""
         self.remove_children()
         self._stream = None
-        cards = [MessageCard(m.turn, m.role, m.author, m.text) for m in messages]
+        cards = [_card(m) for m in messages]
         if cards:
             self.mount_all(cards)
         self._verdicts, self._human = verdicts, human
@@ -106,7 +117,11 @@ class Transcript(VerticalScroll):
         if not same:
             self.load(messages, verdicts, human)
             return
-        new = [MessageCard(m.turn, m.role, m.author, m.text) for m in messages[len(cards):]]
+        for card, m in zip(cards, messages):
+            if card.notes != m.notes:
+                card.notes = dict(m.notes)
+                card.redraw()
+        new = [_card(m) for m in messages[len(cards):]]
         if new:
             self.mount_all(new)
         self._verdicts, self._human = verdicts, human
@@ -114,8 +129,15 @@ class Transcript(VerticalScroll):
 
     def add_message(self, message: Message) -> None:
         self.clear_streaming()
-        self.mount(MessageCard(message.turn, message.role, message.author, message.text))
+        self.mount(_card(message))
         self.scroll_end(animate=False)
+
+    def update_notes(self, message: Message) -> None:
+        """Show a completed message's changed notes (a person ended the dialogue after it)."""
+        for card in self.cards():
+            if (card.turn, card.role) == (message.turn, message.role):
+                card.notes = dict(message.notes)
+                card.redraw()
 
     def set_streaming(self, turn: int, role: str, author: str, text: str) -> None:
         if self._stream is None or (self._stream.turn, self._stream.role) != (turn, role):
