@@ -504,6 +504,7 @@ class LiveScreen(Screen):
 
     def action_end_dialogue(self) -> None:
         if self.control is None or not self.running or not self._dmt():
+            self.notify("Only a running dmt session's dialogue can be ended early", severity="warning")
             return
         self.control.end_dialogue()
         self._set_notice("the dialogue ends before the next user message; then the judges label its rounds")
