@@ -17,7 +17,7 @@ from pingpong.tui.screens.override import OverrideScreen
 from pingpong.tui.screens.replay import ReplayScreen
 from pingpong.tui.widgets.transcript import MessageCard
 from tests.tui.conftest import CARDS, SEEDS, write_dmt_session
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import form_filled, wait_for
 from tests.tui.test_qa_polish import footer_keys
 
 SEED = SEEDS[0]
@@ -112,7 +112,7 @@ async def test_the_rating_dialog_overrides_a_rounds_labels_good_or_bad(app, stor
 async def test_new_session_offers_the_cards_seeds_for_dmt(app, store):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
         form = app.screen
         form.query_one("#new-method", Select).value = "dmt"
         situation = form.query_one("#new-situation", Select)
