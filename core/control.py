@@ -25,6 +25,7 @@ class SessionControl:
         self._stepping = False
         self._step_done = False       # the stepped turn's player message has been allowed
         self._cancelled = False
+        self._ending = False
         self._pending: dict[str, str] = {}
         self._pending_members: dict[str, str] = {}
         self._speaker: str | None = None
@@ -54,6 +55,17 @@ class SessionControl:
         """Run until the current or next turn is complete (its player message), then pause.
         After the last turn, one step lets the judges run."""
         self._paused, self._stepping, self._step_done = False, True, False
+        self._notify()
+
+    @property
+    def ending(self) -> bool:
+        """A person asked to end the dialogue: no further user message is written."""
+        return self._ending
+
+    def end_dialogue(self) -> None:
+        """End the conversation before its next user message (a person waiting to type is released);
+        the judges still run. A method that stops by itself (DMT) records that a person ended it."""
+        self._ending = True
         self._notify()
 
     def set_seat(self, role: str, who: str) -> None:

@@ -37,6 +37,12 @@ Role = Literal["user", "assistant"]
 
 SeatRole = Literal["player", "interrogator", "judge"]
 
+PromptFormat = Literal["minimal", "overview", "detailed"]
+"""The player's system-prompt format (METHOD.md, DMT-RoleBench), all built from the same card:
+the name only, the name and summary, or the full card with role-play instructions."""
+
+PROMPT_FORMATS: tuple[str, ...] = ("minimal", "overview", "detailed")
+
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
@@ -306,6 +312,8 @@ class SessionSpec(_Model):
         if character == self.character:
             return self.player
         return next(c.seat for c in self.cast if c.character == character)
+    prompt_format: PromptFormat = Field(
+        "detailed", description="how much of the card the player's system prompt carries (DMT's formats)")
 
     @model_validator(mode="before")
     @classmethod

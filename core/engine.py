@@ -40,6 +40,7 @@ from pingpong.core.events import (
     Delta,
     Event,
     MessageCompleted,
+    NotesChanged,
     SeatChanged,
     SessionFailed,
     SessionFinished,
@@ -195,13 +196,25 @@ class SessionEngine:
         self.transcript.append(message)
         self._emit(MessageCompleted(message))
 
+    def amend(self, message: Message, notes: dict[str, str]) -> Message:
+        """Give a completed message (one of the transcript's) new notes, and say so."""
+        i = max(i for i, m in enumerate(self.transcript) if (m.turn, m.role, m.speaker) ==
+                (message.turn, message.role, message.speaker))
+        changed = self.transcript[i].model_copy(update={"notes": notes})
+        self.transcript[i] = changed
+        self._emit(NotesChanged(changed))
+        return changed
+
     async def gate(self, gate: Gate) -> None:
-        """Between messages: apply seat changes, honour pause/step, notice cancel."""
+        """Between messages: apply seat changes, honour pause/step, notice cancel. A dialogue a
+        person ended passes the user gate at once (the method then stops instead of writing)."""
         control = self.control
         while True:
             self._apply_seat_changes()
             if control.cancelled:
                 raise asyncio.CancelledError
+            if gate == "user" and control.ending:
+                return
             if control._allows(gate):
                 return
             await control._wait_change()
@@ -238,7 +251,8 @@ class SessionEngine:
     # -- what methods use: seats -------------------------------------------
 
     async def human_text(self, role: Role, turn: int, speaker: str | None = None) -> str | None:
-        """The person's text, or None when the seat was given to a model meanwhile.
+        """The person's text, or None when the seat was given to a model meanwhile (or, for the
+        user's side, the person ended the dialogue instead of writing).
         speaker: a group scene member the person writes for (its seat is watched instead)."""
         seat: Callable[[], str] = (lambda: self.seat_of(speaker)) if speaker else (lambda: self.seats[SEAT_OF[role]])
         take = asyncio.ensure_future(self.control.human.take(role, turn, speaker))
@@ -252,7 +266,7 @@ class SessionEngine:
                 if self.control.cancelled:
                     raise asyncio.CancelledError
                 self._apply_seat_changes()
-                if seat() != HUMAN:
+                if seat() != HUMAN or (role == "user" and self.control.ending):
                     return None
         finally:
             if not take.done():
@@ -261,8 +275,11 @@ class SessionEngine:
 
     async def user_message(self, turn: int, write: UserWriter) -> Message | None:
         """The interrogator seat's message for ``turn``: typed by a person, or written by the
-        seat's model through the method's ``write(engine, turn, model)`` (None: stop the dialogue)."""
+        seat's model through the method's ``write(engine, turn, model)`` (None: stop the dialogue,
+        also when a person ends it)."""
         while True:
+            if self.control.ending:
+                return None
             who = self.seats["interrogator"]
             self._emit(TurnStarted(turn, "user", who))
             if who == HUMAN:

@@ -35,6 +35,14 @@ class MessageCompleted:
 
 
 @dataclass(frozen=True)
+class NotesChanged:
+    """A completed message's notes were extended afterwards (DMT: a person ended the dialogue after
+    this reply); ``message`` is the message as it now stands."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
 class SeatChanged:
     role: SeatRole
     author: str
@@ -81,6 +89,6 @@ class SessionFailed:
 
 
 Event = (
-    TurnStarted | Delta | MessageCompleted | SeatChanged | SpeakerWanted | CallFinished
+    TurnStarted | Delta | MessageCompleted | NotesChanged | SeatChanged | SpeakerWanted | CallFinished
     | JudgeStarted | VerdictReady | SessionFinished | SessionFailed
 )

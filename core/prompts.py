@@ -17,7 +17,7 @@ from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
 from jinja2.exceptions import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
-from pingpong.core.domain import Character, Message, Situation
+from pingpong.core.domain import Character, Message, PromptFormat, Situation
 from pingpong.core.errors import UserError
 
 PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
@@ -94,14 +94,23 @@ class PromptRenderer:
     # -- player ----------------------------------------------------------
 
     def player(self, character: Character, transcript: Sequence[Message],
-               prompting: Prompting | None = None) -> Messages:
+               prompting: Prompting | None = None, prompt_format: PromptFormat = "detailed") -> Messages:
         """The player's request: system persona (with catchphrases), examples, greeting, then the chat.
 
         How the card's example dialogue reaches the player (METHOD.md "RoleLLM"):
         None (the default) sends every example as real prior turns; ``zsp`` sends none;
         ``fsp`` writes them as text inside the system prompt; ``fsd`` sends as real prior
         turns the few most like the last user message (BM25), or all when there are few.
+
+        ``prompt_format`` (METHOD.md, DMT-RoleBench) says how much of the card the player gets:
+        ``detailed`` all of the above; ``minimal`` (the name) and ``overview`` (name and summary)
+        only their one short system prompt and the chat, so no examples, lore or greeting.
         """
+        if prompt_format != "detailed":
+            system = self.render(f"player_system_{prompt_format}.j2", character=self._card(character),
+                                 language=language_name(character.lang))
+            return [{"role": "system", "content": system},
+                    *({"role": m.role, "content": m.text} for m in transcript)]
         examples = list(character.example_dialogue)
         example_text = character.example_text
         if prompting == "zsp":

@@ -285,10 +285,25 @@ def dmt_labels(conn: sqlite3.Connection, flt: SessionFilter) -> list[LabelRow]:
 SessionLength = tuple[int, str, str | None, int, int, str | None]
 """(session, player, lang, characters the player wrote, player messages, the `--by` option's value)."""
 
-SESSION_OPTIONS: dict[str, str] = {
+
+SESSION_OPTIONS = {
+    "role_type": "json_extract(s.character_snapshot, '$.role_type')",
+    "intent": "json_extract(s.situation_snapshot, '$.intent')",
+    "prompt_format": "json_extract(s.spec, '$.prompt_format')",
     "prompting": "json_extract(s.spec, '$.prompting')",
 }
-"""How a session's value of a `leaderboard --by` option is read (NULL: the option's default)."""
+"""What a leaderboard can be broken down by: the card's role type, the situation's (seed's) intent, and
+the player's system-prompt format and prompting strategy, as stored with each session."""
+
+
+def session_option(conn: sqlite3.Connection, flt: SessionFilter, option: str) -> dict[int, str | None]:
+    """{session: its value of ``option`` (one of SESSION_OPTIONS), None where it was not stored}."""
+    if option not in SESSION_OPTIONS:
+        raise ValueError(f"unknown session option {option!r}")
+    where, params = flt.where()
+    return dict(conn.execute(f"SELECT s.id, {SESSION_OPTIONS[option]} FROM sessions s WHERE {where}", params))
+
+
 
 
 def session_lengths(conn: sqlite3.Connection, flt: SessionFilter, option: str | None = None) -> list[SessionLength]:

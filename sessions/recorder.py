@@ -7,10 +7,18 @@ is whole, so a crash can lose at most the message being generated.
 from __future__ import annotations
 
 from pingpong.core.domain import CallRecord
-from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
+from pingpong.core.events import (
+    CallFinished,
+    Event,
+    MessageCompleted,
+    NotesChanged,
+    SessionFailed,
+    SessionFinished,
+    VerdictReady,
+)
 from pingpong.sessions.store import Store
 
-STORED = (MessageCompleted, CallFinished, VerdictReady, SessionFinished, SessionFailed)
+STORED = (MessageCompleted, NotesChanged, CallFinished, VerdictReady, SessionFinished, SessionFailed)
 """The events that become rows; the others (deltas, turn starts, seat changes) are for screens."""
 
 
@@ -37,6 +45,8 @@ class Recorder:
             self._write_calls()
             if isinstance(event, MessageCompleted):
                 self.store.add_message(self.session_id, event.message)
+            elif isinstance(event, NotesChanged):
+                self.store.set_message_notes(self.session_id, event.message)
             elif isinstance(event, VerdictReady):
                 self.store.add_verdict(self.session_id, event.verdict)
             elif isinstance(event, SessionFinished):

@@ -145,6 +145,7 @@ class RunSetup:
     method: str = "pingpong"
     config: dict = field(default_factory=dict)
     prompting: str | None = None
+    prompt_format: str = "detailed"
 
     @property
     def players(self) -> list[str]:
@@ -156,7 +157,8 @@ class RunSetup:
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
                            judges=list(self.judges), method=self.method, lang=self.lang,
-                           prompting=self.prompting, cast=cast)  # type: ignore[arg-type]
+                           prompting=self.prompting, prompt_format=self.prompt_format,
+                           cast=cast)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -401,7 +403,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 lang: str = "en", characters: Sequence[str] | None = None,
                 situations: Sequence[str] | None = None, every: int = 1,
                 run_name: str | None = None, method: str = "pingpong", models: dict | None = None,
-                prompting: str | None = None) -> tuple[RunSetup, dict]:
+                prompting: str | None = None, prompt_format: str = "detailed") -> tuple[RunSetup, dict]:
     """Check every name and key and build the plan; no network. UserError on bad input.
 
     Returns the setup and the specs of the models it uses (for ModelPool and the
@@ -453,11 +455,14 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     name = run_name or default_run_name(players, interrogator, judges, lang, method)
     if prompting and not run_name:  # another strategy is another run, never a resumed one
         name += f"-{prompting}"
+    if prompt_format != "detailed" and not run_name:  # so is another system-prompt format
+        name += f"-{prompt_format}"
     setup = RunSetup(
         name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
-        lang=lang, method=method, prompting=prompting,
+        lang=lang, method=method, prompting=prompting, prompt_format=prompt_format,
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
                 "lang": lang, "method": method, "every": every, "prompting": prompting,
+                "prompt_format": prompt_format,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)})
     return setup, specs

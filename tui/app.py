@@ -140,6 +140,13 @@ class PingPongApp(App):
             return SituationLibrary(self.home, bundled_dir=self.bundled[1])
         return SituationLibrary(self.home)
 
+    def seeds(self):
+        from pingpong.situations.seeds import SEEDS_SUBDIR, SeedLibrary
+
+        if self.bundled is not None:
+            return SeedLibrary(self.home, bundled_dir=self.bundled[1] / SEEDS_SUBDIR)
+        return SeedLibrary(self.home)
+
     def author(self) -> str:
         """Who a person's score is recorded under (config `author`, else the OS user)."""
         from pingpong.core.config import author
@@ -205,6 +212,11 @@ class PingPongApp(App):
 
         self.push_screen(CompareScreen(session_id))
 
+    def action_dmt_leaderboard(self) -> None:
+        from pingpong.tui.screens.leaderboard import LeaderboardScreen
+
+        self.push_screen(LeaderboardScreen("dmt"))
+
     def action_characters(self) -> None:
         from pingpong.tui.screens.characters import CharactersScreen
 
@@ -242,6 +254,7 @@ def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | Annotat
     initial: open a live session (PlayRequest), the prefilled form (NewSessionRequest) or the
     rating queue (AnnotateRequest).
     watch_interval: seconds between database polls of watched runs and sessions.
-    bundled: (cards dir, situations dir) replacing the shipped ones (tests use fixed content).
+    bundled: (cards dir, situations dir) replacing the shipped ones (tests use fixed content); DMT seeds
+    are then read from the situations dir's `dmt` folder.
     """
     return PingPongApp(home, initial=initial, watch_interval=watch_interval, bundled=bundled)

@@ -53,6 +53,9 @@ def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
                    help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
                         "(top 5 by BM25); default: every example as prior turns")
+    p.add_argument("--prompt-format", dest="prompt_format", choices=("minimal", "overview", "detailed"),
+                   default="detailed", help="the player's system prompt: the card's name only, name and summary, "
+                                            "or the full card with role-play instructions (default detailed)")
     p.add_argument("--version", type=int, choices=(1, 2), default=None,
                    help="alias: --version 1 is --method pingpong-v1, --version 2 is --method pingpong")
 
@@ -101,9 +104,11 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="whose scores: judges, people, or people's where they exist (default merged)")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     p.add_argument("--curves", action="store_true",
-                   help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4)")
+                   help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4; "
+                        "an approximation from Likert scores, not a DMT-Score: see --method dmt)")
     p.add_argument("--by", choices=BREAKDOWNS, default=None,
-                   help="one row per player and value of this option: prompting (pingpong, pingpong-v1, rolebench)")
+                   help="one row per player, language and value of this: the card's role type, the seed's intent, "
+                        "the player's prompt format (dmt) or prompting strategy (pingpong, pingpong-v1, rolebench, dmt)")
     p.add_argument("--costs", action="store_true",
                    help="also what each player's conversations cost (needs price = {input, output} in config.toml)")
 

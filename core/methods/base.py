@@ -49,7 +49,8 @@ class Method(ABC):
 
     def player_prompt(self, engine: "SessionEngine") -> Messages:
         """The player's request for the next reply (card, examples, the chat so far)."""
-        return engine.renderer.player(engine.character, engine.transcript, engine.spec.prompting)
+        return engine.renderer.player(engine.character, engine.transcript, engine.spec.prompting,
+                                      engine.spec.prompt_format)
 
     @abstractmethod
     async def converse(self, engine: "SessionEngine") -> None:

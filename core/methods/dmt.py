@@ -1,17 +1,19 @@
 """DMT-RoleBench (method `dmt`): a seed-driven dialogue that stops when its goal is reached, then
 per-round good/bad labels on the metrics the character's role type calls for.
 
-Round 1 is the seed's initial query. Before each later round the interrogator seat's model (the
-generator) proposes a sub-topic, a sub-intent and the next query; a quality check accepts it or
-rejects it (regenerated, up to MAX_REJECTIONS times, after which the last one is used and marked).
+Round 1 is the seed's initial query (its author is `seed`). Before each later round the
+interrogator seat's model (the generator) proposes a sub-topic, a sub-intent and the next query;
+a quality check accepts it or rejects it (regenerated, up to MAX_REJECTIONS times, after which the
+last one is used and marked).
 After every player reply a stop check asks whether the goal has been reached; the round limit
-(the seed's max_rounds) stops the dialogue anyway. Why each round went where it went is kept in
-the messages' notes: sub_topic, sub_intent, quality (seed|accepted|forced|unchecked|human) and
-rejections on the user message; stop (continue|goal_reached|max_rounds) and stop_reason on the
-player's reply.
+(the seed's max_rounds) stops the dialogue anyway, and a person may end it before any user
+message. Why each round went where it went is kept in the messages' notes: sub_topic, sub_intent,
+quality (seed|accepted|forced|unchecked|human; a person's round also keeps the suggested_sub_intent
+it was shown) and rejections on the user message; stop (continue|goal_reached|max_rounds|
+ended_by_person) and stop_reason on the player's reply.
 
-Judges then label every round good or bad per metric, each with an explanation. A label a judge
-did not give is recorded as failed, never guessed.
+Judges then label every round good or bad per metric, each with an explanation. Labels a judge
+left out are asked for once more; what is still missing is recorded as failed, never guessed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pingpong.core.judging import failed_scores, json_candidates
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods import dmt_prompts
 from pingpong.core.methods.base import Method
+from pingpong.core.methods.dmt_hints import suggest_sub_intent
 from pingpong.core.methods.dmt_rules import DMT_METRICS, metrics_for
 from pingpong.core.methods.pingpong import owed_turns
 
@@ -35,7 +38,11 @@ if TYPE_CHECKING:
 MAX_REJECTIONS = 3
 """Rejected queries per round after which the last one is used anyway (marked forced)."""
 
-CONTINUE, GOAL_REACHED, MAX_ROUNDS = "continue", "goal_reached", "max_rounds"
+CONTINUE, GOAL_REACHED, MAX_ROUNDS, ENDED_BY_PERSON = "continue", "goal_reached", "max_rounds", "ended_by_person"
+STOPPED = (GOAL_REACHED, MAX_ROUNDS, ENDED_BY_PERSON)
+
+SEED_AUTHOR = "seed"
+"""The author of round 1's message: the seed's initial query, sent as written (no model, no person)."""
 
 
 @dataclass
@@ -134,11 +141,15 @@ class Dmt(Method):
 
     async def converse(self, engine: "SessionEngine") -> None:
         turn, role = engine.resume_point()
-        if stop_decision(engine.transcript) in (GOAL_REACHED, MAX_ROUNDS):
+        if stop_decision(engine.transcript) in STOPPED:
             return
         while turn <= engine.num_turns:
             if role == "user":
                 await engine.gate("user")
+                if turn == 1 and engine.situation.data.get("initial_query") and not engine.control.ending:
+                    self._seed_query(engine)
+                    role = "assistant"
+                    continue
                 notes: dict[str, str] = {}
 
                 async def write(e: "SessionEngine", t: int, who: str,
@@ -147,9 +158,12 @@ class Dmt(Method):
 
                 message = await engine.user_message(turn, write)
                 if message is None:
+                    if engine.control.ending:
+                        self._ended_by_person(engine)
                     return
                 if message.author == HUMAN:
-                    notes = {"quality": "human"}
+                    notes = {"quality": "human",
+                             "suggested_sub_intent": suggest_sub_intent(engine.situation.intent, turn)}
                 engine.complete(message.model_copy(update={"notes": {**message.notes, **notes}}))
             await engine.gate("assistant")
             reply = await engine.player_message(turn)
@@ -161,16 +175,21 @@ class Dmt(Method):
 
     # -- the user's side -----------------------------------------------------------------
 
+    def _seed_query(self, engine: "SessionEngine") -> None:
+        """Round 1: the seed's initial query as written, whoever holds the seat (its author is the seed)."""
+        from pingpong.core.events import TurnStarted
+
+        situation = engine.situation
+        engine.emit(TurnStarted(1, "user", SEED_AUTHOR))
+        engine.complete(Message(turn=1, role="user", author=SEED_AUTHOR, speaker="user",
+                                text=situation.data["initial_query"],
+                                notes={"sub_topic": situation.topic or "", "quality": "seed",
+                                       "sub_intent": situation.intent.value if situation.intent else ""}))
+
     async def _user_line(self, engine: "SessionEngine", turn: int, who: str,
                          notes: dict[str, str]) -> tuple[str, "Usage"]:
         from pingpong.core.engine import Usage
 
-        situation = engine.situation
-        first = situation.data.get("initial_query")
-        if turn == 1 and first:
-            notes.update(sub_topic=situation.topic or "", quality="seed",
-                         sub_intent=situation.intent.value if situation.intent else "")
-            return first, Usage()
         usage = Usage()
         rejected: list[tuple[str, str]] = []
         while True:
@@ -221,6 +240,17 @@ class Dmt(Method):
 
     # -- the stop check ------------------------------------------------------------------
 
+    def _ended_by_person(self, engine: "SessionEngine") -> None:
+        """Record on the last reply that a person ended the dialogue there (keeping what the stop
+        check had said)."""
+        last = next((m for m in reversed(engine.transcript) if m.role == "assistant"), None)
+        if last is None:
+            return
+        notes = {**last.notes, "stop": ENDED_BY_PERSON, "stop_reason": "a person ended the dialogue",
+                 "stop_by": HUMAN, "stop_check": last.notes.get("stop", ""),
+                 "stop_check_reason": last.notes.get("stop_reason", "")}
+        engine.amend(last, notes)
+
     def _stopper(self, engine: "SessionEngine") -> str | None:
         """Who runs the stop check: the interrogator seat's model, else the first judge."""
         who = engine.seats["interrogator"]
@@ -266,10 +296,22 @@ class Dmt(Method):
             engine.verdict(name, failed_scores(turns, metrics, "good-bad", f"judge call failed: {exc.reason}"))
             return
         found = parse_labels(completion.text, turns, metrics)
-        scores = [found.get((t, m)) or Score(turn=t, metric=m, scale="good-bad", status="failed",
-                                             error="the judge gave no good/bad label for this round and metric")
+        missing = [(t, m) for t in turns for m in metrics if (t, m) not in found]
+        attempts, error = 1, "the judge gave no good/bad label for this round and metric"
+        if missing:
+            again = dmt_prompts.label_reask(messages, completion.text, missing)
+            attempts = 2
+            try:
+                completion = await engine.call(name, "dmt_label", again, None, sorted({t for t, _ in missing}))
+            except ModelCallError as exc:
+                error = f"no label in the first answer, and asking again failed: {exc.reason}"
+            else:
+                more = parse_labels(completion.text, turns, metrics)
+                found.update({key: more[key] for key in missing if key in more})
+                error = "the judge gave no good/bad label for this round and metric, also when asked again"
+        scores = [found.get((t, m)) or Score(turn=t, metric=m, scale="good-bad", status="failed", error=error)
                   for t in turns for m in metrics]
-        engine.verdict(name, scores)
+        engine.verdict(name, scores, attempts)
 
 
 METHOD = Dmt()

@@ -108,3 +108,14 @@ def label(character: Character, transcript: Sequence[Message], *, rounds: Sequen
     user = (f"Dialogue:\n{dialogue(transcript, character.char_name)}\n\n"
             f"Label rounds: {', '.join(map(str, rounds))}")
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def label_reask(messages: Messages, answer: str, missing: Sequence[tuple[int, str]]) -> Messages:
+    """The labelling request again, with the judge's answer and the labels it left out."""
+    by_round: dict[int, list[str]] = {}
+    for turn, metric in missing:
+        by_round.setdefault(turn, []).append(metric)
+    wanted = "; ".join(f"round {t}: {', '.join(ms)}" for t, ms in sorted(by_round.items()))
+    note = ("Some labels are missing from your answer. Give exactly these now, each good or bad with its "
+            f'explanation, in the same JSON format ({{"labels": [...]}}): {wanted}')
+    return [*messages, {"role": "assistant", "content": answer}, {"role": "user", "content": note}]

@@ -34,15 +34,29 @@ def labels_for(body: dict, metrics, skip: set[tuple[int, str]] = frozenset()) ->
     return json.dumps({"labels": entries})
 
 
+def labels_asked_again(body: dict, skip: set[tuple[int, str]]) -> str:
+    """The answer to a re-ask ("round 1: fluency, coherence; round 3: empathy"): only those labels."""
+    entries = []
+    for turn, names in re.findall(r"round (\d+): ([a-z_, ]+)", body["messages"][-1]["content"]):
+        entry: dict = {"round": int(turn)}
+        for m in (n.strip() for n in names.split(",")):
+            if (int(turn), m) not in skip:
+                entry[f"{m}_explanation"], entry[m] = "now given", "good"
+        entries.append(entry)
+    return json.dumps({"labels": entries})
+
+
 class Responder:
     """One fake model for every DMT task, told apart by the system prompt."""
 
     def __init__(self, *, stop_after: int = 99, reject_first: int = 0, role_type: str | None = None,
-                 skip: set[tuple[int, str]] = frozenset()):
+                 skip: set[tuple[int, str]] = frozenset(), skip_again: set[tuple[int, str]] | None = None):
         self.stop_after, self.reject_left, self.skip = stop_after, reject_first, skip
+        self.skip_again = skip if skip_again is None else skip_again
         self.metrics = metrics_for(role_type)
         self.generated = 0
         self.checks: list[str] = []
+        self.reasks: list[str] = []
 
     def __call__(self, body: dict) -> str:
         system, last = system_of(body), body["messages"][-1]["content"]
@@ -59,6 +73,9 @@ class Responder:
         if system.startswith("You decide whether"):
             done = last.count("Edda:") >= self.stop_after
             return json.dumps({"stop": done, "reason": "goal reached" if done else "not yet"})
+        if system.startswith("You evaluate") and last.startswith("Some labels are missing"):
+            self.reasks.append(last)
+            return labels_asked_again(body, self.skip_again)
         if system.startswith("You evaluate"):
             return labels_for(body, self.metrics, self.skip)
         return "*nods* Come in, wipe your boots."
@@ -116,11 +133,67 @@ async def test_a_game_npc_gets_only_game_completion(fake_server, fake_pool):
         assert all(s.scale == "good-bad" and s.explanation == "fine" for s in v.scores)
 
 
-async def test_a_missing_label_is_recorded_failed(fake_server, fake_pool):
-    fake_server.responder = Responder(stop_after=2, skip={(1, "fluency")})
-    events = await collect(engine(fake_pool, fake_server.responder))
+async def test_a_missing_label_is_asked_again_once_then_recorded_failed(fake_server, fake_pool):
+    responder = fake_server.responder = Responder(stop_after=2, skip={(1, "fluency")})
+    events = await collect(engine(fake_pool, responder))
     (verdict,) = [e.verdict for e in of(events, VerdictReady)]
     assert {s.metric for s in verdict.scores} == set(metrics_for("fictional"))
     failed = verdict.failed
     assert [(s.turn, s.metric) for s in failed] == [(1, "fluency")]
-    assert failed[0].value is None
+    assert failed[0].value is None and "also when asked again" in failed[0].error
+    assert len(responder.reasks) == 1 and responder.reasks[0].endswith("round 1: fluency")
+    assert verdict.attempts == 2
+
+
+async def test_a_label_given_when_asked_again_counts(fake_server, fake_pool):
+    responder = fake_server.responder = Responder(stop_after=2, skip={(2, "coherence"), (2, "empathy")},
+                                                  skip_again=set())
+    events = await collect(engine(fake_pool, responder))
+    (verdict,) = [e.verdict for e in of(events, VerdictReady)]
+    assert not verdict.failed and len(responder.reasks) == 1
+    asked = {s.metric: s for s in verdict.scores if s.turn == 2}
+    assert asked["coherence"].value == 1 and asked["coherence"].explanation == "now given"
+    assert "empathy" not in asked  # not a fictional character's metric: never asked for
+
+
+async def test_a_complete_answer_is_not_asked_again(fake_server, fake_pool):
+    responder = fake_server.responder = Responder(stop_after=2)
+    events = await collect(engine(fake_pool, responder))
+    (verdict,) = [e.verdict for e in of(events, VerdictReady)]
+    assert not verdict.failed and not responder.reasks and verdict.attempts == 1
+
+
+async def test_a_person_ends_the_dialogue_instead_of_writing(fake_server, fake_pool):
+    """A person in the interrogator seat: round 1 is the seed's, the stop check (the first judge, as
+    the seat has no model) says continue, and the person ends the dialogue before round 2."""
+    from pingpong.core.control import SessionControl
+    from pingpong.core.events import NotesChanged
+    from tests.engine.engine_support import until
+
+    fake_server.responder = Responder()
+    control = SessionControl()
+    eng = SessionEngine(spec=spec(method="dmt", situation=SEED.name, interrogator="human", judges=["judge-a"]),
+                        character=card(), situation=seed_situation(SEED), pool=fake_pool, control=control)
+    events: list = []
+
+    async def run() -> None:
+        async for event in eng.run():
+            events.append(event)
+
+    import asyncio
+
+    task = asyncio.create_task(run())
+    await until(lambda: control.human.waiting)
+    assert control.human.turn == 2
+    control.end_dialogue()
+    await task
+    msgs = messages(events)
+    assert [(m.turn, m.role, m.author) for m in msgs] == [(1, "user", "seed"), (1, "assistant", "player")]
+    assert msgs[1].notes["stop"] == "continue" and msgs[1].notes["stop_by"] == "judge-a"
+    (changed,) = of(events, NotesChanged)
+    assert changed.message.turn == 1 and changed.message.notes["stop"] == "ended_by_person"
+    assert changed.message.notes["stop_check"] == "continue" and changed.message.notes["stop_by"] == "human"
+    assert eng.transcript[-1].notes["stop"] == "ended_by_person"
+    (verdict,) = [e.verdict for e in of(events, VerdictReady)]
+    assert {s.turn for s in verdict.scores} == {1}
+    assert of(events, SessionFinished)

@@ -58,3 +58,38 @@ def test_situations_list_method_dmt_lists_the_seeds(tmp_path):
     seeds = json.loads(out.out)
     assert seeds and {s["lang"] for s in seeds} == {"ru"} and {s["method"] for s in seeds} == {"dmt"}
     assert all(s["initial_query"] and s["goal"] for s in seeds)
+
+
+def test_prompt_formats_are_stored_and_the_board_breaks_down_with_intervals(tmp_path):
+    cards = "ada-lovelace,juniper"
+    assert pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", cards).code == 0
+    minimal = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", cards,
+                       "--prompt-format", "minimal")
+    assert minimal.code == 0, minimal.err
+    specs = [json.loads(s) for (s,) in rows(tmp_path, "select spec from sessions")]
+    assert sorted({s["prompt_format"] for s in specs}) == ["detailed", "minimal"]
+    runs = {name for (name,) in rows(tmp_path, "select name from runs")}
+    assert len(runs) == 2 and any(name.endswith("-minimal") for name in runs)
+
+    def board(*extra: str) -> list[dict]:
+        out = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json", *extra)
+        assert out.code == 0, out.err
+        return json.loads(out.out)
+
+    (whole,) = board()
+    assert whole["dmt_score_ci"] is not None and whole["dmt_score_ci"] >= 0
+    assert all(m["score_ci"] is not None for m in whole["metrics"].values())
+    by_format = board("--by", "prompt_format")
+    assert [(r["prompt_format"], r["rank"], r["conversations"]) for r in by_format] == [
+        ("detailed", 1, whole["conversations"] // 2), ("minimal", 1, whole["conversations"] // 2)]
+    by_role = {r["role_type"]: r for r in board("--by", "role_type")}
+    assert set(by_role) == {"historical", "companion"}
+    assert "empathy" in by_role["companion"]["metrics"] and "empathy" not in by_role["historical"]["metrics"]
+    by_intent = board("--by", "intent")
+    assert len(by_intent) >= 2 and all(r["intent"] and "dmt_score_ci" in r for r in by_intent)
+    table = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--by", "role_type")
+    assert "companion" in table.out and "±" in table.out
+    csv_out = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "csv").out
+    assert csv_out.splitlines()[0].startswith("rank,player,lang,dmt_score,dmt_score_ci,conversations,")
+    other = pingpong(tmp_path, "leaderboard", "--by", "role_type")
+    assert other.code == 2 and "--method dmt" in other.err

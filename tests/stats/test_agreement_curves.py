@@ -1,4 +1,4 @@
-"""Agreement figures equal scipy's / krippendorff's on the same pairs; turn curves and DMT-Score by hand."""
+"""Agreement figures equal scipy's / krippendorff's on the same pairs; turn curves and good streaks by hand."""
 
 from __future__ import annotations
 

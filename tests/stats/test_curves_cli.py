@@ -1,4 +1,4 @@
-"""`pingpong leaderboard --curves` adds the score by turn and the DMT-Score to every row."""
+"""`pingpong leaderboard --curves` adds the score by turn and the good-streak approximation to every row."""
 
 import json
 import subprocess

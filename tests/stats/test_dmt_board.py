@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pingpong.sessions.aggregation.dmt import DmtRow, combine, conversation_labels, rank, row_for
 
 
@@ -40,3 +42,47 @@ def test_competition_ranking():
     rows = [DmtRow("a", "en", 1, dmt_score=0.5), DmtRow("b", "en", 1, dmt_score=0.7),
             DmtRow("c", "en", 1, dmt_score=0.5), DmtRow("d", "en", 0)]
     assert [(r.player, r.rank) for r in rank(rows)] == [("b", 1), ("a", 2), ("c", 2), ("d", None)]
+
+
+def _labels(*convs: list[bool], metric: str = "fluency") -> dict:
+    return {sid: {(t, metric): v for t, v in enumerate(conv, 1)} for sid, conv in enumerate(convs, 1)}
+
+
+def test_each_resample_is_scored_as_dmt_rules_scores_a_sample():
+    """Hand-picked resamples give exactly the Score_m and DMT-Score of the dialogues they draw."""
+    import numpy as np
+
+    from pingpong.core.methods.dmt_rules import dmt_curve, dmt_metric_score
+    from pingpong.sessions.aggregation.dmt import bootstrap_scores
+
+    fluency = [(0, [True, False, True]), (1, [True]), (2, [False, True])]  # ALL rule, lengths 3, 1, 2
+    interactivity = [(0, [False, True]), (2, [False, False, False, True])]  # ANY rule; dialogue 1 unlabelled
+    counts = np.array([[1, 1, 1], [0, 3, 0], [2, 0, 1], [0, 1, 0]])
+    boot = bootstrap_scores({"fluency": fluency, "interactivity": interactivity}, counts)
+    for b, row in enumerate(counts):
+        for metric, convs in (("fluency", fluency), ("interactivity", interactivity)):
+            drawn = [rounds for i, rounds in convs for _ in range(row[i])]
+            want = dmt_metric_score(dmt_curve(drawn, metric)) if drawn else None
+            got = boot[metric][b]
+            assert (np.isnan(got) if want is None else got == pytest.approx(want)), (b, metric)
+    # by hand: [2, 0, 1] draws fluency T,F,T twice and F,T once: curve [2/3, 0, 0] -> 2/9;
+    # interactivity F,T twice and F,F,F,T once: curve [0, 2/3, 2/3, 1] -> 7/12; DMT-Score their mean
+    assert boot["fluency"][2] == pytest.approx(2 / 9) and boot["interactivity"][2] == pytest.approx(7 / 12)
+    assert boot["dmt_score"][2] == pytest.approx((2 / 9 + 7 / 12) / 2)
+    # [0, 1, 0] draws only the dialogue without interactivity labels: its DMT-Score is fluency's alone
+    assert np.isnan(boot["interactivity"][3]) and boot["dmt_score"][3] == pytest.approx(1.0)
+
+
+def test_bootstrap_half_widths_sit_next_to_the_values():
+    import numpy as np
+
+    same = row_for("p", "en", [1, 2, 3], _labels([True, True], [True, True], [True, True]),
+                   rng=np.random.default_rng(0))
+    assert same.dmt_score == 1.0 and same.dmt_score_ci == 0.0 and same.metrics["fluency"]["score_ci"] == 0.0
+    mixed = row_for("p", "en", [1, 2, 3, 4], _labels([True, True], [False], [True, False], [True]),
+                    rng=np.random.default_rng(0))
+    json_row = mixed.to_json()
+    assert set(json_row) >= {"dmt_score", "dmt_score_ci", "metrics"}
+    assert set(json_row["metrics"]["fluency"]) >= {"score", "score_ci", "curve", "conversations"}
+    assert 0 < json_row["dmt_score_ci"] <= 0.5 and json_row["metrics"]["fluency"]["score_ci"] == json_row["dmt_score_ci"]
+    assert row_for("p", "en", [1], _labels([True])).dmt_score_ci is None  # no rng: no interval

@@ -13,6 +13,7 @@ import yaml
 
 from pingpong.core.domain import Character, ExampleTurn, Situation
 from pingpong.core.home import Home
+from pingpong.core.methods.dmt_seed import Seed
 from tests.scores import judged, turn_scores
 
 CARDS = [
@@ -41,6 +42,14 @@ SITUATIONS = [
 ]
 
 
+SEEDS = [
+    Seed(name="keeper-light", lang="en", character="lighthouse-keeper", topic="the light that never goes out",
+         intent="role_knowledge_qa", initial_query="Maren, why does your light never go out?",
+         goal="Maren tells what keeps the light burning through every storm.", max_rounds=5),
+]
+"""DMT seeds for the fixed cards (the offline stop check ends keeper-light after round 4 of 5)."""
+
+
 def _write(folder: Path, items) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for item in items:
@@ -54,6 +63,7 @@ def bundled(tmp_path: Path) -> tuple[Path, Path]:
     cards, sits = tmp_path / "bundled-cards", tmp_path / "bundled-situations"
     _write(cards, CARDS)
     _write(sits, SITUATIONS)
+    _write(sits / "dmt", SEEDS)
     return cards, sits
 
 
@@ -115,6 +125,49 @@ def write_session(store, *, character=CARDS[0], situation=SITUATIONS[0], player=
                 for t in range(1, turns + 1)]))
     store.set_status(sid, status)
     stamp = f"2026-01-0{min(sid, 9)}T10:00:00"
+    store.db.execute("update sessions set created_at = ?, updated_at = ?, finished_at = ? where id = ?",
+                     [stamp, stamp, stamp, sid])
+    return sid
+
+
+DMT_ROUNDS = [
+    ("Maren, why does your light never go out?",
+     {"quality": "seed", "sub_topic": "the light that never goes out", "sub_intent": "role_knowledge_qa"},
+     "Because I trim the wick at every bell.", {"stop": "continue", "stop_reason": "the secret is not told yet"}),
+    ("Who taught you to keep the wick?",
+     {"quality": "accepted", "sub_topic": "her teacher", "sub_intent": "ask about a person she knew",
+      "rejections": "1"},
+     "Old Tobias. He drank, but never on a storm night.", {"stop": "continue", "stop_reason": "close"}),
+    ("So it is Tobias's rule that keeps it burning?",
+     {"quality": "forced", "sub_topic": "the rule", "sub_intent": "confirm the secret", "rejections": "3"},
+     "His rule and my stubbornness.", {"stop": "goal_reached", "stop_reason": "she named what keeps it lit"}),
+]
+"""A fixed three-round DMT dialogue with the notes the method writes (written through the store)."""
+
+
+def write_dmt_session(store, *, player="offline", bad: frozenset[tuple[int, str]] = frozenset(),
+                      rounds: int = 3) -> int:
+    """A finished, labelled dmt session on the first card and seed; `bad` lists (round, metric) labelled bad."""
+    from pingpong.core.domain import Message, Score, SessionSpec
+    from pingpong.core.methods.dmt_rules import metrics_for
+    from pingpong.situations.seeds import seed_situation
+    from tests.scores import verdict
+
+    seed = SEEDS[0]
+    spec = SessionSpec(method="dmt", character=seed.character, situation=seed.name, player=player,
+                       interrogator="offline", judges=["offline"], lang="en")
+    sid = store.create_session(spec, CARDS[0], seed_situation(seed))
+    for turn, (query, asked, reply, stop) in enumerate(DMT_ROUNDS[:rounds], 1):
+        store.add_message(sid, Message(turn=turn, role="user", author="seed" if turn == 1 else "offline",
+                                       text=query, speaker="user", notes=asked))
+        store.add_message(sid, Message(turn=turn, role="assistant", author=player, text=reply,
+                                       speaker=CARDS[0].name, notes=stop))
+    scores = [Score(turn=t, metric=m, value=0 if (t, m) in bad else 1, scale="good-bad",
+                    explanation=f"round {t}: {'off' if (t, m) in bad else 'fits'}")
+              for t in range(1, rounds + 1) for m in metrics_for(CARDS[0].role_type)]
+    store.add_verdict(sid, verdict("offline", scores))
+    store.set_status(sid, "finished")
+    stamp = f"2026-02-0{min(sid, 9)}T10:00:00"
     store.db.execute("update sessions set created_at = ?, updated_at = ?, finished_at = ? where id = ?",
                      [stamp, stamp, stamp, sid])
     return sid

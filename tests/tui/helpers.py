@@ -26,3 +26,11 @@ async def run_palette_command(pilot, text: str) -> None:
     await wait_for(pilot, lambda: palette.query_one(CommandList).option_count > 0
                    and palette.query_one(CommandList).highlighted is not None)
     await pilot.press("enter")
+
+
+def form_filled(screen) -> bool:
+    """The new-session form is composed and its on_mount has filled the card list."""
+    from textual.widgets import Select
+
+    found = screen.query("#new-character")
+    return bool(found) and found.first(Select).value is not Select.NULL

@@ -8,13 +8,13 @@ from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
 from pingpong.tui.screens.pickers import ModelPicker
 from pingpong.tui.widgets.transcript import MessageCard
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import form_filled, wait_for
 
 
 async def test_new_session_runs_to_judged_end(app, store):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
         form = app.screen
         assert form.query_one("#new-character", Select).value == "lighthouse-keeper"
         form.query_one("#new-situation", Select).value = "storm-night"
@@ -38,7 +38,7 @@ async def test_new_session_runs_to_judged_end(app, store):
 async def test_human_seat_two_turns_then_hand_back(app, store):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
         form = app.screen
         form.query_one("#new-situation", Select).value = "bot-check"
         form.query_one("#new-interrogator", Select).value = "human"

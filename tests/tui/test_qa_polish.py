@@ -10,7 +10,7 @@ from pingpong.tui.screens.home import HomeScreen
 from pingpong.tui.screens.live import LiveScreen
 from tests.scores import judged, turn_scores
 from tests.tui.conftest import SITUATIONS, write_session
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import form_filled, wait_for
 
 SIZE = (80, 24)
 
@@ -128,7 +128,7 @@ async def test_new_session_situation_text_ends_in_an_ellipsis_when_cut(app, bund
         f"name: long-night\nlang: en\nnum_turns: 2\ntext: {long_text}\n", encoding="utf-8")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
         app.screen.query_one("#new-situation").value = "long-night"
         await pilot.pause()
         hint = app.screen.query_one("#new-situation-text", ClampedText)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.conftest import CARDS, SITUATIONS, write_session
+from tests.tui.conftest import CARDS, SITUATIONS, write_dmt_session, write_session
 from tests.tui.helpers import wait_for
 
 SIZE = (80, 24)
@@ -258,6 +258,63 @@ def test_rating_queue_after_saving(snap_compare, app, filled):
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
         await pilot.press("4", "3", "5", "ctrl+s")
         await wait_for(pilot, lambda: pilot.app.screen.saved)
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_dmt_replay(snap_compare, app, store):
+    """A DMT round in the replay: sub-topic, sub-intent, quality check, stop decision and labels."""
+    write_dmt_session(store, bad={(3, "coherence")})
+
+    async def before(pilot):
+        await _home_loaded(pilot)
+        pilot.app.action_open_replay(1)
+        await pilot.pause()
+        await pilot.press("end")
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_dmt_leaderboard(snap_compare, app, store):
+    write_dmt_session(store, player="alpha")
+    write_dmt_session(store, player="beta", bad={(2, "fluency"), (3, "coherence")})
+
+    async def before(pilot):
+        from textual.widgets import DataTable
+
+        await _home_loaded(pilot)
+        pilot.app.action_dmt_leaderboard()
+        await wait_for(pilot, lambda: pilot.app.screen.query(DataTable)
+                       and pilot.app.screen.query_one(DataTable).row_count == 2)
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_dmt_person_writes_round_two(snap_compare, app, store):
+    """A person in a dmt session's interrogator seat: the seed's topic and intent, a sub-intent to try."""
+    from pingpong.core.domain import SessionSpec
+    from pingpong.situations.seeds import seed_situation
+    from tests.tui.conftest import SEEDS
+
+    spec = SessionSpec(method="dmt", character=CARDS[0].name, situation=SEEDS[0].name, player="offline",
+                       interrogator="offline", judges=["offline"], lang="en")
+
+    async def before(pilot):
+        from pingpong.tui.screens.live import LiveScreen
+
+        await _home_loaded(pilot)
+        sid = pilot.app.start_session(spec, CARDS[0], seed_situation(SEEDS[0]))
+        pilot.app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen) and pilot.app.screen.control)
+        live = pilot.app.screen
+        await pilot.press("t")
+        await wait_for(pilot, lambda: pilot.app.focused is live.query_one("#human-input"))
+        await pilot.press("escape", "space")
+        await wait_for(pilot, lambda: live.control.human.waiting and pilot.app.focused is live.query_one("#human-input"))
+        live.query_one("#human-input").cursor_blink = False  # one picture whatever the blink phase
         await _settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -5,9 +5,14 @@ Names are checked before the app starts, so a typo is one line and exit status 2
 
 from __future__ import annotations
 
-from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec
+from typing import TYPE_CHECKING
+
+from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import NewSessionRequest, PlayRequest
 
 
 def open_tui(args, home: Home) -> int:
@@ -19,11 +24,20 @@ def open_tui(args, home: Home) -> int:
 
 
 def play(args, home: Home) -> int:
+    from pingpong.tui.app import create_app
+
+    create_app(home, initial=play_request(args, home)).run()
+    return 0
+
+
+def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
+    """What `pingpong play` opens: the live session when the card and situation (for dmt, the seed) are
+    known, else the new-session form prefilled with what was given. Bad names are UserErrors here."""
     from pingpong.characters.library import CardLibrary
     from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
-    from pingpong.tui.app import NewSessionRequest, PlayRequest, create_app
+    from pingpong.tui.app import NewSessionRequest, PlayRequest
 
     models = load_models(home)
     player = args.player or OFFLINE
@@ -45,26 +59,45 @@ def play(args, home: Home) -> int:
     if args.method == "roleinteract" and args.situation:
         request = _scene_request(args, home, models, player, interrogator, judges)
         _check_database(home)
-        create_app(home, initial=request).run()
-        return 0
+        return request
     if len(named) > 1:
         raise UserError("--character: several characters play together only in a group scene "
                         "(--method roleinteract --situation SCENE)")
     character = CardLibrary(home).get(named[0]) if named else None
-    situation = SituationLibrary(home).get(args.situation) if args.situation else None
+    if args.method == "dmt":
+        character, situation = _seed_choice(home, args.situation, character)
+    else:
+        situation = SituationLibrary(home).get(args.situation) if args.situation else None
     _check_database(home)
+    prompting, prompt_format = getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed")
     if character is None or situation is None:
-        defaults = {"character": named[0] if named else None, "situation": args.situation, "player": player,
-                    "interrogator": interrogator, "judges": judges, "turns": args.turns,
-                    "method": args.method, "lang": character.lang if character else None,
-                    "prompting": getattr(args, "prompting", None)}
-        create_app(home, initial=NewSessionRequest(defaults)).run()
-        return 0
+        return NewSessionRequest({
+            "character": character.name if character else (named[0] if named else None),
+            "situation": args.situation, "player": player, "interrogator": interrogator, "judges": judges,
+            "turns": args.turns, "method": args.method, "lang": character.lang if character else None,
+            "prompting": prompting, "prompt_format": prompt_format})
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
-                       method=args.method, lang=character.lang, prompting=getattr(args, "prompting", None))
-    create_app(home, initial=PlayRequest(spec, character, situation)).run()
-    return 0
+                       method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)
+    return PlayRequest(spec, character, situation)
+
+
+def _seed_choice(home: Home, name: str | None, character: Character | None
+                 ) -> tuple[Character | None, Situation | None]:
+    """`play --method dmt`: --situation names a DMT seed; its card is the seed's unless --character says
+    otherwise, which must then be the card the seed was written for."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.situations.seeds import SeedLibrary, seed_situation
+
+    if not name:
+        return character, None
+    seed = SeedLibrary(home).get(name)
+    if character is None:
+        character = CardLibrary(home).get(seed.character)
+    elif character.name != seed.character:
+        raise UserError(f"--situation: seed '{seed.name}' is written for '{seed.character}', "
+                        f"not '{character.name}'")
+    return character, seed_situation(seed)
 
 
 def annotate(args, home: Home) -> int:

@@ -8,48 +8,69 @@ import sys
 from pingpong.core.methods.dmt_rules import DMT_METRICS
 from pingpong.tui.commands.output import print_board
 
+COST_FIELDS = ("cost", "player_cost", "tokens", "player_tokens", "estimated_tokens")
+"""The `--costs` fields a CSV board carries (JSON has them all)."""
+
 
 def _num(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def render_dmt(rows: list[dict], fmt: str, out=None, extra: tuple[list[str], list[list[str]]] | None = None) -> None:
-    """The same numbers in every format: rank, player, lang, DMT-Score, conversations, Score_m
-    (and with `extra`, columns such as the costs: headers, cells per row)."""
+def _pm(value, ci) -> str:
+    return "-" if value is None else (f"{value:.3f} ± {ci:.3f}" if ci is not None else f"{value:.3f}")
+
+
+def render_dmt(rows: list[dict], fmt: str, out=None, by: str | None = None,
+               extra: tuple[list[str], list[list[str]]] | None = None) -> None:
+    """The same numbers in every format: rank, (group,) player, lang, DMT-Score ± its 95% bootstrap
+    half width, conversations, Score_m per metric (CSV also carries each metric's half width); with
+    `extra`, columns such as the costs (headers, cells per row; CSV takes the rows' cost fields)."""
     out = out or sys.stdout
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
     metrics = [m for m in DMT_METRICS if any(m in r["metrics"] for r in rows)]
-    headers = ["rank", "player", "lang", "dmt_score", "conversations", *metrics]
-    cells = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", _num(r["dmt_score"]), str(r["conversations"]),
+    group = [by] if by else []
+    if fmt == "csv":
+        import csv
+
+        costs = list(COST_FIELDS) if extra else []
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["rank", *group, "player", "lang", "dmt_score", "dmt_score_ci", "conversations",
+                    *(name for m in metrics for name in (m, f"{m}_ci")), *costs])
+        for r in rows:
+            cells = [r["metrics"].get(m, {}) for m in metrics]
+            w.writerow(["" if v is None else v for v in (
+                r["rank"], *(r.get(g) for g in group), r["player"], r["lang"], r["dmt_score"], r["dmt_score_ci"],
+                r["conversations"], *(v for c in cells for v in (c.get("score"), c.get("score_ci"))),
+                *(r.get(k) for k in costs))])
+        return
+    headers = ["rank", *group, "player", "lang", "dmt_score", "conversations", *metrics]
+    cells = [[str(r["rank"] or "-"), *(str(r.get(g) or "-") for g in group), r["player"], r["lang"] or "-",
+              _pm(r["dmt_score"], r.get("dmt_score_ci")), str(r["conversations"]),
               *(_num(r["metrics"].get(m, {}).get("score")) for m in metrics)] for r in rows]
     if extra:
         headers += [h.lower() for h in extra[0]]
         cells = [line + more for line, more in zip(cells, extra[1])]
-    if fmt == "csv":
-        import csv
-
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(headers)
-        w.writerows(cells)
-    else:
-        print_board(headers, cells, fmt, out, title="DMT-RoleBench leaderboard",
-                    caption="Score_m: mean of the curve Score_1..Score_T", empty="no finished, labelled dmt sessions yet")
+    print_board(headers, cells, fmt, out, title="DMT-RoleBench leaderboard",
+                caption="Score_m: mean of the curve Score_1..Score_T; ± = half width of the 95% bootstrap "
+                        "interval over dialogues", empty="no finished, labelled dmt sessions yet",
+                left=("player", "lang", *group))
 
 
 def dmt_leaderboard_command(args, home) -> int:
     from pingpong.sessions.aggregation.dmt import dmt_leaderboard
     from pingpong.sessions.store import Store
 
+    by = getattr(args, "by", None)
     with Store(home.db_path) as store:
         rows = [r.to_json() for r in dmt_leaderboard(
             store.conn, lang=args.lang, run=getattr(args, "run_name", None), scores=args.scores,
-            include_forks=getattr(args, "include_forks", False))]
+            include_forks=getattr(args, "include_forks", False), by=by)]
         extra = None
         if getattr(args, "costs", False):
             from pingpong.tui.commands.stats import add_costs
 
             extra = add_costs(args, home, store, rows, method="dmt", per_lang=True)
-    render_dmt(rows, args.format, extra=extra)
+    render_dmt(rows, args.format, by=by, extra=extra)
     return 0

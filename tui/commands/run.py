@@ -25,7 +25,7 @@ def run(args, home) -> int:
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
         lang=args.lang, characters=args.characters, situations=args.situations,
         every=args.every, run_name=args.run_name, method=args.method,
-        prompting=getattr(args, "prompting", None))
+        prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))
     from pingpong.core.config import prices
     from pingpong.sessions.store import Store
 

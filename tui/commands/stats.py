@@ -20,7 +20,8 @@ def _fmt(value, digits: int = 2) -> str:
     return str(value)
 
 
-BY_METHODS: dict[str, tuple[str, ...]] = {"prompting": ("pingpong", "pingpong-v1", "rolebench")}
+BY_METHODS: dict[str, tuple[str, ...]] = {"prompting": ("pingpong", "pingpong-v1", "rolebench", "dmt"),
+                                           "role_type": ("dmt",), "intent": ("dmt",), "prompt_format": ("dmt",)}
 """Which leaderboards `--by OPTION` splits so far (the other options arrive with their methods)."""
 
 
@@ -169,7 +170,8 @@ def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
 def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
     """Each row gains `by_turn` (mean final score per turn index, judges' scores) and
     `good_streak` (per metric: share of conversations whose first turns all score >= 4,
-    averaged over prefix lengths; not DMT-Score, which the dmt method computes from labels)."""
+    averaged over prefix lengths: an approximation from Likert scores, not a DMT-Score, which
+    only `--method dmt` gives, from its per-round good/bad labels)."""
     from pingpong.sessions.curves import good_streaks, score_by_turn
 
     by_turn = score_by_turn(store, method=method, lang=lang, run=run, weights=weights)
@@ -180,7 +182,7 @@ def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
 
 
 def render_curves(rows: list[dict], fmt: str, out=None) -> None:
-    """Score by turn and DMT-Score per player, after the leaderboard."""
+    """Score by turn and the good-streak approximation per player, after the leaderboard."""
     from pingpong.core.domain import METRICS
 
     out = out or sys.stdout

@@ -30,7 +30,8 @@ inside a situation, and **judges** score each player turn (in_character, enterta
   continues there next time.
 - **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn, f fork from it (runs on live),
   J re-judge (ask the judges again for failed turns).
-- **Leaderboard**: m switches judges / human / merged scores, v shows the judged pairs side by side.
+- **Leaderboard**: m switches judges / human / merged scores, v shows the judged pairs side by side,
+  d switches between the PingPong and DMT boards, c picks the DMT metric whose curve is plotted.
 - **Side by side** (v on a session of Home): two players' sessions of the same situation, each
   judge's verdict in both orders, and your pick: a (left better), b (right better), t (tie), stored
   with your name; it counts instead of the judges in `pingpong compare`. left/right move between pairs.

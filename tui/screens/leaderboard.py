@@ -1,4 +1,8 @@
-"""The leaderboard of player models and a score-by-turn plot, computed in a thread."""
+"""The leaderboard of player models and a score-by-turn plot, computed in a thread.
+
+d switches between the PingPong board (final score by turn) and the DMT-RoleBench board, which plots
+each player's DMT curve Score_1..Score_T: of all metrics (their mean at each tau) or, v, of one.
+"""
 
 from __future__ import annotations
 
@@ -17,17 +21,20 @@ from pingpong.tui.worker_store import WorkerStore
 
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
+BOARDS = ("pingpong", "dmt")
 COLUMNS = {"#": 3, "player": 12, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
            "len-norm": 9, "len": 4}
 """Column widths are fixed (they fit 80 columns): the layout never waits on the data."""
+DMT_COLUMNS = {"#": 3, "player": 16, "lang": 4, "conv": 5, "DMT-Score": 13, "metrics": 7, "T": 3}
 
 
 class BoardLoaded(TMessage):
-    def __init__(self, rows: list[Any], curves: dict | None, error: str | None) -> None:
+    def __init__(self, rows: list[Any], curves: dict | None, error: str | None, board: str = "pingpong") -> None:
         super().__init__()
         self.rows = rows
         self.curves = curves
         self.error = error
+        self.board = board
 
 
 def _f(value: Any, digits: int = 2) -> str:
@@ -41,21 +48,27 @@ def _pm(value: Any, ci: Any) -> str:
 
 
 class LeaderboardScreen(Screen):
-    """m switches the scores used (merged / judges / human), g the language."""
+    """m switches the scores used (merged / judges / human), g the language, d the method's board;
+    on the DMT board c picks the plotted metric; v shows judged pairs side by side."""
 
     BINDINGS = [
         Binding("m", "source", "Scores", id="board.scores"),
         Binding("g", "lang", "Language", id="board.lang"),
         Binding("v", "app.compare", "Versus", tooltip="Judged pairs side by side", id="board.compare"),
+        Binding("d", "board", "Board", id="board.method", tooltip="switch between the PingPong and DMT boards"),
+        Binding("c", "curve", "Curve", id="board.curve", tooltip="which DMT metric's curve to plot"),
         Binding("f5", "reload", "Reload", id="board.reload"),
         Binding("escape,q", "back", "Back", id="board.back"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, board: str = "pingpong") -> None:
         super().__init__()
         self.source = 0
         self.lang = 0
+        self.board = board
+        self.curve: str | None = None  # the DMT metric plotted; None: all metrics' mean
         self.rows: list[Any] = []
+        self._shown: str | None = None  # the board whose columns the table has
         self._store = WorkerStore(lambda: self.app.open_store())
 
     def compose(self) -> ComposeResult:
@@ -67,26 +80,38 @@ class LeaderboardScreen(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = "leaderboard"
-        table = self.query_one(DataTable)
-        for col, width in COLUMNS.items():
-            table.add_column(col, key=col, width=width)
         self.action_reload()
+
+    def _columns(self, board: str) -> None:
+        if self._shown == board:
+            return
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for col, width in (DMT_COLUMNS if board == "dmt" else COLUMNS).items():
+            table.add_column(col, key=col, width=width)
+        self._shown = board
 
     def on_unmount(self) -> None:
         self._store.close()
 
     def action_reload(self) -> None:
         self.query_one("#board-note", Static).update(f"computing ({self._describe()})…")
-        self.compute(SOURCES[self.source], LANGS[self.lang])
+        self.compute(SOURCES[self.source], LANGS[self.lang], self.board)
 
     def _describe(self) -> str:
-        return f"scores: {SOURCES[self.source]}, language: {LANGS[self.lang] or 'all'}"
+        return f"{self.board}, scores: {SOURCES[self.source]}, language: {LANGS[self.lang] or 'all'}"
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return self.board == "dmt" if action == "curve" else True
 
     @work(thread=True, exclusive=True, group="board", exit_on_error=False)
-    def compute(self, scores: str, lang: str | None) -> None:
+    def compute(self, scores: str, lang: str | None, board: str = "pingpong") -> None:
         from pingpong.sessions.curves import score_by_turn
         from pingpong.sessions.leaderboard import compute_leaderboard
 
+        if board == "dmt":
+            self._compute_dmt(scores, lang)
+            return
         with self._store.use() as store:
             try:
                 rows = compute_leaderboard(store, lang=lang, scores=scores)
@@ -100,8 +125,25 @@ class LeaderboardScreen(Screen):
                 error = f"score-by-turn plot unavailable: {exc}"
         self.post_message(BoardLoaded(rows, curves, error))
 
+    def _compute_dmt(self, scores: str, lang: str | None) -> None:
+        from pingpong.sessions.aggregation.dmt import dmt_leaderboard
+
+        with self._store.use() as store:
+            try:
+                rows = dmt_leaderboard(store.conn, lang=lang, scores=scores)
+            except Exception as exc:  # a bad database is a message on screen, not a crash
+                self.post_message(BoardLoaded([], None, str(exc), "dmt"))
+                return
+        self.post_message(BoardLoaded(rows, None, None, "dmt"))
+
     def on_board_loaded(self, message: BoardLoaded) -> None:
+        if message.board != self.board:
+            return  # an answer for the board shown before the last switch
         self.rows = message.rows
+        self._columns(message.board)
+        if message.board == "dmt":
+            self._show_dmt(message)
+            return
         table = self.query_one(DataTable)
         table.clear()
         for r in message.rows:
@@ -117,6 +159,45 @@ class LeaderboardScreen(Screen):
             note += f"\n{message.error}"
         self.query_one("#board-note", Static).update(note)
         self._plot(message.curves or {})
+
+    def _show_dmt(self, message: BoardLoaded) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in message.rows:
+            score = "" if r.dmt_score is None else (
+                f"{r.dmt_score:.3f}±{r.dmt_score_ci:.3f}" if r.dmt_score_ci is not None else f"{r.dmt_score:.3f}")
+            longest = max((len(v["curve"]) for v in r.metrics.values()), default=0)
+            table.add_row(str(r.rank or ""), r.player, r.lang or "", str(r.conversations), score,
+                          str(len(r.metrics)), str(longest), key=f"{r.player}|{r.lang}")
+        note = self._describe() + f"   plot: {self.curve or 'all metrics (mean)'}"
+        if not message.rows:
+            note = "No labelled dmt sessions yet: run `pingpong run --method dmt ...` to fill the board.  " + note
+        if message.error:
+            note += f"\n{message.error}"
+        self.query_one("#board-note", Static).update(note)
+        self._plot_dmt()
+
+    def _plot_dmt(self) -> None:
+        """Each player's DMT curve Score_tau (0..1) over tau = 1..T."""
+        from pingpong.sessions.aggregation.dmt import dmt_curve_of
+
+        widget = self.query_one(PlotextPlot)
+        plt = widget.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title(f"DMT Score_tau: {self.curve or 'all metrics (mean)'}")
+        plt.xlabel("rounds (tau)")
+        last = 1
+        several = len({r.lang for r in self.rows}) > 1
+        for r in self.rows:
+            curve = dmt_curve_of(r, self.curve)
+            if curve:
+                last = max(last, len(curve))
+                label = f"{r.player} ({r.lang})" if several else r.player
+                plt.plot(list(range(1, len(curve) + 1)), curve, label=label, marker="dot")
+        plt.xticks(list(range(1, last + 1)))
+        plt.ylim(0, 1)
+        widget.refresh()
 
     def _plot(self, curves: dict) -> None:
         widget = self.query_one(PlotextPlot)
@@ -143,6 +224,21 @@ class LeaderboardScreen(Screen):
     def action_lang(self) -> None:
         self.lang = (self.lang + 1) % len(LANGS)
         self.action_reload()
+
+    def action_board(self) -> None:
+        self.board = BOARDS[(BOARDS.index(self.board) + 1) % len(BOARDS)]
+        self.refresh_bindings()
+        self.action_reload()
+
+    def action_curve(self) -> None:
+        """Plot the next metric's curve (metrics some row has, then back to all metrics' mean)."""
+        from pingpong.core.methods.dmt_rules import DMT_METRICS
+
+        present = [m for m in DMT_METRICS if any(m in r.metrics for r in self.rows)]
+        choices: list[str | None] = [None, *present]
+        self.curve = choices[(choices.index(self.curve) + 1) % len(choices)] if self.curve in choices else None
+        self._plot_dmt()
+        self.query_one("#board-note", Static).update(self._describe() + f"   plot: {self.curve or 'all metrics (mean)'}")
 
     def action_back(self) -> None:
         self.app.pop_screen()

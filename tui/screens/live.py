@@ -2,7 +2,9 @@
 
 Streamed text is buffered and drawn at most ten times a second. A person can take the
 interrogator seat (an input box appears while the engine waits for them) and hand it back; in a
-group scene, a member's seat or the narrator's, and choose who speaks next (live_scene).
+group scene, a member's seat or the narrator's, and choose who speaks next (live_scene). In a
+dmt session the box also shows the seed's topic and intent with a suggested sub-intent, and the
+person can end the dialogue (the stop check runs as well).
 With follow=True the screen is a read-only view that polls the database (a session another
 process is running) until the session ends.
 """
@@ -26,6 +28,7 @@ from pingpong.core.events import (
     Delta,
     JudgeStarted,
     MessageCompleted,
+    NotesChanged,
     SeatChanged,
     SessionFailed,
     SessionFinished,
@@ -34,7 +37,7 @@ from pingpong.core.events import (
     VerdictReady,
 )
 from pingpong.tui.screens.live_scene import GroupScene
-from pingpong.tui.screens.override import rate_turn
+from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 from pingpong.tui.worker_store import WorkerStore
@@ -81,6 +84,8 @@ class LiveScreen(GroupScene, Screen):
         Binding("ctrl+b,h", "hand_back", "Hand back", id="live.hand_back"),
         Binding("ctrl+n,n", "next_speaker", "Speaker", id="live.next_speaker",
                 tooltip="choose who speaks next in a group scene (ctrl+n also while typing)"),
+        Binding("ctrl+g,e", "end_dialogue", "End", id="live.end_dialogue",
+                tooltip="End the dialogue here (dmt): the judges then label its rounds"),
         Binding("o", "override", "Rate", id="live.override"),
         Binding("r", "retry", "Retry", id="live.retry"),
         Binding("escape", "back", "Back", id="live.back"),
@@ -218,6 +223,10 @@ class LiveScreen(GroupScene, Screen):
             self._dirty = False
             self.query_one(Transcript).add_message(msg)
             self._set_notice(f"turn {msg.turn}: {self.label(msg.speaker) if self.is_scene else msg.author} done")
+            if msg.notes.get("stop") in ("goal_reached", "max_rounds"):
+                self.refresh_bindings()  # the dialogue is over: nothing left to end
+        elif isinstance(event, NotesChanged):
+            self.query_one(Transcript).update_notes(event.message)
         elif isinstance(event, CallFinished):
             call = event.call
             if call.status == "retry":
@@ -313,6 +322,8 @@ class LiveScreen(GroupScene, Screen):
         if control is None or not self.running or self.status != "running":
             return None
         human = control.human
+        if control.ending and not (getattr(human, "waiting", False) and getattr(human, "role", None) == "assistant"):
+            return None
         if getattr(human, "waiting", False):
             return getattr(human, "role", None) or "user"
         if getattr(human, "pending", 0):
@@ -340,9 +351,13 @@ class LiveScreen(GroupScene, Screen):
                 text = f"You sit as {sitting}: type ahead, enter sends, ctrl+n next speaker"
             self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
         elif role is not None:
-            text = (f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model" if waiting
-                    else f"Your {_role(role)} turn comes next: type ahead, enter sends, ctrl+b gives the seat to a model")
-            self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
+            prompt = Text(f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model" if waiting
+                          else f"Your {_role(role)} turn comes next: type ahead, enter sends, ctrl+b gives the seat "
+                               "to a model", style="bold")
+            if role == "user" and self._dmt():
+                prompt.append("\n")
+                prompt.append(self._seed_hint())
+            self.query_one("#human-prompt", Static).update(prompt)
         now_waiting = waiting and not self._was_waiting  # the engine just started to wait: your turn
         self._was_waiting = waiting
         if (role is not None) != box.display or (role is not None and now_waiting):
@@ -351,6 +366,33 @@ class LiveScreen(GroupScene, Screen):
                 self.query_one("#human-input", Input).focus()
             else:
                 self.query_one(Transcript).focus()
+
+    def _dmt(self) -> bool:
+        return self.stored is not None and self.stored.spec.method == "dmt"
+
+    def _next_user_turn(self) -> int:
+        human = self.control.human if self.control is not None else None
+        if human is not None and human.waiting and human.turn:
+            return human.turn
+        if self._current is not None and self._current[1] == "user":
+            return self._current[0]
+        return self._started["user"] + 1
+
+    def _seed_hint(self) -> Text:
+        """What a person writing a dmt round is after: the seed's topic and intent, a sub-intent to try."""
+        from pingpong.core.methods.dmt_hints import suggest_sub_intent
+
+        situation = self.stored.situation
+        intent = situation.intent
+        hint = Text()
+        hint.append("topic ", style="dim")
+        hint.append(situation.topic or situation.text)
+        hint.append("  intent ", style="dim")
+        hint.append(intent.value.replace("_", " ") if intent else "free conversation")
+        hint.append("\ntry: ", style="dim")
+        hint.append(suggest_sub_intent(intent, self._next_user_turn()), style="italic")
+        hint.append("   ctrl+g ends the dialogue", style="dim")
+        return hint
 
     @on(Input.Submitted, "#human-input")
     async def send_human(self, event: Input.Submitted) -> None:
@@ -477,6 +519,8 @@ class LiveScreen(GroupScene, Screen):
         if action in ("take_seat", "hand_back") and live:
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN
             return yours if action == "hand_back" else not yours
+        if action == "end_dialogue":
+            return live and self._dmt() and not self.control.ending and self._dialogue_open()
         if action in ("toggle_pause", "step", "continue", "stop", "take_seat", "hand_back"):
             return live
         if action == "retry":
@@ -513,6 +557,20 @@ class LiveScreen(GroupScene, Screen):
         self.control.cancel()
         self.workers.cancel_group(self, "engine")
         self._set_notice("stopping…")
+
+    def _dialogue_open(self) -> bool:
+        """No stop decision has ended the dialogue yet (the judges have not started)."""
+        replies = [c for c in self.query_one(Transcript).cards() if c.role == "assistant"]
+        return not replies or replies[-1].notes.get("stop") in (None, "continue")
+
+    def action_end_dialogue(self) -> None:
+        if self.control is None or not self.running or not self._dmt():
+            self.notify("Only a running dmt session's dialogue can be ended early", severity="warning")
+            return
+        self.control.end_dialogue()
+        self._set_notice("the dialogue ends before the next user message; then the judges label its rounds")
+        self._update_human_box()
+        self.refresh_bindings()
 
     def action_take_seat(self) -> None:
         if self.control is None or not self.running:
@@ -569,7 +627,8 @@ class LiveScreen(GroupScene, Screen):
             return
 
         transcript.select_turn(turn)
-        rate_turn(self, self.session_id, turn, self.verdicts, self.human, self._reload_scores)
+        rate_turn(self, self.session_id, turn, self.verdicts, self.human, self._reload_scores,
+                  label_metrics(self.stored))
 
     def action_retry(self) -> None:
         if self.follow or self.running:

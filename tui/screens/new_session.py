@@ -3,8 +3,9 @@ and the player's prompting strategy.
 
 With the roleinteract method the situations are group scenes: the form then picks the cast (the
 scene's members, the tested one always in), which member the person sits as, and how the next
-speaker is chosen. Every seat defaults to the built-in offline model so a fresh install runs end
-to end.
+speaker is chosen. With the `dmt` method the situation list offers the chosen card's DMT seeds
+instead of situations. Every seat defaults to the built-in offline model so a fresh install runs
+end to end.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class NewSessionScreen(Screen):
         self._situations: list = []
         self._scenes: list = []
         self._scene_mode = (self.defaults.get("method") or "pingpong") == SCENE_METHOD
+        self._all_seeds: list = []
+        self._seeds: list = []
 
     def _model_names(self) -> list[str]:
         try:
@@ -110,18 +113,16 @@ class NewSessionScreen(Screen):
             self._cards = self.app.cards().all(lang=wanted)
             self._situations = self.app.situations().all(lang=wanted)
             self._scenes = self.app.scenes().all(lang=wanted) if self._scene_mode else []
+            self._all_seeds = self.app.seeds().all(wanted)
         except Exception as exc:
             self.notify(f"library: {exc}", severity="error", timeout=10)
-            self._cards, self._situations, self._scenes = [], [], []
+            self._cards, self._situations, self._scenes, self._all_seeds = [], [], [], []
         chars = self.query_one("#new-character", Select)
-        sits = self.query_one("#new-situation", Select)
         chars.set_options([(f"{c.name} ({c.lang})", c.name) for c in self._cards])
         if self._scene_mode:
-            self._fill_scenes(sits, self.defaults.get("situation") if first else None)
+            self._fill_scenes(self.query_one("#new-situation", Select),
+                              self.defaults.get("situation") if first else None)
             return
-        sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turn{'s' if s.num_turns != 1 else ''})", s.name)
-                          for s in self._situations]
-                         + [("free-form: write your own…", FREE)])
         d = self.defaults if first else {}
         names = [c.name for c in self._cards]
         want = d.get("character")
@@ -129,13 +130,36 @@ class NewSessionScreen(Screen):
             chars.value = want
         elif names:
             chars.value = names[0]
+        self._fill_situations(d.get("situation"), free_text=d.get("free_text", "") if first else "")
+
+    def _dmt(self) -> bool:
+        return self.query_one("#new-method", Select).value == "dmt"
+
+    def _fill_situations(self, want: str | None = None, *, free_text: str = "") -> None:
+        """Situations (and free-form), or for dmt the chosen card's seeds; keep the current choice if it is
+        still offered."""
+        sits = self.query_one("#new-situation", Select)
+        want = want or (str(sits.value) if sits.value is not Select.NULL else None)
+        if self._dmt():
+            card = self.query_one("#new-character", Select).value
+            self._seeds = [s for s in self._all_seeds if s.character == card]
+            sits.set_options([(f"{s.name} ({s.lang}, up to {s.max_rounds} rounds)", s.name) for s in self._seeds])
+            names = [s.name for s in self._seeds]
+            if names:
+                sits.value = want if want in names else names[0]
+            else:
+                self.query_one("#new-free-text").display = False
+                self.query_one("#new-situation-text", ClampedText).set_text("No DMT seeds for this character.")
+            return
+        sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turn{'s' if s.num_turns != 1 else ''})", s.name)
+                          for s in self._situations]
+                         + [("free-form: write your own…", FREE)])
         snames = [s.name for s in self._situations]
-        want = d.get("situation")
         if want in snames:
             sits.value = want
-        elif want == FREE or (first and d.get("free_text")):
+        elif want == FREE or free_text:
             sits.value = FREE
-            self.query_one("#new-free-text", TextArea).text = d.get("free_text", "")
+            self.query_one("#new-free-text", TextArea).text = free_text
         elif snames:
             sits.value = snames[0]
         else:
@@ -187,6 +211,14 @@ class NewSessionScreen(Screen):
             self._scene_mode = scene_mode
             self._show_scene_rows()
             self._fill(str(self.query_one("#new-lang", Select).value))
+    @on(Select.Changed, "#new-character")
+    @on(Select.Changed, "#new-method")
+    def seeds_may_change(self) -> None:
+        if self._scene_mode:   # the scene list is its own (method_changed)
+            return
+        if self._dmt() or not any(s.name == self.query_one("#new-situation", Select).value
+                                  for s in self._situations):
+            self._fill_situations()
 
     @on(Select.Changed, "#new-situation")
     def situation_changed(self, event: Select.Changed) -> None:
@@ -199,6 +231,10 @@ class NewSessionScreen(Screen):
         free = event.value == FREE
         self.query_one("#new-free-text").display = free
         hint = self.query_one("#new-situation-text", ClampedText)
+        if self._dmt():
+            seed = next((s for s in self._seeds if s.name == event.value), None)
+            hint.set_text(f"{seed.topic} ({seed.intent.value.replace('_', ' ')}). Goal: {seed.goal}" if seed else "")
+            return
         sit = next((s for s in self._situations if s.name == event.value), None)
         hint.set_text("Write the situation below; Turns sets its length (default 3)." if free
                     else (sit.text if sit else ""))
@@ -233,7 +269,15 @@ class NewSessionScreen(Screen):
             self.notify("Turns: a number from 1 to 50", severity="warning")
             return
         sit_name = self.query_one("#new-situation", Select).value
-        if sit_name == FREE:
+        if self._dmt():
+            from pingpong.situations.seeds import seed_situation
+
+            seed = next((s for s in self._seeds if s.name == sit_name), None)
+            if seed is None:
+                self.notify("Choose a DMT seed (the card needs one)", severity="warning")
+                return
+            situation = seed_situation(seed)
+        elif sit_name == FREE:
             text = self.query_one("#new-free-text", TextArea).text.strip()
             if not text:
                 self.notify("Write the situation first", severity="warning")
@@ -252,6 +296,7 @@ class NewSessionScreen(Screen):
             interrogator=str(self.query_one("#new-interrogator", Select).value),
             judges=judges, num_turns=turns, method=str(self.query_one("#new-method", Select).value),
             lang=card.lang, prompting=None if prompting == DEFAULT_PROMPTING else prompting,
+            prompt_format=self.defaults.get("prompt_format") or "detailed",
         )
         if spec.method == "pingpong-v1" and spec.interrogator == HUMAN:
             self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")

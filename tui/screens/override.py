@@ -1,5 +1,5 @@
 """The rating dialog: a person's 1-5 scores and refusal flag for one player turn or the whole
-conversation.
+conversation, or for a DMT round a good/bad label per metric its role type calls for.
 
 It only collects the values; the caller stores them (append-only) so the same dialog serves the
 live and the replay screens.
@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from pingpong.core.domain import METRICS, JudgeVerdict
-from pingpong.tui.widgets.rating import RatingField, RefusalField, ScopeField
+from pingpong.tui.widgets.rating import LabelField, RatingField, RefusalField, ScopeField
 from pingpong.tui.widgets.scoring import conversation_means, fmt_score, human_latest, judge_scores, mean_scores
 
 
@@ -45,9 +45,25 @@ def _refusal_note(verdicts: Sequence[JudgeVerdict], turn: int | None) -> str:
     return f"{sum(flags)}/{len(flags)} said refusal" if flags else ""
 
 
+def label_metrics(stored: Any) -> tuple[str, ...]:
+    """The metrics a person labels good/bad in a stored session's rounds (none: not a dmt session)."""
+    if stored is None or stored.spec.method != "dmt":
+        return ()
+    from pingpong.core.methods.dmt_rules import metrics_for
+
+    return metrics_for(stored.character.role_type)
+
+
+def _judges_said(verdicts: Sequence[JudgeVerdict], turn: int, metric: str) -> str:
+    values = [view.value(metric) for _, view in judge_scores(verdicts, turn)]
+    good = sum(1 for v in values if v == 1)
+    bad = sum(1 for v in values if v == 0)
+    return f"{good} good, {bad} bad" if good or bad else ""
+
+
 class OverrideScreen(ModalScreen[Rating | None]):
-    """Rate one turn or the whole conversation: t/c picks which, numbers rate the metrics,
-    y/n sets refusal, then ctrl+s."""
+    """Rate one turn or the whole conversation: t/c picks which, numbers rate the metrics (g/b a DMT
+    round's labels), y/n sets refusal, then ctrl+s."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="override.cancel"),
@@ -57,12 +73,13 @@ class OverrideScreen(ModalScreen[Rating | None]):
     ]
 
     def __init__(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any] = (), *,
-                 whole: bool = False) -> None:
+                 whole: bool = False, labels: Sequence[str] = ()) -> None:
         super().__init__()
         self.turn = turn
         self.verdicts = verdicts
         self.human = human
-        self.whole = whole or turn is None
+        self.labels = tuple(labels)   # a DMT round: good/bad per metric, for its turn only
+        self.whole = (whole or turn is None) and not self.labels
 
     @property
     def target(self) -> int | None:
@@ -70,6 +87,9 @@ class OverrideScreen(ModalScreen[Rating | None]):
         return None if self.whole else self.turn
 
     def compose(self) -> ComposeResult:
+        if self.labels:
+            yield from self._compose_labels()
+            return
         with Vertical(id="override-dialog"):
             yield Label("", id="override-title")
             yield Static("t/c: this turn or the whole conversation; 1-5 rates the focused metric, y/n sets "
@@ -83,7 +103,26 @@ class OverrideScreen(ModalScreen[Rating | None]):
                 yield Button("Save", variant="primary", id="override-save")
                 yield Button("Cancel", id="override-cancel")
 
+    def _compose_labels(self) -> ComposeResult:
+        current = human_latest(self.human, self.turn)
+        with Vertical(id="override-dialog"):
+            yield Label(f"Your labels for round {self.turn}", id="override-title")
+            yield Static("g good, b bad on the focused metric (0 clears), ctrl+s saves, esc cancels.",
+                         classes="hint")
+            for metric in self.labels:
+                fld = LabelField(metric, judges=_judges_said(self.verdicts, self.turn, metric), id=f"rate-{metric}")
+                if metric in current:
+                    fld.value = float(_value(current[metric])) == 1
+                yield fld
+            yield Input(placeholder="reason (optional)", id="override-reason")
+            with Horizontal(id="override-buttons"):
+                yield Button("Save", variant="primary", id="override-save")
+                yield Button("Cancel", id="override-cancel")
+
     def on_mount(self) -> None:
+        if self.labels:
+            self.query_one(LabelField).focus()
+            return
         self._fill()
         self.query_one("#rate-in_character").focus()
 
@@ -103,6 +142,9 @@ class OverrideScreen(ModalScreen[Rating | None]):
         ref.judges = _refusal_note(self.verdicts, target)
         ref.value = bool(float(_value(current["is_refusal"]))) if "is_refusal" in current else None
         ref.refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "scope" and self.labels)   # a DMT round's labels are for its turn only
 
     def action_scope(self, whole: int) -> None:
         self.query_one(ScopeField).action_set(whole)
@@ -128,11 +170,15 @@ class OverrideScreen(ModalScreen[Rating | None]):
         for fld in self.query(RatingField):
             if fld.value is not None:
                 values[fld.metric] = float(fld.value)
-        refusal = self.query_one(RefusalField).value
-        if refusal is not None:
-            values["is_refusal"] = 1.0 if refusal else 0.0
+        for label in self.query(LabelField):
+            if label.value is not None:
+                values[label.metric] = 1.0 if label.value else 0.0
+        refusals = self.query(RefusalField)
+        if refusals and refusals.first().value is not None:
+            values["is_refusal"] = 1.0 if refusals.first().value else 0.0
         if not values:
-            self.notify("Nothing rated: press 1-5 on a metric or y/n for refusal", severity="warning")
+            hint = "g or b on a metric" if self.labels else "1-5 on a metric or y/n for refusal"
+            self.notify(f"Nothing rated: press {hint}", severity="warning")
             return
         reason = self.query_one("#override-reason", Input).value.strip() or None
         self.dismiss(Rating(self.target, values, reason))
@@ -146,9 +192,9 @@ def save_rating(store, session_id: int, rating: Rating, author: str) -> int:
 
 
 def rate_turn(screen, session_id: int, turn: int | None, verdicts: Sequence[JudgeVerdict],
-              human_scores: Sequence[Any], on_saved: Callable[[], None]) -> None:
-    """Open the rating dialog on one player turn (None: the whole conversation); store what the
-    person gives, then tell them."""
+              human_scores: Sequence[Any], on_saved: Callable[[], None], labels: Sequence[str] = ()) -> None:
+    """Open the rating dialog on one player turn (None: the whole conversation; labels: a DMT round's
+    metrics, rated good/bad); store what the person gives, then tell them."""
 
     def saved(rating: Rating | None) -> None:
         if rating is None:
@@ -162,4 +208,4 @@ def rate_turn(screen, session_id: int, turn: int | None, verdicts: Sequence[Judg
         where = "the whole conversation" if rating.turn is None else f"turn {rating.turn}"
         screen.notify(f"saved {n} score{'s' if n != 1 else ''} for {where}")
 
-    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores), saved)
+    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores, labels=labels), saved)

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from pingpong.tui.screens.live_scene import cast_names
-from pingpong.tui.screens.override import rate_turn
+from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 
@@ -127,7 +127,8 @@ class ReplayScreen(Screen):
             self._load_steps()
             self._show()
 
-        rate_turn(self, self.session_id, turn, self.stored.verdicts, self.stored.human_scores, reload)
+        rate_turn(self, self.session_id, turn, self.stored.verdicts, self.stored.human_scores, reload,
+                  label_metrics(self.stored))
 
     def action_fork(self) -> None:
         """A new session with the turns up to the shown one, run on live (take the seat with t there)."""

@@ -1,4 +1,5 @@
-"""Keyboard rating fields: a 1-5 metric (number keys) and a yes/no refusal flag (y/n)."""
+"""Keyboard rating fields: a 1-5 metric (number keys), a good/bad label (g/b, DMT rounds) and a
+yes/no refusal flag (y/n)."""
 
 from __future__ import annotations
 
@@ -130,3 +131,39 @@ class ScopeField(Static, can_focus=True):
 
     def action_toggle(self) -> None:
         self.action_set(int(not self.whole))
+
+
+class LabelField(Static, can_focus=True):
+    """One metric of a DMT round labelled good or bad: g / b, 0 to leave unset."""
+
+    DEFAULT_CSS = """
+    LabelField { height: 1; padding: 0 1; }
+    LabelField:focus { background: $accent 30%; }
+    """
+    BINDINGS = [
+        Binding("g", "set(1)", "Good", show=False),
+        Binding("b", "set(0)", "Bad", show=False),
+        Binding("0,backspace,delete", "set(-1)", "Clear", show=False),
+    ]
+
+    value: reactive[bool | None] = reactive(None)
+
+    def __init__(self, metric: str, *, judges: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.metric = metric
+        self.judges = judges
+
+    def render(self) -> Text:
+        text = Text()
+        text.append(f"{self.metric:<24}", style="bold")
+        for label, val in (("good", True), ("bad", False)):
+            style = "reverse bold" if self.value is val else "dim"
+            text.append(f" {label} ", style=style)
+        if self.judges:
+            text.append(f"  judges {self.judges}", style="dim")
+        return text
+
+    def action_set(self, n: int) -> None:
+        self.value = None if n < 0 else bool(n)
+        if n >= 0:
+            self.screen.focus_next()

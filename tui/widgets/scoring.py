@@ -70,6 +70,11 @@ def human_latest(human_scores: Iterable[Any], turn: int | None) -> dict[str, Any
     return latest
 
 
+def _label(row: Any) -> str:
+    """A person's good/bad label as a word."""
+    return "good" if float(_field(row, "value")) == 1 else "bad"
+
+
 def human_history(human_scores: Iterable[Any], turn: int | None) -> list[Any]:
     return [row for row in human_scores if _field(row, "turn") == turn]
 
@@ -125,6 +130,7 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
             text.append("\n")
         text.append("person ", style="bold magenta")
         parts = [f"{SHORT[m]} {fmt_score(float(_field(human[m], 'value')))}" for m in METRICS if m in human]
+        parts += [f"{m} {_label(human[m])}" for m in human if _field(human[m], "scale") == "good-bad"]
         if "is_refusal" in human:
             parts.append("refusal" if float(_field(human["is_refusal"], "value")) else "no refusal")
         text.append("  ".join(parts))
@@ -177,7 +183,8 @@ def _people(text: Text, history: Iterable[Any]) -> None:
     for row in history:
         metric = _field(row, "metric")
         value = float(_field(row, "value"))
-        shown = ("yes" if value else "no") if metric == "is_refusal" else fmt_score(value)
+        shown = (("yes" if value else "no") if metric == "is_refusal" else
+                 _label(row) if _field(row, "scale") == "good-bad" else fmt_score(value))
         text.append(f"{metric}: {shown}", style="bold")
         text.append(f" by {_field(row, 'author')}", style="dim")
         reason = _field(row, "reason")

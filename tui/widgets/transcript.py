@@ -2,7 +2,8 @@
 
 Used by the live, follow and replay views. Each card names its author (model or "human");
 player cards carry the judges' and people's scores once they exist. In a group scene each card
-names its speaker instead of the role, in the speaker's own colour (name and left border).
+names its speaker instead of the role, in the speaker's own colour (name and left border); a DMT
+round's cards say why the round went where it went (round_notes).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from pingpong.core.domain import HUMAN, JudgeVerdict, Message
+from pingpong.tui.widgets.round_notes import round_note
 from pingpong.tui.widgets.scoring import score_line
 
 ROLE_LABEL = {"user": "interrogator", "assistant": "player"}
@@ -44,12 +46,13 @@ class MessageCard(Static):
     """
 
     def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False,
-                 cut: bool = False, speaker: Speaker | None = None) -> None:
+                 cut: bool = False, speaker: Speaker | None = None, notes: dict[str, str] | None = None) -> None:
         super().__init__(classes=f"-{role}" + (" -streaming" if streaming else ""))
         self.turn = turn
         self.role = role
         self.author = author
         self.body = text
+        self.notes = dict(notes or {})
         self.scores = Text()
         self.streaming = streaming
         self.cut = cut  # the model stopped at its max_tokens
@@ -79,6 +82,9 @@ class MessageCard(Static):
         if self.cut:
             head.append("  cut at max_tokens", style="bold yellow")
         parts = [head, Text(self.body or ("…" if self.streaming else ""))]
+        note = round_note(self.role, self.notes)
+        if note:
+            parts.append(note)
         if self.scores:
             parts.append(self.scores)
         self.update(Text("\n").join(parts))
@@ -125,7 +131,7 @@ class Transcript(VerticalScroll):
     def _card(self, message: Message, *, blind: bool = False) -> MessageCard:
         """A message's card; blind: without the author (a rating queue hides who played)."""
         return MessageCard(message.turn, message.role, "" if blind else message.author, message.text,
-                           cut=message.truncated, speaker=self._speaker(message.speaker))
+                           cut=message.truncated, speaker=self._speaker(message.speaker), notes=message.notes)
 
     # -- content ------------------------------------------------------------------------
     def cards(self) -> list[MessageCard]:
@@ -156,6 +162,10 @@ class Transcript(VerticalScroll):
         if not same:
             self.load(messages, verdicts, human)
             return
+        for card, m in zip(cards, messages):
+            if card.notes != m.notes:
+                card.notes = dict(m.notes)
+                card.redraw()
         new = [self._card(m) for m in messages[len(cards):]]
         if new:
             self.mount_all(new)
@@ -166,6 +176,13 @@ class Transcript(VerticalScroll):
         self.clear_streaming()
         self.mount(self._card(message))
         self.scroll_end(animate=False)
+
+    def update_notes(self, message: Message) -> None:
+        """Show a completed message's changed notes (a person ended the dialogue after it)."""
+        for card in self.cards():
+            if (card.turn, card.role) == (message.turn, message.role):
+                card.notes = dict(message.notes)
+                card.redraw()
 
     def set_streaming(self, turn: int, role: str, author: str, text: str, speaker: str | None = None) -> None:
         if self._stream is None or (self._stream.turn, self._stream.role) != (turn, role):
