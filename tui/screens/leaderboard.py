@@ -54,7 +54,7 @@ class LeaderboardScreen(Screen):
     BINDINGS = [
         Binding("m", "source", "Scores", id="board.scores"),
         Binding("g", "lang", "Language", id="board.lang"),
-        Binding("v", "app.compare", "Versus", tooltip="Judged pairs side by side", id="board.compare"),
+        Binding("v", "app.compare", "Versus", show=False, tooltip="Judged pairs side by side", id="board.compare"),
         Binding("d", "board", "Board", id="board.method", tooltip="switch between the PingPong and DMT boards"),
         Binding("c", "curve", "Curve", id="board.curve", tooltip="which DMT metric's curve to plot"),
         Binding("f5", "reload", "Reload", id="board.reload"),
