@@ -255,6 +255,26 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception:  # anything else is a bug in pingpong itself, never the user's input
+        _report_bug()
+        return 1
+
+
+def _report_bug() -> None:
+    """The traceback, then one line saying this is pingpong's fault and where to report it."""
+    import traceback
+    from importlib import metadata
+
+    traceback.print_exc()
+    try:
+        meta = metadata.metadata("pingpong")
+        urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [] if ", " in u)
+        version = meta["Version"]
+    except metadata.PackageNotFoundError:
+        urls, version = {}, "unknown"
+    where = urls.get("Issues") or "the pingpong issue tracker"
+    print(f"pingpong: internal error (a bug in pingpong {version}, not in your input); please report it at "
+          f"{where} with the traceback above and the command you ran", file=sys.stderr)
 
 
 if __name__ == "__main__":
