@@ -15,6 +15,8 @@ from pydantic import ValidationError
 
 from pingpong.core.domain import CallRecord, Character, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.methods import get_method
+from pingpong.core.safe_parse import MAX_DEPTH, loads_json
 from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import ImportSummary
 from pingpong.sessions.records import STATUSES
@@ -36,6 +38,9 @@ CHILD_TABLES = {  # key in the document -> (table, columns)
 """Each line's lists: messages in transcript order, model calls, and every score (judges' and people's)
 in DESIGN.md's shape; good/bad labels are written as "good"/"bad"."""
 DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES}
+JSONL_DEPTH = MAX_DEPTH + 1
+"""Deepest nesting in an import file: a session holds its card one level down, and a card may nest
+MAX_DEPTH deep."""
 
 
 def _dump(value: Any) -> str:
@@ -108,7 +113,8 @@ def _check_model(model, data: Any, where: str) -> None:
 
 
 def validate_document(doc: Any, where: str) -> None:
-    """Check one session line fully (shapes, snapshots, scores) before anything is written."""
+    """Check one session line fully (shapes, snapshots, scores, the transcript's order, no
+    duplicates) before anything is written: what passes can be stored, shown and resumed."""
     if not isinstance(doc, dict):
         raise _fail(where, "expected a JSON object (one session per line)")
     unknown = sorted(set(doc) - DOC_KEYS)
@@ -137,13 +143,58 @@ def validate_document(doc: Any, where: str) -> None:
             if extra:
                 raise _fail(here, f"unknown field '{extra[0]}'")
             _check_row(key, row, here)
+    _check_transcript(doc, where)
+    _check_judge_scores(doc.get("scores", []), where)
+
+
+def _message(row: dict) -> Message:
+    data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
+    data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
+    return Message.model_validate(data)
+
+
+def _check_transcript(doc: dict, where: str) -> None:
+    """Each message once, in the order the session's method runs (resuming it replays this order)."""
+    messages = [_message(row) for row in doc.get("messages", [])]
+    first: dict[tuple[int, str, str], int] = {}
+    for i, m in enumerate(messages):
+        key = (m.turn, m.role, m.speaker or "")
+        if key in first:
+            raise _fail(f"{where}: messages[{i}]", f"turn {m.turn} {m.role} message appears twice "
+                                                   f"(also messages[{first[key]}])")
+        first[key] = i
+    spec = SessionSpec.model_validate(doc["spec"])
+    try:
+        method = get_method(spec.method)
+    except UserError as exc:
+        raise _fail(f"{where}: spec", str(exc)) from None
+    try:
+        method.check_history(messages)
+    except ValueError as exc:
+        raise _fail(f"{where}: messages", str(exc)) from None
+
+
+def _check_judge_scores(rows: list[dict], where: str) -> None:
+    """A judge gives one value per (turn, metric); two would leave it unclear which counts."""
+    first: dict[tuple[str, int, str], int] = {}
+    for i, row in enumerate(rows):
+        if row["source"] != "judge":
+            continue  # people's scores are append-only: their newest counts
+        key = (row["by"], row.get("turn") or 0, row["metric"])
+        if key in first:
+            turn = f"turn {row['turn']}" if row.get("turn") else "the whole session"
+            raise _fail(f"{where}: scores[{i}]", f"judge '{row['by']}' scored {row['metric']} of {turn} twice "
+                                                 f"(also scores[{first[key]}])")
+        first[key] = i
 
 
 def _check_row(key: str, row: dict, where: str) -> None:
     if key == "messages":
-        data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
-        data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
-        _check_model(Message, data, where)
+        try:
+            _message(row)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise _fail(where, f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
     elif key == "calls":
         data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
         data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
@@ -168,7 +219,7 @@ def parse_jsonl(text: str, name: str) -> list[dict]:
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
+            doc = loads_json(line, f"{name}: line {n}", JSONL_DEPTH)
         except json.JSONDecodeError as exc:
             raise UserError(f"{name}: line {n}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
         validate_document(doc, f"{name}: line {n}")

@@ -23,6 +23,17 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
     return store.create_session(spec, character, situation, run_id)
 
 
+def _engine(session_id: int, **kwargs):
+    """The engine over a stored session; UserError when its messages are out of order (a
+    database written by hand or by an old bug), so nothing is claimed or called."""
+    from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
+
+    try:
+        return SessionEngine(**kwargs)
+    except ValueError as exc:
+        raise UserError(f"session {session_id}: its stored messages cannot be continued or judged ({exc})") from None
+
+
 async def run_session(store: Store, pool, session_id: int, control=None, *,
                       renderer=None, offload: bool = False) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
@@ -32,20 +43,19 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     consumer is cancelled or stops iterating before the end, the session becomes
     `interrupted`; an unexpected error marks it `failed` and propagates.
     """
-    from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
     from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
     if stored.status == "finished":
         raise UserError(f"session {session_id}: already finished")
-    store.claim(session_id)
     kwargs = {"renderer": renderer} if renderer is not None else {}
     method = get_method(stored.spec.method)
-    engine = SessionEngine(
-        spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
+    engine = _engine(  # before the claim: a session that cannot be resumed is left as it was
+        session_id, spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
         control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
         method=method, **kwargs,
     )
+    store.claim(session_id)
     recorder = Recorder(store, session_id)
     ended = False
     try:
@@ -73,17 +83,16 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
 async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncGenerator[Event, None]:
     """Score a stored session with ``judges`` (added to its judges), or retry their failed turns;
     record and yield each event. The player and interrogator are never called."""
-    from pingpong.core.engine import SessionEngine
     from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
     method = get_method(stored.spec.method)
     spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
+    engine = _engine(session_id, spec=spec.model_copy(update={"judges": judges}), character=stored.character,
+                     situation=stored.situation, pool=pool, history=stored.messages,
+                     verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True)
     for judge in judges:
         store.add_judge(session_id, judge)
-    engine = SessionEngine(spec=spec.model_copy(update={"judges": judges}), character=stored.character,
-                           situation=stored.situation, pool=pool, history=stored.messages,
-                           verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True)
     recorder = Recorder(store, session_id)
     async with aclosing(engine.run()) as events:
         async for event in events:

@@ -118,7 +118,7 @@ def test_long_integer_in_a_yaml_card(tmp_path):
 
 def test_long_integer_in_a_json_card(tmp_path):
     data = dumps(v2_doc(extensions={"n": 1})).replace(b'"n": 1', b'"n": ' + LONG.encode())
-    assert _one_line(tmp_path, "c.json", data).endswith("c.json: a number has more than 4300 digits (line 1)")
+    assert _one_line(tmp_path, "c.json", data).endswith("c.json: a number has more than 4300 digits")
 
 
 def test_long_integer_in_png_and_charx_cards(tmp_path):
