@@ -7,11 +7,12 @@ The TUI, `sessions resume` and the batch runner all drive sessions through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from pingpong.core.domain import Character, SessionSpec, Situation
-from pingpong.core.errors import UserError
+from pingpong.core.errors import StorageError, UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
 from pingpong.sessions.recorder import STORED, Recorder
 from pingpong.sessions.store import Store
@@ -71,6 +72,11 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     except (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit):
         if not ended:
             store.set_status(session_id, "interrupted")
+        raise
+    except StorageError:  # not the conversation's fault: resumable, if the database takes that much
+        if not ended:
+            with contextlib.suppress(StorageError):
+                store.set_status(session_id, "interrupted")
         raise
     except Exception as exc:
         if not ended:

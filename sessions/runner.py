@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pingpong.core.domain import SessionSpec
+from pingpong.core.errors import StorageError
 from pingpong.core.events import CallFinished, Event, SessionFailed, SessionFinished
 from pingpong.sessions.plan import PlanItem
 
@@ -254,9 +255,10 @@ class BatchRunner:
             await asyncio.gather(*tasks)
         except asyncio.CancelledError:
             self.progress.interrupted = True
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(tasks)
+            raise
+        except StorageError:  # the database takes no more writes: every conversation stops here
+            await _stop(tasks)
             raise
         return self.progress
 
@@ -347,6 +349,9 @@ class BatchRunner:
                 if sid is not None:
                     self.progress.interrupted_sessions += 1
                 raise
+            except StorageError:
+                counts.in_flight -= 1
+                raise
             except UserError as exc:
                 status = self._status(sid)
                 if status != FAILED:  # claim refused: another process took the session meanwhile
@@ -370,6 +375,14 @@ class BatchRunner:
                     self.progress.errors.append(
                         f"{item.player} / {item.character.name} / {item.situation.name}: "
                         f"{error or outcome}")
+
+
+async def _stop(tasks: list[asyncio.Task]) -> None:
+    """Cancel the conversations still going and wait until each has stopped (its session is then
+    interrupted, or left running for the next run to resume when the database takes no writes)."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequence[str],

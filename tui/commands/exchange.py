@@ -9,7 +9,7 @@ def export(args, home) -> int:
     from pingpong.sessions.exchange import export as do_export
     from pingpong.sessions.store import Store
 
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         line = do_export(store, args.format, args.out, sys.stdout)
     if args.format == "jsonl" and not args.out:
         print(line, file=sys.stderr)  # stdout carries the JSONL itself

@@ -14,7 +14,7 @@ def run(args, home) -> int:
 
     from rich.console import Console
 
-    from pingpong.core.errors import RunFailed
+    from pingpong.core.errors import RunFailed, StorageError
     from pingpong.sessions.runner import BatchRunner, loop_factory, prepare_run
 
     setup, specs = prepare_run(
@@ -32,9 +32,13 @@ def run(args, home) -> int:
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
                              renderer=PromptRenderer(home.templates_dir))
         console = Console()
-        with asyncio.Runner(loop_factory=loop_factory()) as loop:
-            interrupted = loop.run(_main(runner, specs, console))
-        failed_judging = runner.failed_judge_turns()
+        stopped: StorageError | None = None
+        try:
+            with asyncio.Runner(loop_factory=loop_factory()) as loop:
+                interrupted = loop.run(_main(runner, specs, console))
+            failed_judging = runner.failed_judge_turns()
+        except StorageError as exc:
+            stopped = exc
     finally:
         store.close()
     from pingpong.tui.progress import summary
@@ -43,6 +47,9 @@ def run(args, home) -> int:
     console.print(summary(progress))
     for error in progress.errors:
         print(f"failed: {error}", file=sys.stderr)
+    if stopped is not None:
+        raise RunFailed(f"error: {stopped}; the run stopped there: run the same command again to go on "
+                        f"with run '{setup.name}'")
     if interrupted:
         print(f"pingpong: interrupted; {progress.interrupted_sessions} conversation(s) in flight "
               f"were saved as interrupted; run the same command again to resume run "

@@ -8,10 +8,11 @@ from pingpong.tui.commands.output import console as _console
 from pingpong.tui.commands.output import print_json
 
 
-def _store(home: Home):
+def _store(home: Home, *, reading: bool = False):
+    """reading: the command only reads, so a read-only database still serves it."""
     from pingpong.sessions.store import Store
 
-    return Store(home.db_path)
+    return Store(home.db_path, reading=reading)
 
 
 def _fmt_num(value: float | None, digits: int = 2) -> str:
@@ -20,7 +21,7 @@ def _fmt_num(value: float | None, digits: int = 2) -> str:
 
 def list_sessions(args, home: Home) -> int:
     """Sessions, newest first; orphans of dead processes are marked interrupted first."""
-    store = _store(home)
+    store = _store(home, reading=True)
     try:
         store.mark_orphans_interrupted()
         rows = store.sessions(status=args.status, run=args.run_name, limit=args.limit, newest_first=True)
@@ -50,7 +51,7 @@ def list_sessions(args, home: Home) -> int:
 
 
 def show_session(args, home: Home) -> int:
-    store = _store(home)
+    store = _store(home, reading=True)
     try:
         store.mark_orphans_interrupted()
         session = store.session(args.id)
