@@ -116,6 +116,12 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
 
 
+def owner_alive(pid: int | None, host: str | None) -> bool:
+    """Is the process that marked a session running still there? One on another host is taken to
+    be (its pid means nothing here); one on this host only while its pid lives."""
+    return (bool(host) and host != _HOST) or pid_alive(pid)
+
+
 def check_database_file(path: Path) -> None:
     """Refuse, without writing a byte, a file that is not SQLite, not ours, or from a newer version."""
     if not path.exists():
@@ -422,7 +428,7 @@ class Store:
             return 0
         with self.transaction() as db:
             rows = db.execute("select id, pid, host from sessions where status = 'running'").fetchall()
-            orphans = [sid for sid, pid, host in rows if (host in (None, _HOST)) and not pid_alive(pid)]
+            orphans = [sid for sid, pid, host in rows if not owner_alive(pid, host)]
             stamp = now()
             for sid in orphans:
                 db.execute(
