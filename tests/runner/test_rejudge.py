@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from tests.fakeserver import FakeServer, server_error
+import pytest
+
+from pingpong.core.methods.dmt_rules import DMT_METRICS
+from tests.fakeserver import FakeServer, judge_json, server_error
 from tests.runner.conftest import pingpong
 
 
@@ -93,6 +96,70 @@ def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
     assert {r["player"] for r in board} == {"offline"}  # forks are left out...
     forks = json.loads(pingpong(root, "leaderboard", "--format", "json", "--include-forks").out)
     assert {r["player"] for r in forks} == {"offline", "player"}  # ...unless asked
+
+
+def _spoiled(kind: str) -> str:
+    """A judge answer for turns 1 and 2 that fails in one way (the situation has two turns)."""
+    if kind == "invalid-json":
+        return "Both replies were lovely: in character 4, entertaining 3 and fluent 5."
+    if kind == "missing-turn":
+        return judge_json([1])
+    scores = json.loads(judge_json([1, 2]))["scores"]
+    if kind == "out-of-scale":
+        scores[1]["fluency_score"] = "3/10"
+    elif kind == "conflicting":
+        scores.append({**scores[1], "fluency_score": 1})
+    return json.dumps({"scores": scores})
+
+
+@pytest.mark.parametrize("kind", ["invalid-json", "missing-turn", "out-of-scale", "conflicting"])
+def test_every_way_a_judge_fails_leaves_failed_turns_exit_1_and_pingpong_judge_retries_them(tmp_path, kind):
+    broken = {"on": True}
+
+    def responder(body):
+        if broken["on"] and body.get("model") == "judge":
+            return _spoiled(kind)
+        return _default(body)
+
+    with FakeServer(responder=responder) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                       "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+        assert run.code == 1 and "judge turn(s) failed in run 'r'" in run.err, run.err
+        failed = _rows(root, "select distinct turn from scores where status = 'failed' and source = 'judge'")
+        assert failed == [(2,)] or (kind == "invalid-json" and sorted(failed) == [(1,), (2,)])
+        still = pingpong(root, "judge", "--run", "r", "--judge", "judge")
+        assert still.code == 1 and "still failed" in still.err
+        broken["on"] = False
+        assert pingpong(root, "judge", "--run", "r", "--judge", "judge").code == 0
+    assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
+    assert _rows(root, "select count(distinct turn) from scores where status = 'ok' and by = 'judge'") == [(2,)]
+
+
+def test_a_dmt_judge_without_usable_labels_leaves_failed_rounds_exit_1_and_is_retried(tmp_path):
+    broken = {"on": True}
+
+    def responder(body):
+        if body.get("model") != "judge":
+            return _default(body)
+        if broken["on"]:
+            return '{"labels": "all good, I think"}'
+        rounds = [{"round": r, **{m: "good" for m in DMT_METRICS}} for r in range(1, 31)]
+        return json.dumps({"labels": rounds})
+
+    with FakeServer(responder=responder) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        run = pingpong(root, "run", "--method", "dmt", "--player", "offline", "--interrogator", "offline",
+                       "--judge", "judge", "--characters", "ada-lovelace", "--run", "d")
+        assert run.code == 1 and "judge turn(s) failed in run 'd'" in run.err, run.err
+        assert _rows(root, "select count(*) from scores where status = 'ok' and by = 'judge'") == [(0,)]
+        broken["on"] = False
+        again = pingpong(root, "judge", "--run", "d", "--judge", "judge")
+        assert again.code == 0, again.err
+    assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
+    assert _rows(root, "select count(*) from scores where status = 'ok' and by = 'judge'")[0][0] > 0
 
 
 def _default(body):
