@@ -146,6 +146,8 @@ class RunSetup:
     method: str = "pingpong"
     config: dict = field(default_factory=dict)
     prompting: str | None = None
+    warnings: tuple[str, ...] = ()
+    """One line per bad file in the home's folders that the plan skipped."""
 
     @property
     def players(self) -> list[str]:
@@ -449,26 +451,31 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     if HUMAN in (*players, interrogator, *judges):
         raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
     specs = resolve_models(models, [*players, interrogator, *judges])
+    card_library = CardLibrary(home)
+    libraries: list = [card_library]  # each keeps the bad files it skipped in `problems`
     if method == "dmt":
         from pingpong.sessions.plan import build_seed_plan
         from pingpong.situations.seeds import SeedLibrary
 
-        items = build_seed_plan(players, CardLibrary(home).all(lang=lang), SeedLibrary(home).all(lang),
+        libraries.append(SeedLibrary(home))
+        items = build_seed_plan(players, card_library.all(lang=lang), libraries[-1].all(lang),
                                 characters=characters, seed_names=situations, lang=lang, every=every)
         cards = list({item.character.name: item.character for item in items}.values())
         sits = list({item.situation.name: item.situation for item in items}.values())
     else:
-        cards = pick(CardLibrary(home).all(lang=lang), characters, "character", lang)
+        cards = pick(card_library.all(lang=lang), characters, "character", lang)
         if not cards:
             raise UserError(f"no character cards for lang {lang}")
         if method == "rolebench":  # the questions are the situations: one per planned session
             from pingpong.sessions.rolebench_plan import rolebench_plan
             from pingpong.situations.questions import QuestionLibrary
 
-            items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
+            libraries.append(QuestionLibrary(home))
+            items = rolebench_plan(libraries[-1], players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
         else:
-            sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
+            libraries.append(SituationLibrary(home))
+            sits = pick(libraries[-1].all(lang=lang), situations, "situation", lang)
             if not sits:
                 raise UserError(f"no situations for lang {lang}")
             items = build_plan(players, cards, sits, every)
@@ -482,7 +489,8 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
                 "lang": lang, "method": method, "every": every, "prompting": prompting,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
-                "planned": len(items)})
+                "planned": len(items)},
+        warnings=tuple(problem for library in libraries for problem in library.problems))
     return setup, specs
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from pingpong.tui.commands.output import warn
+
 
 def run(args, home) -> int:
     import asyncio
@@ -22,6 +24,7 @@ def run(args, home) -> int:
         lang=args.lang, characters=args.characters, situations=args.situations,
         every=args.every, run_name=args.run_name, method=args.method,
         prompting=getattr(args, "prompting", None))
+    warn(list(setup.warnings))
     from pingpong.sessions.store import Store
 
     home.ensure()
