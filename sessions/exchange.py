@@ -14,7 +14,7 @@ from typing import TextIO
 
 from pingpong.core.errors import UserError
 from pingpong.core.safe_parse import loads_json, read_limited
-from pingpong.sessions.exchange_jsonl import JSONL_DEPTH, export_jsonl, import_jsonl, parse_jsonl
+from pingpong.sessions.exchange_jsonl import JSONL_DEPTH, export_jsonl, import_jsonl, jsonl_lines, parse_jsonl
 from pingpong.sessions.exchange_pingpong import ImportSummary, export_results, import_results
 
 __all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
@@ -42,7 +42,7 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
     stripped = text.strip()
     if not stripped:
         raise UserError(f"{name}: empty file")
-    lines = stripped.splitlines()
+    lines = jsonl_lines(stripped)
     if len(lines) > 1:  # JSONL when its first line is a session on its own
         try:
             head = loads_json(lines[0], f"{name}: line 1", JSONL_DEPTH)

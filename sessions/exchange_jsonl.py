@@ -103,9 +103,11 @@ def _fail(where: str, problem: str) -> UserError:
     return UserError(f"{where}: {problem}")
 
 
-def _check_model(model, data: Any, where: str) -> None:
+def _check_model(model, data: Any, where: str, strict: bool = False) -> None:
+    """strict: the row's values go into the database as written, so "2" is not a turn and true is
+    not a score (lax validation would take both)."""
     try:
-        model.model_validate(data)
+        model.model_validate(data, strict=strict)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
@@ -123,6 +125,7 @@ def validate_document(doc: Any, where: str) -> None:
     for key in ("spec", "character_snapshot", "situation_snapshot", "status", "player", "created_at"):
         if doc.get(key) is None:
             raise _fail(where, f"'{key}' is missing")
+    _check_columns(doc, where)
     if doc["status"] not in STATUSES:
         raise _fail(where, f"status '{doc['status']}' is not one of {', '.join(STATUSES)}")
     _check_model(SessionSpec, doc["spec"], f"{where}: spec")
@@ -147,10 +150,36 @@ def validate_document(doc: Any, where: str) -> None:
     _check_judge_scores(doc.get("scores", []), where)
 
 
-def _message(row: dict) -> Message:
+TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
+                "created_at", "updated_at", "finished_at")
+
+
+def _check_columns(doc: dict, where: str) -> None:
+    """The session's own columns are stored as written: text where text belongs, whole numbers
+    where numbers do."""
+    for key in TEXT_COLUMNS:
+        if doc.get(key) is not None and not isinstance(doc[key], str):
+            raise _fail(where, f"{key}: expected text, got {type(doc[key]).__name__}")
+    for key in ("num_turns", "fork_turn"):
+        if doc.get(key) is not None and type(doc[key]) is not int:
+            raise _fail(where, f"{key}: expected a whole number, got {type(doc[key]).__name__}")
+    judges = doc.get("judges")
+    if judges is not None and not (isinstance(judges, list) and all(isinstance(j, str) for j in judges)):
+        raise _fail(where, "judges: expected a list of model names")
+
+
+def _row_data(row: dict) -> dict:
+    """A message's or call's fields as its model takes them (the flag is written as 0 or 1)."""
     data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
-    data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
-    return Message.model_validate(data)
+    flag = data.get("tokens_estimated", False)
+    if flag not in (True, False):  # 0 and 1 compare equal to them
+        raise ValueError("tokens_estimated: expected true, false, 0 or 1")
+    data["tokens_estimated"] = bool(flag)
+    return data
+
+
+def _message(row: dict) -> Message:
+    return Message.model_validate(_row_data(row), strict=True)
 
 
 def _check_transcript(doc: dict, where: str) -> None:
@@ -189,16 +218,14 @@ def _check_judge_scores(rows: list[dict], where: str) -> None:
 
 
 def _check_row(key: str, row: dict, where: str) -> None:
-    if key == "messages":
+    if row.get("created_at") is not None and not isinstance(row["created_at"], str):
+        raise _fail(where, "created_at: expected text")
+    if key in ("messages", "calls"):
         try:
-            _message(row)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise _fail(where, f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
-    elif key == "calls":
-        data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
-        data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
-        _check_model(CallRecord, data, where)
+            data = _row_data(row)
+        except ValueError as exc:
+            raise _fail(where, str(exc)) from None
+        _check_model(Message if key == "messages" else CallRecord, data, where, strict=True)
     elif key == "scores":
         if row.get("source") not in ("judge", "human"):
             raise _fail(where, f"source {row.get('source')!r} is not judge or human")
@@ -209,13 +236,19 @@ def _check_row(key: str, row: dict, where: str) -> None:
             if data["value"] not in ("good", "bad") or data.get("scale") != "good-bad":
                 raise _fail(where, f"value {data['value']!r} is not a number (or good/bad on the good-bad scale)")
             data["value"] = 1.0 if data["value"] == "good" else 0.0
-        _check_model(Score, data, where)
+        _check_model(Score, data, where, strict=True)
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSONL text: split at newlines only (str.splitlines would also split at
+    U+2028, U+0085 and others, which JSON leaves raw inside strings)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def parse_jsonl(text: str, name: str) -> list[dict]:
     """Parse and validate every line; UserError naming file and line."""
     docs = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
         try:

@@ -245,10 +245,14 @@ def main(argv: list[str] | None = None) -> int:
         module, func = args.handler.split(":")
         return int(getattr(import_module(module), func)(args, home) or 0)
     except UserError as exc:
-        print(f"pingpong: error: {exc}", file=sys.stderr)
+        from pingpong.tui.commands.output import error
+
+        error(exc)
         return 2
     except RunFailed as exc:
-        print(f"pingpong: {exc}", file=sys.stderr)
+        from pingpong.tui.commands.output import one_line
+
+        print(f"pingpong: {one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("pingpong: interrupted", file=sys.stderr)

@@ -69,15 +69,9 @@ def cli_process(*args: str, env: dict[str, str] | None = None, timeout: float = 
 
 
 _BATCH = """
-import contextlib, io, json, sys
-from pingpong.tui.cli import main
-results = []
-for argv in json.load(sys.stdin):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(argv)
-    results.append([rc, out.getvalue(), err.getvalue()])
-json.dump(results, sys.__stdout__)
+import dataclasses, json, sys
+from tests.hardening.support import cli
+json.dump([dataclasses.astuple(cli(*argv)) for argv in json.load(sys.stdin)], sys.stdout)
 """
 
 
@@ -125,6 +119,11 @@ def one_error(result: Result) -> str:
     return line
 
 
+def refused(home: Path, *args: str) -> str:
+    """The single error line of a command on home that must refuse its input (see one_error)."""
+    return one_error(cli(*args, "--home", str(home)))
+
+
 def one_warning(result: Result) -> str:
     """The single warning of a listing that skipped one bad file (status 0)."""
     assert "Traceback" not in result.err, result.err
@@ -162,6 +161,29 @@ def card_doc(**fields: object) -> dict:
 def situation_doc(**fields: object) -> dict:
     doc: dict = {"name": "fuzz-situation", "lang": "en", "num_turns": 3,
                  "text": "The user missed the last ferry and asks for a ride anyway."}
+    doc.update(fields)
+    return doc
+
+
+def seed_doc(**fields: object) -> dict:
+    doc: dict = {"name": "fuzz-seed", "lang": "en", "character": "tally", "topic": "the Archive's lost atlas",
+                 "intent": "role_knowledge_qa", "initial_query": "Where did the great atlas go?",
+                 "goal": "Tally has said who borrowed the atlas last.", "max_rounds": 4}
+    doc.update(fields)
+    return doc
+
+
+def probe_doc(**fields: object) -> dict:
+    doc: dict = {"character": "tally", "lang": "en", "questions": [
+        {"id": "style-01", "dimension": "self_style", "question": "Which line sounds like you?",
+         "options": {"A": "Filed and ticked.", "B": "Whatever."}, "answer": ["A"]}]}
+    doc.update(fields)
+    return doc
+
+
+def question_doc(**fields: object) -> dict:
+    doc: dict = {"kind": "role_specific", "character": "tally", "lang": "en", "questions": [
+        {"id": "s01", "instruction": "Who built you?", "references": ["The Guild of Archivists built me."]}]}
     doc.update(fields)
     return doc
 

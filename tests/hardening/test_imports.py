@@ -9,7 +9,10 @@ import sqlite3
 
 import pytest
 
-from .support import cli, one_error
+from .support import (
+    cli,
+    refused,
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +35,7 @@ def _fresh(doc: dict, stamp: str) -> dict:
 def _import_lines(seeded, tmp_path, *docs: dict) -> str:
     path = tmp_path / "sessions.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
-    line = one_error(cli("import", str(path), "--home", str(seeded.root)))
+    line = refused(seeded.root, "import", str(path))
     seeded.assert_unchanged()
     return line.removeprefix(f"pingpong: error: {path}: ")
 
@@ -102,7 +105,7 @@ def test_values_python_or_the_store_cannot_handle_are_one_line(seeded, tmp_path,
     text = json.dumps(_fresh(session_doc, "2001-01-03T00:00:00.000+00:00"))
     path = tmp_path / "bad.jsonl"
     path.write_text(text + "\n" + text + "\n" + text[:-1] + tail + "}\n", encoding="utf-8")
-    line = one_error(cli("import", str(path), "--home", str(seeded.root)))
+    line = refused(seeded.root, "import", str(path))
     assert line == f"pingpong: error: {path}: line 3: {problem}"
     seeded.assert_unchanged()
 
@@ -116,7 +119,7 @@ def test_values_python_or_the_store_cannot_handle_are_one_line(seeded, tmp_path,
 def test_results_files_python_cannot_read_are_one_line(seeded, tmp_path, text, problem):
     path = tmp_path / "results.json"
     path.write_text(text, encoding="utf-8")
-    assert one_error(cli("import", str(path), "--home", str(seeded.root))) == f"pingpong: error: {path}: {problem}"
+    assert refused(seeded.root, "import", str(path)) == f"pingpong: error: {path}: {problem}"
     seeded.assert_unchanged()
 
 
@@ -146,8 +149,44 @@ def test_a_stored_session_out_of_order_is_refused_by_resume_and_judge_and_left_a
         conn.execute("DELETE FROM messages WHERE turn = 1")
     before = conn.execute("SELECT status, pid, host, judges FROM sessions").fetchall()
     for args in (("sessions", "resume", "1"), ("judge", "--session", "1", "--judge", "offline")):
-        line = one_error(cli(*args, "--home", str(home)))
+        line = refused(home, *args)
         assert line == ("pingpong: error: session 1: its stored messages cannot be continued or judged "
                         "(history message 1 is turn 2 user; expected turn 1 user)")
         assert conn.execute("SELECT status, pid, host, judges FROM sessions").fetchall() == before
     conn.close()
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d["scores"][1].update(value=True), "scores[1]: value: Input should be a valid number"),
+    (lambda d: d["messages"][2].update(turn="2"), "messages[2]: turn: Input should be a valid integer"),
+    (lambda d: d["calls"][0].update(tokens_estimated="yes"), "calls[0]: tokens_estimated: expected true, false, 0 or 1"),
+    (lambda d: d.update(player=7), "player: expected text, got int"),
+    (lambda d: d.update(num_turns="2"), "num_turns: expected a whole number, got str"),
+    (lambda d: d["scores"][0].update(created_at=0), "scores[0]: created_at: expected text"),
+], ids=["true-as-a-score", "text-as-a-turn", "flag", "player", "num-turns", "created-at"])
+def test_values_of_the_wrong_type_are_refused_not_stored_as_written(seeded, tmp_path, session_doc, spoil, problem):
+    """Rows go into the database as written, so a value must already have the stored type."""
+    bad = _fresh(session_doc, "2001-01-05T00:00:00.000+00:00")
+    spoil(bad)
+    assert _import_lines(seeded, tmp_path, bad).startswith(f"line 1: {problem}")
+
+
+def test_line_separators_inside_texts_survive_a_round_trip(tmp_path, session_doc):
+    """JSON keeps U+2028 and U+0085 raw inside strings; JSONL lines end only at a newline."""
+    doc = _fresh(session_doc, "2001-01-06T00:00:00.000+00:00")
+    doc["messages"][1]["text"] = "First line\u2028second\u0085third\x1cfourth"
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(doc, ensure_ascii=False) + "\n", encoding="utf-8")
+    home = tmp_path / "home"
+    assert cli("import", str(source), "--home", str(home)).rc == 0
+    out = tmp_path / "out.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home)).rc == 0
+    (line,) = out.read_text(encoding="utf-8").split("\n")[:-1]
+    assert json.loads(line)["messages"][1]["text"] == "First line\u2028second\u0085third\x1cfourth"
+
+
+def test_control_characters_from_a_file_are_shown_escaped_in_the_one_line(seeded, tmp_path, session_doc):
+    bad = _fresh(session_doc, "2001-01-07T00:00:00.000+00:00")
+    bad["status"] = "done\r\n\x1b[2J"
+    assert _import_lines(seeded, tmp_path, bad) == (
+        "line 1: status 'done\\r\\n\\x1b[2J' is not one of running, interrupted, finished, failed")

@@ -38,14 +38,14 @@ def test_failed_judge_exits_1_then_pingpong_judge_completes_it_without_the_seats
         _config(root, server.base_url)
         run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
                        "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-        assert run.code == 1, run.err
+        assert run.rc == 1, run.err
         assert "judge turn(s) failed" in run.err
         failed = _rows(root, "select count(*) from scores where status = 'failed'")[0][0]
         assert failed > 0
         server.responder = _default  # the judge is back
         seats_before = [r for r in server.chat_requests if r.body["model"] in ("player", "asker")]
         again = pingpong(root, "judge", "--run", "r", "--judge", "judge")
-        assert again.code == 0, again.err
+        assert again.rc == 0, again.err
         seats_after = [r for r in server.chat_requests if r.body["model"] in ("player", "asker")]
         assert len(seats_after) == len(seats_before)  # no player or interrogator call
     assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
@@ -66,11 +66,11 @@ def test_rerunning_the_same_run_retries_failed_judge_turns(tmp_path):
         _config(root, server.base_url)
         args = ("run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
                 "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-        assert pingpong(root, *args).code == 1
+        assert pingpong(root, *args).rc == 1
         down["on"] = False
         player_calls = sum(1 for r in server.chat_requests if r.body["model"] == "player")
         second = pingpong(root, *args)
-        assert second.code == 0, second.err
+        assert second.rc == 0, second.err
         assert sum(1 for r in server.chat_requests if r.body["model"] == "player") == player_calls
     assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
 
@@ -79,12 +79,12 @@ def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
     root = tmp_path / "home"
     first = pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
                      "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-    assert first.code == 0, first.err
+    assert first.rc == 0, first.err
     (parent,) = [r[0] for r in _rows(root, "select id from sessions")]
     with FakeServer() as server:
         _config(root, server.base_url)
         fork = pingpong(root, "sessions", "fork", str(parent), "--turn", "1", "--player", "player")
-        assert fork.code == 0, fork.err
+        assert fork.rc == 0, fork.err
     child = _rows(root, "select id, parent_session, fork_turn, status, player from sessions where id != "
                         f"{parent}")[0]
     assert child[1:] == (parent, 1, "finished", "player")
@@ -126,13 +126,13 @@ def test_every_way_a_judge_fails_leaves_failed_turns_exit_1_and_pingpong_judge_r
         _config(root, server.base_url)
         run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
                        "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-        assert run.code == 1 and "judge turn(s) failed in run 'r'" in run.err, run.err
+        assert run.rc == 1 and "judge turn(s) failed in run 'r'" in run.err, run.err
         failed = _rows(root, "select distinct turn from scores where status = 'failed' and source = 'judge'")
         assert failed == [(2,)] or (kind == "invalid-json" and sorted(failed) == [(1,), (2,)])
         still = pingpong(root, "judge", "--run", "r", "--judge", "judge")
-        assert still.code == 1 and "still failed" in still.err
+        assert still.rc == 1 and "still failed" in still.err
         broken["on"] = False
-        assert pingpong(root, "judge", "--run", "r", "--judge", "judge").code == 0
+        assert pingpong(root, "judge", "--run", "r", "--judge", "judge").rc == 0
     assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
     assert _rows(root, "select count(distinct turn) from scores where status = 'ok' and by = 'judge'") == [(2,)]
 
@@ -153,11 +153,11 @@ def test_a_dmt_judge_without_usable_labels_leaves_failed_rounds_exit_1_and_is_re
         _config(root, server.base_url)
         run = pingpong(root, "run", "--method", "dmt", "--player", "offline", "--interrogator", "offline",
                        "--judge", "judge", "--characters", "ada-lovelace", "--run", "d")
-        assert run.code == 1 and "judge turn(s) failed in run 'd'" in run.err, run.err
+        assert run.rc == 1 and "judge turn(s) failed in run 'd'" in run.err, run.err
         assert _rows(root, "select count(*) from scores where status = 'ok' and by = 'judge'") == [(0,)]
         broken["on"] = False
         again = pingpong(root, "judge", "--run", "d", "--judge", "judge")
-        assert again.code == 0, again.err
+        assert again.rc == 0, again.err
     assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
     assert _rows(root, "select count(*) from scores where status = 'ok' and by = 'judge'")[0][0] > 0
 

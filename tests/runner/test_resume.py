@@ -49,7 +49,7 @@ def test_sigkill_midway_then_rerun_completes_every_pair_once(slow_home, fake):
 
     fake.latency = 0.0
     result = pingpong(slow_home, *args)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(slow_home, turns=TURNS)
     # The killed sessions were resumed in place, not started again.
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
@@ -71,7 +71,7 @@ def test_ctrl_c_interrupts_in_flight_sessions_and_the_next_run_resumes_them(slow
 
     fake.latency = 0.0
     result = pingpong(slow_home, *args)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(slow_home, turns=TURNS)
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
 

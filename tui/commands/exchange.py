@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from pingpong.tui.commands.output import error
+
 
 def export(args, home) -> int:
     from pingpong.sessions.exchange import export as do_export
@@ -31,6 +33,6 @@ def import_(args, home) -> int:
         print(summary.line())
     if errors:
         for line in errors[:-1]:
-            print(f"pingpong: error: {line}", file=sys.stderr)
+            error(line)
         raise UserError(errors[-1])
     return 0
