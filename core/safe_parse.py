@@ -17,6 +17,7 @@ import datetime
 import json
 import math
 import re
+import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -59,7 +60,10 @@ def read_limited(path: Path | str, limit: int, what: str = "file") -> bytes:
     try:
         if p.is_dir():
             raise UserError(f"{p}: is a folder, not a {what}")
-        size = p.stat().st_size
+        info = p.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe would block, a device (/dev/zero) never end
+            raise UserError(f"{p}: not a regular file (a device, pipe or socket), not a {what}")
+        size = info.st_size
         if size > limit:
             raise UserError(f"{p}: too large ({_mb(size)}; the limit is {_mb(limit)})")
         with p.open("rb") as f:

@@ -384,3 +384,12 @@ def test_key_variables_are_left_alone_when_unset(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="PINGPONG_BAD_KEY is not set"):
         check_ready(load_models(Home(tmp_path))["x"])
     assert "PINGPONG_BAD_KEY" not in os.environ
+
+
+def test_a_pipe_or_a_device_is_refused_not_read_forever(tmp_path):
+    """A named pipe would block the read; /dev/zero would fill the memory up to the size cap."""
+    fifo = tmp_path / "card.json"
+    os.mkfifo(fifo)
+    for args in (("cards", "validate", str(fifo)), ("import", "/dev/zero"), ("--config", "/dev/zero", "models")):
+        line = refused(tmp_path / "home", *args)
+        assert "not a regular file (a device, pipe or socket)" in line
