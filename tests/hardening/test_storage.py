@@ -225,3 +225,25 @@ def test_the_disk_filling_up_midway_through_a_run_loses_nothing_saved(packed):
     assert all(n_after >= n for (_, _, n_after), (_, _, n) in zip(resumed, saved))
     assert sorted(pair for pair, _, _ in after) == sorted({pair for pair, _, _ in after})  # once each
     assert {status for _, status, _ in after} == {"finished"}
+
+
+def test_resuming_a_session_on_a_full_disk_stops_with_one_line_and_can_go_on_later(packed, good_jsonl):
+    doc = json.loads(good_jsonl.read_text(encoding="utf-8"))
+    doc["status"] = "interrupted"
+    doc["messages"] = doc["messages"][:1]  # the player's first reply is still to come
+    doc["scores"] = []
+    good_jsonl.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    at = ["--home", str(packed)]
+    assert cli("import", str(good_jsonl), *at).rc == 0
+    conn = sqlite3.connect(packed / "pingpong.db")  # small pages: the next message needs a new one
+    for pragma in ("journal_mode = DELETE", "page_size = 512", "journal_mode = WAL"):
+        conn.execute(f"PRAGMA {pragma}")
+        if pragma.startswith("page_size"):
+            conn.execute("VACUUM")
+    conn.close()
+    (result,) = cli_batch([["sessions", "resume", "2", *at]], prelude=room_for(0))
+    assert result.rc == 1 and "Traceback" not in result.err
+    assert result.err_lines == [f"pingpong: error: {packed / FULL}; the session stopped there: run "
+                                "`pingpong sessions resume 2` to go on"]
+    assert cli("sessions", "resume", "2", *at).rc == 0
+    assert _run_pairs(packed, "offline-vs-offline-judged-by-offline-en")[-1][1:] == ("finished", 4)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pingpong.core.errors import RunFailed, UserError
+from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
 from pingpong.tui.commands.output import console as _console
 from pingpong.tui.commands.output import print_json
@@ -220,7 +220,11 @@ def resume(args, home: Home) -> int:
             finally:
                 await pool.aclose()
 
-        asyncio.run(main())
+        try:
+            asyncio.run(main())
+        except StorageError as exc:  # what was stored so far is kept; resuming goes on from there
+            raise RunFailed(f"error: {exc}; the session stopped there: run `pingpong sessions resume "
+                            f"{args.id}` to go on") from None
     finally:
         store.close()
     if outcome["status"] == "finished":
