@@ -268,10 +268,11 @@ class BatchRunner:
         todo, self._todo = self._todo or [], None
         self.progress.started = time.monotonic()
         gate = asyncio.Semaphore(self.concurrency)
-        while todo:
+        while True:
             await self._run_all(gate, todo)
             todo = self._taken_over()
-        return self.progress
+            if not todo:
+                return self.progress
 
     async def _run_all(self, gate: asyncio.Semaphore, todo: list[tuple[PlanItem, int | None]]) -> None:
         tasks = [asyncio.create_task(self._conversation(gate, item, sid)) for item, sid in todo]
