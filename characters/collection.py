@@ -8,7 +8,8 @@ library: it is skipped and its one-line error kept in `problems`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -17,6 +18,7 @@ from pingpong.core.errors import UserError
 from .files import to_yaml, write_atomic
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 
 def yaml_files(folder: Path | None) -> list[Path]:
@@ -28,6 +30,48 @@ def yaml_files(folder: Path | None) -> list[Path]:
         return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("."))
     except OSError as exc:
         raise UserError(f"{folder}: cannot list the folder ({exc.strerror or exc})") from None
+
+
+@dataclass
+class Scan(Generic[K, T]):
+    """What scan_folders found: items by key, where each came from, and the files it skipped."""
+
+    items: dict[K, T] = field(default_factory=dict)
+    paths: dict[K, Path] = field(default_factory=dict)
+    sources: dict[K, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def scan_folders(folders: Sequence[tuple[str, Path | None]], load: Callable[[Path], T], key: Callable[[T], K],
+                 describe: Callable[[T], str], files: Callable[[Path | None], list[Path]] = yaml_files) -> Scan[K, T]:
+    """Load every file of the ("bundled" | "user", folder) pairs in order; a later source's item
+    replaces an earlier one with the same key. A broken bundled file is an error (a bug of
+    ours); a broken or duplicated user file is skipped, its one line kept in `problems`."""
+    scan: Scan[K, T] = Scan()
+    for source, folder in folders:
+        try:
+            paths = files(folder)
+        except UserError as exc:
+            if source == "bundled":
+                raise
+            scan.problems.append(str(exc))
+            continue
+        for path in paths:
+            try:
+                item = load(path)
+            except UserError as exc:
+                if source == "bundled":
+                    raise
+                scan.problems.append(str(exc))
+                continue
+            k = key(item)
+            if k in scan.items and scan.sources[k] == source:
+                scan.problems.append(f"{path}: {describe(item)} is also defined in {scan.paths[k]}; ignored")
+                continue
+            scan.items[k] = item
+            scan.paths[k] = path
+            scan.sources[k] = source
+    return scan
 
 
 class YamlCollection(Generic[T]):
@@ -45,32 +89,12 @@ class YamlCollection(Generic[T]):
     def _scan(self) -> dict[str, T]:
         if self._items is not None:
             return self._items
-        items: dict[str, T] = {}
-        for source, folder in (("bundled", self.bundled_dir), ("user", self.user_dir)):
-            try:
-                paths = yaml_files(folder)
-            except UserError as exc:
-                if source == "bundled":
-                    raise
-                self.problems.append(str(exc))
-                continue
-            for path in paths:
-                try:
-                    item = self._load(path)
-                except UserError as exc:
-                    if source == "bundled":
-                        raise
-                    self.problems.append(str(exc))
-                    continue
-                name = item.name  # type: ignore[attr-defined]
-                if name in items and self._sources[name] == source:
-                    self.problems.append(f"{path}: {self.what} '{name}' is also defined in {self._paths[name]}; ignored")
-                    continue
-                items[name] = item
-                self._paths[name] = path
-                self._sources[name] = source
-        self._items = items
-        return items
+        scan = scan_folders((("bundled", self.bundled_dir), ("user", self.user_dir)), self._load,
+                            key=lambda item: item.name,  # type: ignore[attr-defined]
+                            describe=lambda item: f"{self.what} '{item.name}'")  # type: ignore[attr-defined]
+        self._items, self._paths, self._sources = scan.items, scan.paths, scan.sources
+        self.problems.extend(scan.problems)
+        return scan.items
 
     def all(self, lang: str | None = None) -> list[T]:
         """Every item (user ones replacing bundled ones of the same name), sorted by lang and name."""

@@ -82,10 +82,24 @@ CHAT_PATH = "/chat/completions"
 
 @functools.cache
 def _raw_stream_class() -> type:
-    """openai's AsyncStream yielding plain dicts; built once (subscripting it is not free)."""
+    """openai's AsyncStream yielding plain dicts and noting whether the server ended it with
+    ``[DONE]`` (openai swallows that event); built once (subscripting it is not free).
+
+    Some servers never send a finish_reason: a stream they closed with [DONE] is whole,
+    one that just stopped is not, and only this flag tells the two apart.
+    """
     from openai import AsyncStream
 
-    return AsyncStream[object]
+    class RawStream(AsyncStream[object]):
+        done = False
+
+        async def _iter_events(self):  # type: ignore[no-untyped-def]
+            async for sse in super()._iter_events():
+                if sse.data.startswith("[DONE]"):
+                    self.done = True
+                yield sse
+
+    return RawStream
 
 
 def _first_choice(data: Any) -> dict:
@@ -438,8 +452,8 @@ class OpenAIChatModel:
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.shield(response.close())
-        if finish is None:
-            raise IncompleteStream(f"no finish_reason after {len(''.join(parts))} characters")
+        if finish is None and not response.done:
+            raise IncompleteStream(f"no finish_reason nor [DONE] after {len(''.join(parts))} characters")
         return "".join(parts), finish, usage
 
     def _completion(self, messages, text, finish, usage, latency_ms, attempt) -> Completion:

@@ -37,7 +37,7 @@ class RetryPolicy:
 
 
 class IncompleteStream(Exception):
-    """The stream ended before the model said it had finished (no finish_reason)."""
+    """The stream ended before the model said it had finished (no finish_reason, no [DONE])."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import datetime
 import json
 import math
 import re
+import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -59,7 +60,10 @@ def read_limited(path: Path | str, limit: int, what: str = "file") -> bytes:
     try:
         if p.is_dir():
             raise UserError(f"{p}: is a folder, not a {what}")
-        size = p.stat().st_size
+        info = p.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe would block, a device (/dev/zero) never end
+            raise UserError(f"{p}: not a regular file (a device, pipe or socket), not a {what}")
+        size = info.st_size
         if size > limit:
             raise UserError(f"{p}: too large ({_mb(size)}; the limit is {_mb(limit)})")
         with p.open("rb") as f:
@@ -95,9 +99,10 @@ def real_path(path: Path | str) -> Path:
 
 
 def long_number_line(text: str) -> str:
-    """' (line N)' for the first run of more than 4,300 digits in text, or ''."""
+    """' (line N)' for the first run of more than 4,300 digits in text, or '' (also for one-line
+    text, such as one line of a JSONL file whose caller names the line)."""
     found = _LONG_NUMBER.search(text)
-    return f" (line {text.count(chr(10), 0, found.start()) + 1})" if found else ""
+    return f" (line {text.count(chr(10), 0, found.start()) + 1})" if found and "\n" in text.strip() else ""
 
 
 def too_many_digits(where: str, text: str) -> UserError:
@@ -195,22 +200,32 @@ def _constant(name: str) -> Any:
     raise _Constant(name)
 
 
-def parse_json(text: str, where: str) -> Any:
-    """json.loads for untrusted text: every failure, and any value check_plain refuses, is a UserError."""
+def loads_json(text: str, where: str, limit: int = MAX_DEPTH) -> Any:
+    """json.loads for untrusted text, for callers that word syntax errors themselves: a
+    json.JSONDecodeError passes through; every other failure, and any value check_plain refuses
+    (nesting deeper than limit included), is a UserError."""
     try:
         data = json.loads(text, parse_constant=_constant)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except json.JSONDecodeError:
+        raise
     except _Constant as exc:
         raise UserError(f"{where}: {exc} is not a JSON number") from None
     except RecursionError:
-        raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
+        raise UserError(f"{where}: nested deeper than {limit} levels") from None
     except ValueError as exc:
         if "integer string conversion" in str(exc):
             raise too_many_digits(where, text) from None
         raise UserError(f"{where}: invalid JSON: {exc}") from None
-    check_plain(data, where)
+    check_plain(data, where, limit=limit)
     return data
+
+
+def parse_json(text: str, where: str, limit: int = MAX_DEPTH) -> Any:
+    """json.loads for untrusted text: every failure, and any value check_plain refuses, is a UserError."""
+    try:
+        return loads_json(text, where, limit)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
 
 def parse_toml(text: str, where: str) -> dict[str, Any]:

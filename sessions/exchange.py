@@ -14,25 +14,30 @@ from pathlib import Path
 from typing import TextIO
 
 from pingpong.core.errors import UserError
+from pingpong.core.safe_parse import loads_json, read_limited
 from pingpong.sessions.exchange_annotations import export_annotations, import_annotations
-from pingpong.sessions.exchange_jsonl import export_jsonl, import_jsonl, parse_jsonl
+from pingpong.sessions.exchange_jsonl import JSONL_DEPTH, export_jsonl, import_jsonl, jsonl_lines, parse_jsonl
 from pingpong.sessions.exchange_pingpong import ImportSummary, import_results
 from pingpong.sessions.exchange_pingpong_export import export_results
 
 __all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
 
 
+MAX_IMPORT_BYTES = 1024 * 1024 * 1024
+"""Import files above this (1 GB; a lossless JSONL of 10,000 sessions is a few hundred MB) are refused."""
+
+
 def _read(path: Path) -> str:
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
+    """The file's text; a missing, unreadable, binary or oversized file, or a symlink loop, is one line."""
     if path.is_dir():
         raise UserError(f"{path}: is a folder; give the files inside it")
+    data = read_limited(path, MAX_IMPORT_BYTES, "results or JSONL file")
+    if b"\x00" in data:
+        raise UserError(f"{path}: binary content (expected PingPong results JSON or pingpong JSONL)")
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text (expected PingPong results JSON or pingpong JSONL)") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def _annotation(data: object) -> bool:
@@ -44,36 +49,35 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
     stripped = text.strip()
     if not stripped:
         raise UserError(f"{name}: empty file")
-    whole_error = None
-    try:
-        data = json.loads(stripped)
-    except json.JSONDecodeError as exc:
-        whole_error = exc
-        data = None
-    if whole_error is None:
-        if isinstance(data, dict) and "outputs" in data:
-            return "pingpong", data
-        if isinstance(data, dict) and "spec" in data and "messages" in data:
+    lines = jsonl_lines(stripped)
+    if len(lines) > 1:  # JSONL when its first line is a session on its own
+        try:
+            head = loads_json(lines[0], f"{name}: line 1", JSONL_DEPTH)
+        except json.JSONDecodeError:
+            head = None
+        if isinstance(head, dict) and "spec" in head:
             return "jsonl", text
-        if _annotation(data):
+        if _annotation(head):
             return "annotations", text
-        raise UserError(f"{name}: not PingPong results JSON (no 'outputs'), annotations (no 'human_scores') "
-                        "nor pingpong JSONL (no 'spec')")
-    first = stripped.splitlines()[0]
     try:
-        head = json.loads(first)
-    except json.JSONDecodeError:
-        head = None
-    if isinstance(head, dict) and "spec" in head:
-        return "jsonl", text
-    if _annotation(head):
+        data = loads_json(stripped, name, JSONL_DEPTH)
+    except json.JSONDecodeError as exc:
+        if stripped[0] in "{[":
+            raise UserError(
+                f"{name}: truncated or invalid JSON ({exc.msg.removesuffix(' at')} at line {exc.lineno}"
+                f" column {exc.colno})"
+            ) from None
+        raise UserError(f"{name}: not JSON (expected PingPong results JSON or pingpong JSONL)") from None
+    if isinstance(data, dict) and "outputs" in data:
+        return "pingpong", data
+    if isinstance(data, dict) and "spec" in data:
+        if len(lines) == 1:
+            return "jsonl", text
+        raise UserError(f"{name}: one session spread over several lines; pingpong JSONL has one session per line")
+    if _annotation(data):
         return "annotations", text
-    if stripped[0] in "{[":
-        raise UserError(
-            f"{name}: truncated or invalid JSON ({whole_error.msg.removesuffix(' at')} at line {whole_error.lineno}"
-            f" column {whole_error.colno})"
-        )
-    raise UserError(f"{name}: not JSON (expected PingPong results JSON or pingpong JSONL)")
+    raise UserError(f"{name}: not PingPong results JSON (no 'outputs'), annotations (no 'human_scores') "
+                    "nor pingpong JSONL (no 'spec')")
 
 
 def import_file(store, path: Path | str) -> ImportSummary:

@@ -15,6 +15,8 @@ from pydantic import ValidationError
 
 from pingpong.core.domain import CallRecord, Character, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.methods import get_method
+from pingpong.core.safe_parse import MAX_DEPTH, loads_json
 from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import ImportSummary
 from pingpong.sessions.records import STATUSES
@@ -37,6 +39,9 @@ CHILD_TABLES = {  # key in the document -> (table, columns)
 """Each line's lists: messages in transcript order, model calls, and every score (judges' and people's)
 in DESIGN.md's shape; good/bad labels are written as "good"/"bad"."""
 DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES}
+JSONL_DEPTH = MAX_DEPTH + 1
+"""Deepest nesting in an import file: a session holds its card one level down, and a card may nest
+MAX_DEPTH deep."""
 
 
 def _dump(value: Any) -> str:
@@ -99,9 +104,11 @@ def _fail(where: str, problem: str) -> UserError:
     return UserError(f"{where}: {problem}")
 
 
-def _check_model(model, data: Any, where: str) -> None:
+def _check_model(model, data: Any, where: str, strict: bool = False) -> None:
+    """strict: the row's values go into the database as written, so "2" is not a turn and true is
+    not a score (lax validation would take both)."""
     try:
-        model.model_validate(data)
+        model.model_validate(data, strict=strict)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
@@ -109,7 +116,8 @@ def _check_model(model, data: Any, where: str) -> None:
 
 
 def validate_document(doc: Any, where: str) -> None:
-    """Check one session line fully (shapes, snapshots, scores) before anything is written."""
+    """Check one session line fully (shapes, snapshots, scores, the transcript's order, no
+    duplicates) before anything is written: what passes can be stored, shown and resumed."""
     if not isinstance(doc, dict):
         raise _fail(where, "expected a JSON object (one session per line)")
     unknown = sorted(set(doc) - DOC_KEYS)
@@ -118,6 +126,7 @@ def validate_document(doc: Any, where: str) -> None:
     for key in ("spec", "character_snapshot", "situation_snapshot", "status", "player", "created_at"):
         if doc.get(key) is None:
             raise _fail(where, f"'{key}' is missing")
+    _check_columns(doc, where)
     if doc["status"] not in STATUSES:
         raise _fail(where, f"status '{doc['status']}' is not one of {', '.join(STATUSES)}")
     _check_model(SessionSpec, doc["spec"], f"{where}: spec")
@@ -144,17 +153,86 @@ def validate_document(doc: Any, where: str) -> None:
             if extra:
                 raise _fail(here, f"unknown field '{extra[0]}'")
             _check_row(key, row, here)
+    _check_transcript(doc, where)
+    _check_judge_scores(doc.get("scores", []), where)
+
+
+TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
+                "created_at", "updated_at", "finished_at")
+
+
+def _check_columns(doc: dict, where: str) -> None:
+    """The session's own columns are stored as written: text where text belongs, whole numbers
+    where numbers do."""
+    for key in TEXT_COLUMNS:
+        if doc.get(key) is not None and not isinstance(doc[key], str):
+            raise _fail(where, f"{key}: expected text, got {type(doc[key]).__name__}")
+    for key in ("num_turns", "fork_turn"):
+        if doc.get(key) is not None and type(doc[key]) is not int:
+            raise _fail(where, f"{key}: expected a whole number, got {type(doc[key]).__name__}")
+    judges = doc.get("judges")
+    if judges is not None and not (isinstance(judges, list) and all(isinstance(j, str) for j in judges)):
+        raise _fail(where, "judges: expected a list of model names")
+
+
+def _row_data(row: dict) -> dict:
+    """A message's or call's fields as its model takes them (the flag is written as 0 or 1)."""
+    data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
+    flag = data.get("tokens_estimated", False)
+    if flag not in (True, False):  # 0 and 1 compare equal to them
+        raise ValueError("tokens_estimated: expected true, false, 0 or 1")
+    data["tokens_estimated"] = bool(flag)
+    return data
+
+
+def _message(row: dict) -> Message:
+    return Message.model_validate(_row_data(row), strict=True)
+
+
+def _check_transcript(doc: dict, where: str) -> None:
+    """Each message once, in the order the session's method runs (resuming it replays this order)."""
+    messages = [_message(row) for row in doc.get("messages", [])]
+    first: dict[tuple[int, str, str], int] = {}
+    for i, m in enumerate(messages):
+        key = (m.turn, m.role, m.speaker or "")
+        if key in first:
+            raise _fail(f"{where}: messages[{i}]", f"turn {m.turn} {m.role} message appears twice "
+                                                   f"(also messages[{first[key]}])")
+        first[key] = i
+    spec = SessionSpec.model_validate(doc["spec"])
+    try:
+        method = get_method(spec.method)
+    except UserError as exc:
+        raise _fail(f"{where}: spec", str(exc)) from None
+    try:
+        method.check_history(messages)
+    except ValueError as exc:
+        raise _fail(f"{where}: messages", str(exc)) from None
+
+
+def _check_judge_scores(rows: list[dict], where: str) -> None:
+    """A judge gives one value per (turn, metric); two would leave it unclear which counts."""
+    first: dict[tuple[str, int, str], int] = {}
+    for i, row in enumerate(rows):
+        if row["source"] != "judge":
+            continue  # people's scores are append-only: their newest counts
+        key = (row["by"], row.get("turn") or 0, row["metric"])
+        if key in first:
+            turn = f"turn {row['turn']}" if row.get("turn") else "the whole session"
+            raise _fail(f"{where}: scores[{i}]", f"judge '{row['by']}' scored {row['metric']} of {turn} twice "
+                                                 f"(also scores[{first[key]}])")
+        first[key] = i
 
 
 def _check_row(key: str, row: dict, where: str) -> None:
-    if key == "messages":
-        data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
-        data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
-        _check_model(Message, data, where)
-    elif key == "calls":
-        data = {k: v for k, v in row.items() if k != "created_at" and v is not None}
-        data["tokens_estimated"] = bool(data.get("tokens_estimated", False))
-        _check_model(CallRecord, data, where)
+    if row.get("created_at") is not None and not isinstance(row["created_at"], str):
+        raise _fail(where, "created_at: expected text")
+    if key in ("messages", "calls"):
+        try:
+            data = _row_data(row)
+        except ValueError as exc:
+            raise _fail(where, str(exc)) from None
+        _check_model(Message if key == "messages" else CallRecord, data, where, strict=True)
     elif key == "scores":
         if row.get("source") not in ("judge", "human"):
             raise _fail(where, f"source {row.get('source')!r} is not judge or human")
@@ -165,17 +243,23 @@ def _check_row(key: str, row: dict, where: str) -> None:
             if data["value"] not in ("good", "bad") or data.get("scale") != "good-bad":
                 raise _fail(where, f"value {data['value']!r} is not a number (or good/bad on the good-bad scale)")
             data["value"] = 1.0 if data["value"] == "good" else 0.0
-        _check_model(Score, data, where)
+        _check_model(Score, data, where, strict=True)
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSONL text: split at newlines only (str.splitlines would also split at
+    U+2028, U+0085 and others, which JSON leaves raw inside strings)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def parse_jsonl(text: str, name: str) -> list[dict]:
     """Parse and validate every line; UserError naming file and line."""
     docs = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
+            doc = loads_json(line, f"{name}: line {n}", JSONL_DEPTH)
         except json.JSONDecodeError as exc:
             raise UserError(f"{name}: line {n}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
         validate_document(doc, f"{name}: line {n}")

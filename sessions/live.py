@@ -7,11 +7,12 @@ The TUI, `sessions resume` and the batch runner all drive sessions through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 
 from pingpong.core.domain import Character, SessionSpec, Situation
-from pingpong.core.errors import UserError
+from pingpong.core.errors import StorageError, UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
 from pingpong.sessions.recorder import STORED, Recorder
 from pingpong.sessions.store import Store
@@ -41,6 +42,17 @@ def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges:
     store.add_setup(session_id, seats=seats)
 
 
+def _engine(session_id: int, **kwargs):
+    """The engine over a stored session; UserError when its messages are out of order (a
+    database written by hand or by an old bug), so nothing is claimed or called."""
+    from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
+
+    try:
+        return SessionEngine(**kwargs)
+    except ValueError as exc:
+        raise UserError(f"session {session_id}: its stored messages cannot be continued or judged ({exc})") from None
+
+
 async def run_session(store: Store, pool, session_id: int, control=None, *,
                       renderer=None, offload: bool = False, deltas: bool = True) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
@@ -51,21 +63,20 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     `interrupted`; an unexpected error marks it `failed` and propagates. deltas: False for a
     consumer that ignores streamed pieces (the batch runner).
     """
-    from pingpong.core.engine import SessionEngine  # the engine pulls in the model layer
     from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
     if stored.status == "finished":
         raise UserError(f"session {session_id}: already finished")
-    store.claim(session_id)
-    record_seats(store, pool, session_id, stored.spec)
     kwargs = {"renderer": renderer} if renderer is not None else {}
     method = get_method(stored.spec.method)
-    engine = SessionEngine(
-        spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
+    engine = _engine(  # before the claim: a session that cannot be resumed is left as it was
+        session_id, spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
         control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
         method=method, deltas=deltas, cast=stored.cast, **kwargs,
     )
+    store.claim(session_id)
+    record_seats(store, pool, session_id, stored.spec)
     recorder = Recorder(store, session_id)
     ended = False
     try:
@@ -83,6 +94,11 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
         if not ended:
             store.set_status(session_id, "interrupted")
         raise
+    except StorageError:  # not the conversation's fault: resumable, if the database takes that much
+        if not ended:
+            with contextlib.suppress(StorageError):
+                store.set_status(session_id, "interrupted")
+        raise
     except Exception as exc:
         recorder.flush()
         if not ended:
@@ -96,19 +112,18 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
 async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncGenerator[Event, None]:
     """Score a stored session with ``judges`` (added to its judges), or retry their failed turns;
     record and yield each event. The player and interrogator are never called."""
-    from pingpong.core.engine import SessionEngine
     from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
     method = get_method(stored.spec.method)
     spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
+    engine = _engine(session_id, spec=spec.model_copy(update={"judges": judges}), character=stored.character,
+                     situation=stored.situation, pool=pool, history=stored.messages,
+                     verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
+                     cast=stored.cast)
     for judge in judges:
         store.add_judge(session_id, judge)
     record_seats(store, pool, session_id, stored.spec, judges)
-    engine = SessionEngine(spec=spec.model_copy(update={"judges": judges}), character=stored.character,
-                           situation=stored.situation, pool=pool, history=stored.messages,
-                           verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
-                           cast=stored.cast)
     recorder = Recorder(store, session_id)
     async with aclosing(engine.run()) as events:
         async for event in events:

@@ -228,8 +228,8 @@ def run_sessions(conn: sqlite3.Connection, run_id: int | None) -> list[tuple]:
 
 
 def run_pairs(conn: sqlite3.Connection, run_id: int, key: tuple[str, str, str] | None = None) -> list[tuple]:
-    """(id, player, character, situation, status, pid) of a run's sessions (or one pair's), oldest first."""
-    sql = "SELECT id, player, character, situation, status, pid FROM sessions WHERE run_id = ?"
+    """(id, player, character, situation, status, pid, host) of a run's sessions (or one pair's), oldest first."""
+    sql = "SELECT id, player, character, situation, status, pid, host FROM sessions WHERE run_id = ?"
     params: list[object] = [run_id]
     if key is not None:
         sql += " AND player = ? AND character = ? AND situation = ?"

@@ -13,7 +13,8 @@ What happens to each planned (player, character, situation) of the run:
   which mark_orphans_interrupted turns into 'interrupted') -> resumed after its
   last stored message;
 - a 'running' one whose process is alive (another `pingpong run` on the same
-  run) -> left alone and reported, never run twice at once;
+  run) -> left alone and reported, never run twice at once; looked at again when
+  this run's own pairs are done, and resumed if that process has died meanwhile;
 - only failed ones, or none -> a fresh session. A failed row is kept as the
   record of what went wrong (its error, its calls) and is never counted: the
   leaderboard counts finished sessions only, and at most one session per pair
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pingpong.core.domain import CastSeat, SessionSpec
+from pingpong.core.errors import StorageError
 from pingpong.core.events import CallFinished, Event, SessionFailed, SessionFinished
 from pingpong.sessions.plan import PlanItem
 
@@ -146,6 +148,8 @@ class RunSetup:
     config: dict = field(default_factory=dict)
     prompting: str | None = None
     prompt_format: str = "detailed"
+    warnings: tuple[str, ...] = ()
+    """One line per bad file in the home's folders that the plan skipped."""
 
     @property
     def players(self) -> list[str]:
@@ -165,17 +169,28 @@ def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dic
     """The run's sessions by (player, character, situation), oldest first."""
     from pingpong.sessions import queries
 
-    rows = queries.run_pairs(store.conn, run_id)
     found: dict[tuple[str, str, str], list[dict]] = {}
-    for sid, player, character, situation, status, pid in rows:
-        found.setdefault((player, character, situation), []).append(
-            {"id": sid, "status": status, "pid": pid})
+    for row in queries.run_pairs(store.conn, run_id):
+        found.setdefault(row[1:4], []).append(_pair_row(row))
     return found
 
 
+def pair_sessions(store, run_id: int, key: tuple[str, str, str]) -> list[dict]:
+    """One pair's sessions in the run, oldest first, as decide() reads them."""
+    from pingpong.sessions import queries
+
+    return [_pair_row(row) for row in queries.run_pairs(store.conn, run_id, key)]
+
+
+def _pair_row(row: tuple) -> dict:
+    sid, _player, _character, _situation, status, pid, host = row
+    return {"id": sid, "status": status, "pid": pid, "host": host}
+
+
 def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
-    """What to do with one pair, given its sessions: ('skip'|'resume'|'elsewhere'|'new', id)."""
-    from pingpong.sessions.store import pid_alive
+    """What to do with one pair, given its sessions: ('skip'|'resume'|'elsewhere'|'new', id).
+    A session left running by a process that has died is resumed, never left behind."""
+    from pingpong.sessions.store import owner_alive
 
     if any(r["status"] == FINISHED for r in rows):
         return "skip", None
@@ -184,7 +199,7 @@ def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
             return "resume", r["id"]
     for r in reversed(rows):
         if r["status"] == RUNNING:
-            return ("elsewhere", r["id"]) if pid_alive(r["pid"]) else ("resume", r["id"])
+            return ("elsewhere", r["id"]) if owner_alive(r["pid"], r.get("host")) else ("resume", r["id"])
     return "new", None
 
 
@@ -223,6 +238,8 @@ class BatchRunner:
         self.progress = RunProgress({p: PlayerCounts() for p in setup.players})
         self.run_id: int | None = None
         self._todo: list[tuple[PlanItem, int | None]] | None = None
+        self._elsewhere: list[PlanItem] = []
+        """Pairs another process was running when this one looked; taken over if it dies."""
 
     def _open_run(self) -> int:
         run_id = self.store.run_id(self.setup.name, self.setup.config)
@@ -244,6 +261,7 @@ class BatchRunner:
         finished = [r["id"] for rows in found.values() for r in rows if r["status"] == FINISHED]
         unjudged = queries.failed_judge_turns(self.store.conn, finished) if self.setup.judges else {}
         self._todo = []
+        self._elsewhere = []
         for counts in self.progress.players.values():
             counts.total = counts.done = counts.skipped = counts.elsewhere = 0
         for item in self.setup.items:
@@ -260,6 +278,7 @@ class BatchRunner:
                 counts.skipped += 1
             elif action == "elsewhere":
                 counts.elsewhere += 1
+                self._elsewhere.append(item)
             else:
                 self._todo.append((item, sid))
         return len(self._todo)
@@ -272,16 +291,43 @@ class BatchRunner:
         self.pool.warm(self._seats())  # openai imported and clients built before the first claim
         self.progress.started = time.monotonic()
         gate = asyncio.Semaphore(self.concurrency)
+        while True:
+            await self._run_all(gate, todo)
+            todo = self._taken_over()
+            if not todo:
+                return self.progress
+
+    async def _run_all(self, gate: asyncio.Semaphore, todo: list[tuple[PlanItem, int | None]]) -> None:
         tasks = [asyncio.create_task(self._conversation(gate, item, sid)) for item, sid in todo]
         try:
             await asyncio.gather(*tasks)
         except asyncio.CancelledError:
             self.progress.interrupted = True
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(tasks)
             raise
-        return self.progress
+        except StorageError:  # the database takes no more writes: every conversation stops here
+            await _stop(tasks)
+            raise
+
+    def _taken_over(self) -> list[tuple[PlanItem, int | None]]:
+        """Look again at the pairs another process was running: those it finished count as done;
+        those whose process has died since (a kill -9 leaves them 'running') are this run's to
+        resume, so no pair is left behind. Pairs still alive elsewhere stay theirs."""
+        assert self.run_id is not None
+        items, self._elsewhere = self._elsewhere, []
+        todo: list[tuple[PlanItem, int | None]] = []
+        for item in items:
+            action, sid = decide(pair_sessions(self.store, self.run_id, item.key))
+            counts = self.progress.players[item.player]
+            if action == "elsewhere":
+                self._elsewhere.append(item)
+                continue
+            counts.elsewhere -= 1
+            if action == "skip":
+                counts.done += 1
+            else:
+                todo.append((item, sid))
+        return todo
 
     def _seats(self) -> list[str]:
         return [*self.setup.players, self.setup.interrogator, *self.setup.judges]
@@ -295,14 +341,9 @@ class BatchRunner:
         """
         from pingpong.sessions import live
 
-        player, character, situation = item.key
-        from pingpong.sessions import queries
-
         assert self.run_id is not None
         with self.store.transaction():
-            rows = [{"id": sid, "status": status, "pid": pid} for sid, _p, _c, _s, status, pid in
-                    queries.run_pairs(self.store.conn, self.run_id, (player, character, situation))]
-            action, sid = decide(rows)
+            action, sid = decide(pair_sessions(self.store, self.run_id, item.key))
             if action == "new":
                 sid = live.start_session(self.store, self.setup.spec(item), item.character,
                                          item.situation, run_id=self.run_id, cast=item.cast)
@@ -357,6 +398,7 @@ class BatchRunner:
                             counts.skipped += 1
                         else:
                             counts.elsewhere += 1
+                            self._elsewhere.append(item)
                         return
                 assert sid is not None
                 on_event = self.progress.on_event
@@ -373,11 +415,15 @@ class BatchRunner:
                 if sid is not None:
                     self.progress.interrupted_sessions += 1
                 raise
+            except StorageError:
+                counts.in_flight -= 1
+                raise
             except UserError as exc:
                 status = self._status(sid)
                 if status != FAILED:  # claim refused: another process took the session meanwhile
                     counts.in_flight -= 1
                     counts.elsewhere += 1
+                    self._elsewhere.append(item)
                     return
                 outcome, error = FAILED, str(exc)  # e.g. a broken user template
             except Exception as exc:  # one broken conversation must not sink the batch
@@ -397,6 +443,14 @@ class BatchRunner:
                     self.progress.errors.append(
                         f"{item.player} / {item.character.name} / {item.situation.name}: "
                         f"{error or outcome}")
+
+
+async def _stop(tasks: list[asyncio.Task]) -> None:
+    """Cancel the conversations still going and wait until each has stopped (its session is then
+    interrupted, or left running for the next run to resume when the database takes no writes)."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequence[str],
@@ -425,29 +479,34 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     if HUMAN in (*players, interrogator, *judges):
         raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
     specs = resolve_models(models, [*players, interrogator, *judges])
+    card_library = CardLibrary(home)
+    libraries: list = [card_library]  # each keeps the bad files it skipped in `problems`
     if method == "dmt":
         from pingpong.sessions.plan import build_seed_plan
         from pingpong.situations.seeds import SeedLibrary
 
-        items = build_seed_plan(players, CardLibrary(home).all(lang=lang), SeedLibrary(home).all(lang),
+        libraries.append(SeedLibrary(home))
+        items = build_seed_plan(players, card_library.all(lang=lang), libraries[-1].all(lang),
                                 characters=characters, seed_names=situations, lang=lang, every=every)
         cards = list({item.character.name: item.character for item in items}.values())
         sits = list({item.situation.name: item.situation for item in items}.values())
     else:
-        cards = pick(CardLibrary(home).all(lang=lang), characters, "character", lang)
+        cards = pick(card_library.all(lang=lang), characters, "character", lang)
         if not cards:
             raise UserError(f"no character cards for lang {lang}")
         if method == "rolebench":  # the questions are the situations: one per planned session
             from pingpong.sessions.rolebench_plan import rolebench_plan
             from pingpong.situations.questions import QuestionLibrary
 
-            items = rolebench_plan(QuestionLibrary(home), players, cards, lang, situations, every)
+            libraries.append(QuestionLibrary(home))
+            items = rolebench_plan(libraries[-1], players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
         elif method == "roleinteract":  # each probe and each group scene is a situation of its own
             items = _roleinteract_items(home, players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
         else:
-            sits = pick(SituationLibrary(home).all(lang=lang), situations, "situation", lang)
+            libraries.append(SituationLibrary(home))
+            sits = pick(libraries[-1].all(lang=lang), situations, "situation", lang)
             if not sits:
                 raise UserError(f"no situations for lang {lang}")
             items = build_plan(players, cards, sits, every)
@@ -464,7 +523,8 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 "lang": lang, "method": method, "every": every, "prompting": prompting,
                 "prompt_format": prompt_format,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
-                "planned": len(items)})
+                "planned": len(items)},
+        warnings=tuple(problem for library in libraries for problem in library.problems))
     return setup, specs
 
 

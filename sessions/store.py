@@ -9,6 +9,7 @@ locked". Nothing here ever stores an API key (no spec we store carries one).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -34,7 +35,7 @@ from pingpong.core.domain import (
     SessionSpec,
     Situation,
 )
-from pingpong.core.errors import UserError
+from pingpong.core.errors import StorageError, UserError
 from pingpong.sessions.migrations import MIGRATIONS
 from pingpong.sessions.records import STATUSES, HumanScore, SessionSummary, StoredSession
 
@@ -64,6 +65,72 @@ def pid_alive(pid: int | None) -> bool:
     return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
 
 
+_STORAGE_PROBLEMS = {  # SQLite's primary result codes a user's machine causes, not our code
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_IOERR: "a disk I/O error (is the disk full or failing?)",
+    sqlite3.SQLITE_READONLY: "it is read-only",
+    sqlite3.SQLITE_CANTOPEN: "its files cannot be opened",
+    sqlite3.SQLITE_BUSY: f"another process kept it locked for {BUSY_TIMEOUT_MS // 1000} s",
+    sqlite3.SQLITE_LOCKED: f"another process kept it locked for {BUSY_TIMEOUT_MS // 1000} s",
+    sqlite3.SQLITE_PERM: "no permission to write it",
+}
+
+
+def storage_error(exc: sqlite3.Error, path: Path, doing: str = "write") -> StorageError | None:
+    """The one-line StorageError for an SQLite failure the machine caused (full disk, read-only,
+    I/O, a lock held too long), or None when it is not one (a bug: let it show)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    problem = _STORAGE_PROBLEMS.get(code & 0xFF) if isinstance(code, int) else None
+    if problem is None:
+        return None
+    return StorageError(f"{path}: cannot {doing} the database: {problem}; nothing of this change was saved")
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why this process cannot write the database file and the side files SQLite keeps beside it
+    (-wal, -shm), or None. Checked up front: SQLite opens an unwritable file read-only without a
+    word and fails only at the first write."""
+    targets = [path] if path.exists() else []
+    for side in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        targets.append(side if side.exists() else path.parent)
+    for target in dict.fromkeys(targets):
+        if not os.access(target, os.W_OK):
+            try:
+                if os.statvfs(target).f_flag & os.ST_RDONLY:
+                    return "the file system is read-only"
+            except OSError:
+                pass
+            what = "its folder" if target == path.parent else "the file" if target == path else target.name
+            return f"no permission to write {what}"
+    return None
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection that never writes a byte. A WAL database needs its -shm file, which
+    a read-only file or folder may not let SQLite create; then the file is read as immutable,
+    which is safe only when no -wal file holds changes not yet in the database."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    try:
+        conn.execute("select count(*) from sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        wal = path.with_name(path.name + "-wal")
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+            raise
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StorageError(f"{path}: cannot read the database: it is read-only and its -wal file holds changes "
+                               "not yet written into it; open it once where it can be written") from None
+    return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
+
+
+def owner_alive(pid: int | None, host: str | None) -> bool:
+    """Is the process that marked a session running still there? One on another host is taken to
+    be (its pid means nothing here); one on this host only while its pid lives."""
+    return (bool(host) and host != _HOST) or pid_alive(pid)
+
+
 def check_database_file(path: Path) -> None:
     """Refuse, without writing a byte, a file that is not SQLite, not ours, or from a newer version."""
     if not path.exists():
@@ -85,17 +152,19 @@ def check_database_file(path: Path) -> None:
 
 
 def _remove_new_sidecars(sidecars: list[Path], existed: list[bool]) -> None:
-    """A read-only look at a WAL database leaves empty -wal/-shm files; leave no trace when refusing."""
+    """A read-only look at a WAL database leaves empty -wal/-shm files; leave no trace when refusing
+    (where the folder cannot be written, there is none to leave)."""
     wal, shm = sidecars
     if not any(existed) and (not wal.exists() or wal.stat().st_size == 0):
         for p in sidecars:
-            p.unlink(missing_ok=True)
+            if p.exists():
+                with contextlib.suppress(OSError):
+                    p.unlink()
 
 
 def _check_schema(path: Path) -> None:
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = _connect_read_only(path)
         try:
             tables = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
             applied = [r[0] for r in conn.execute("select name from _migrations")] if "_migrations" in tables else None
@@ -129,31 +198,48 @@ def _bool(value: Any) -> bool | None:
 class Store:
     """pingpong's database. Open it, use it, close it (also a context manager)."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, *, reading: bool = False):
+        """reading: the caller only reads (listings, leaderboards, exports), so a database this
+        process cannot write is opened read-only rather than refused; `read_only` then says so."""
         self.path = Path(path).expanduser()
         check_database_file(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"{self.path.parent}: cannot create the folder for the database ({exc.strerror})") from None
+        unwritable = _unwritable(self.path)
+        self.read_only = bool(unwritable) and reading and self.path.exists()
+        if unwritable and not self.read_only:
+            doing = "write" if self.path.exists() else "create"
+            raise StorageError(f"{self.path}: cannot {doing} the database: {unwritable}")
+        self._unwritable = unwritable
         try:
-            conn = sqlite3.connect(
-                str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-            )
+            if self.read_only:
+                conn = _connect_read_only(self.path)
+                conn.isolation_level = None
+            else:
+                conn = sqlite3.connect(
+                    str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+                )
         except sqlite3.Error as exc:
             raise UserError(f"{self.path}: cannot open the database ({exc})") from None
         self._lock = threading.RLock()
         self._depth = 0
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             self.db = sqlite_utils.Database(conn)
             self._migrate()
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise UserError(f"{self.path}: cannot use the database ({exc})") from None
+            raise storage_error(exc, self.path, "open") or UserError(
+                f"{self.path}: cannot use the database ({exc})") from None
+        except UserError:
+            conn.close()
+            raise
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -170,7 +256,8 @@ class Store:
     def transaction(self) -> Iterator[sqlite_utils.Database]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT); nested uses join the outer one.
 
-        sqlite_utils writes made inside it (insert, upsert, ...) become part of it.
+        sqlite_utils writes made inside it (insert, upsert, ...) become part of it. A full disk,
+        a read-only file or an I/O error rolls the whole transaction back and raises StorageError.
         """
         with self._lock:
             if self._depth:
@@ -180,22 +267,35 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.db.conn.execute("BEGIN IMMEDIATE")
+            if self.read_only:
+                raise StorageError(f"{self.path}: cannot write the database: {self._unwritable}")
+            try:
+                self.db.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise storage_error(exc, self.path) or exc from None
             self._depth = 1
             try:
                 yield self.db
-            except BaseException:
+            except BaseException as exc:
                 self._depth = 0
-                if self.db.conn.in_transaction:
-                    self.db.conn.execute("ROLLBACK")
+                self._rollback()
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise storage_error(exc, self.path) or exc from None
                 raise
             self._depth = 0
             try:
                 self.db.conn.execute("COMMIT")
-            except BaseException:
-                if self.db.conn.in_transaction:
-                    self.db.conn.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise storage_error(exc, self.path) or exc from None
                 raise
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not already (it does after some I/O errors)."""
+        if self.db.conn.in_transaction:
+            with contextlib.suppress(sqlite3.OperationalError):
+                self.db.conn.execute("ROLLBACK")
 
     def _rows(self, sql: str, params: Iterable[Any] | dict = ()) -> list[dict[str, Any]]:
         with self._lock:
@@ -217,8 +317,12 @@ class Store:
         """Apply every migration not yet recorded in _migrations, each in its own transaction.
 
         Opening an up-to-date database takes no write lock: a reader never waits for a writer."""
-        if not self._pending_migrations():
+        pending = self._pending_migrations()
+        if not pending:
             return
+        if self.read_only:
+            raise StorageError(f"{self.path}: cannot read the database: it needs {len(pending)} upgrade step(s) "
+                               f"from this version of pingpong, and {self._unwritable}")
         with self.transaction() as db:
             db.execute(
                 "create table if not exists _migrations (name text primary key, applied_at text not null)"
@@ -334,10 +438,13 @@ class Store:
             )
 
     def mark_orphans_interrupted(self) -> int:
-        """Sessions marked running whose process on this host is gone become interrupted."""
+        """Sessions marked running whose process on this host is gone become interrupted
+        (a read-only database is left as it is)."""
+        if self.read_only:
+            return 0
         with self.transaction() as db:
             rows = db.execute("select id, pid, host from sessions where status = 'running'").fetchall()
-            orphans = [sid for sid, pid, host in rows if (host in (None, _HOST)) and not pid_alive(pid)]
+            orphans = [sid for sid, pid, host in rows if not owner_alive(pid, host)]
             stamp = now()
             for sid in orphans:
                 db.execute(

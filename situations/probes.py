@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from pingpong.characters.collection import YamlCollection, yaml_files
+from pingpong.characters.collection import YamlCollection, scan_folders, yaml_files
 from pingpong.characters.files import load_model_file
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
@@ -60,26 +60,13 @@ class ProbeLibrary:
     def _scan(self) -> dict[tuple[str, str], ProbeSet]:
         if self._items is not None:
             return self._items
-        items: dict[tuple[str, str], ProbeSet] = {}
-        for source, folder in (("bundled", self.bundled_dir), ("user", self.user_dir)):
-            for path in _probe_files(folder):
-                try:
-                    item = load_probe_file(path)
-                except UserError as exc:
-                    if source == "bundled":
-                        raise
-                    self.problems.append(str(exc))
-                    continue
-                key = (item.character, item.lang)
-                if key in items and self._sources[key] == source:
-                    self.problems.append(f"{path}: {self.what} for '{item.character}' ({item.lang}) is also "
-                                         f"defined in {self._paths[key]}; ignored")
-                    continue
-                items[key] = item
-                self._paths[key] = path
-                self._sources[key] = source
-        self._items = items
-        return items
+        scan = scan_folders((("bundled", self.bundled_dir), ("user", self.user_dir)), load_probe_file,
+                            key=lambda item: (item.character, item.lang),
+                            describe=lambda item: f"{self.what} for '{item.character}' ({item.lang})",
+                            files=_probe_files)
+        self._items, self._paths, self._sources = scan.items, scan.paths, scan.sources
+        self.problems.extend(scan.problems)
+        return scan.items
 
     def all(self, lang: str | None = None) -> list[ProbeSet]:
         """Every probe set (user ones replacing bundled ones), sorted by lang and character."""

@@ -60,14 +60,16 @@ __all__ = [
 
 @dataclass
 class Reply:
-    """A normal answer. usage=False omits the usage chunk / field."""
+    """A normal answer. usage=False omits the usage chunk / field; finish_reason=None leaves it out
+    (some servers never send one); done=False ends a stream cleanly but without ``[DONE]``."""
 
     text: str
     usage: bool = True
     delay: float = 0.0          # seconds before the first byte
     chunk_delay: float | None = None  # seconds between chunks (None: server default)
-    finish_reason: str = "stop"
+    finish_reason: str | None = "stop"
     words_per_chunk: int = 3
+    done: bool = True
 
 
 @dataclass
@@ -333,10 +335,12 @@ class _Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
-        event([{"index": 0, "delta": {}, "finish_reason": b.finish_reason}])
+        if b.finish_reason is not None:
+            event([{"index": 0, "delta": {}, "finish_reason": b.finish_reason}])
         if b.usage and (body.get("stream_options") or {}).get("include_usage"):
             event([], fake.usage_for(body, b.text))
-        self._chunk(b"data: [DONE]\n\n")
+        if b.done:
+            self._chunk(b"data: [DONE]\n\n")
         self._chunk(b"")
 
 

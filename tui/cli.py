@@ -304,16 +304,40 @@ def main(argv: list[str] | None = None) -> int:
         module, func = args.handler.split(":")
         return int(getattr(import_module(module), func)(args, home) or 0)
     except UserError as exc:
-        print(f"pingpong: error: {exc}", file=sys.stderr)
+        from pingpong.tui.commands.output import error
+
+        error(exc)
         return 2
     except RunFailed as exc:
-        print(f"pingpong: {exc}", file=sys.stderr)
+        from pingpong.tui.commands.output import one_line
+
+        print(f"pingpong: {one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("pingpong: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except Exception:  # anything else is a bug in pingpong itself, never the user's input
+        _report_bug()
+        return 1
+
+
+def _report_bug() -> None:
+    """The traceback, then one line saying this is pingpong's fault and where to report it."""
+    import traceback
+    from importlib import metadata
+
+    traceback.print_exc()
+    try:
+        meta = metadata.metadata("pingpong")
+        urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [] if ", " in u)
+        version = meta["Version"]
+    except metadata.PackageNotFoundError:
+        urls, version = {}, "unknown"
+    where = urls.get("Issues") or "the pingpong issue tracker"
+    print(f"pingpong: internal error (a bug in pingpong {version}, not in your input); please report it at "
+          f"{where} with the traceback above and the command you ran", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -97,6 +97,30 @@ async def test_cut_stream_is_retried_whole(fake_server, fake_pool):
     assert "".join(deltas).startswith("Partial words") and "".join(deltas).endswith(full)
 
 
+async def test_stream_ended_by_done_without_finish_reason_is_whole(fake_server, fake_pool):
+    """Some servers never send finish_reason; their [DONE] still says the answer is complete."""
+    text = "Every word of this answer arrives, only the finish reason is never sent."
+    fake_server.script(reply(text, finish_reason=None), reply("never asked for"))
+    c, calls, deltas, _ = await _call(fake_pool)
+    assert c.text == text and "".join(deltas) == text
+    assert c.finish_reason is None and c.attempts == 1
+    assert [r.status for r in calls] == ["ok"] and len(fake_server.chat_requests) == 1
+
+
+async def test_stream_closed_without_finish_reason_or_done_is_retried(fake_server, fake_pool):
+    fake_server.script(reply("Cut short but closed politely", finish_reason=None, done=False), reply("whole"))
+    c, calls, _, _ = await _call(fake_pool)
+    assert c.text == "whole" and [r.status for r in calls] == ["retry", "ok"]
+    assert "stream ended early: no finish_reason nor [DONE]" in calls[0].error
+
+
+async def test_stream_with_finish_reason_but_no_done_is_whole(fake_server, fake_pool):
+    fake_server.script(reply("Finished, though [DONE] never came", done=False))
+    c, calls, _, _ = await _call(fake_pool)
+    assert c.text == "Finished, though [DONE] never came" and c.finish_reason == "stop"
+    assert [r.status for r in calls] == ["ok"]
+
+
 async def test_slow_answer_past_attempt_timeout_then_ok(fake_server):
     spec = fake_spec(fake_server, "slow", timeout=1.0, deadline=10)  # roomy: the second reply must fit
     fake_server.script(reply("too late", delay=5), reply("in time"))

@@ -12,11 +12,13 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import struct
 import subprocess
 import sys
 import zipfile
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,14 +53,60 @@ def cli(*args: str) -> Result:
     return Result(rc, out.getvalue(), err.getvalue())
 
 
-def cli_process(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
-    """The same command as a real process (for inputs that could crash the interpreter itself)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pingpong.tui.cli", *args], check=False, cwd=REPO, capture_output=True, text=True,
-        encoding="utf-8", errors="replace", timeout=timeout,
+def _child(argv: list[str], stdin: str | None = None, env: dict[str, str] | None = None,
+           timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        argv, check=False, cwd=REPO, capture_output=True, text=True, input=stdin, encoding="utf-8",
+        errors="replace", timeout=timeout,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "utf-8", **(env or {})},
     )
+
+
+def cli_process(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+    """The same command as a real process (for inputs that could crash the interpreter itself)."""
+    done = _child([sys.executable, "-m", "pingpong.tui.cli", *args], env=env, timeout=timeout)
     return Result(done.returncode, done.stdout, done.stderr)
+
+
+_BATCH = """
+import dataclasses, json, sys
+from tests.hardening.support import cli
+json.dump([dataclasses.astuple(cli(*argv)) for argv in json.load(sys.stdin)], sys.stdout)
+"""
+
+
+def cli_batch(commands: list[list[str]], wrapper: Sequence[str] = (), prelude: str = "") -> list[Result]:
+    """Several commands through main() in one child process started through wrapper (a command
+    that execs the rest of its line in changed conditions), after the Python code prelude; one
+    start-up instead of one each."""
+    done = _child([*wrapper, sys.executable, "-c", prelude + _BATCH], stdin=json.dumps(commands))
+    assert done.returncode == 0, done.stderr
+    return [Result(*r) for r in json.loads(done.stdout)]
+
+
+def bound_by_permissions() -> list[str]:
+    """A wrapper under which file permissions apply: root ignores chmod, so as root the child drops
+    the capabilities that override them (it stays root, the owner, so it can still run Python)."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+
+
+def read_only_mount(path: Path) -> list[str]:
+    """A wrapper whose child sees path (a folder or one file) on a read-only mount, the way a
+    read-only disk looks: a private mount namespace (as root, or in a user namespace otherwise)."""
+    unshare = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-r", "-m"]
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" && shift && exec "$@"'
+    return [*unshare, "--", "sh", "-c", script, "sh", str(path)]
+
+
+def can_mount_read_only() -> bool:
+    """Whether this machine lets a test make a private read-only mount (see read_only_mount)."""
+    probe = REPO / "tests" / "hardening"
+    try:
+        return _child([*read_only_mount(probe), "true"], timeout=30).returncode == 0
+    except OSError:
+        return False
 
 
 def one_error(result: Result) -> str:
@@ -69,6 +117,11 @@ def one_error(result: Result) -> str:
     line = result.err_lines[0]
     assert line.startswith("pingpong: error: "), line
     return line
+
+
+def refused(home: Path, *args: str) -> str:
+    """The single error line of a command on home that must refuse its input (see one_error)."""
+    return one_error(cli(*args, "--home", str(home)))
 
 
 def one_warning(result: Result) -> str:
@@ -108,6 +161,29 @@ def card_doc(**fields: object) -> dict:
 def situation_doc(**fields: object) -> dict:
     doc: dict = {"name": "fuzz-situation", "lang": "en", "num_turns": 3,
                  "text": "The user missed the last ferry and asks for a ride anyway."}
+    doc.update(fields)
+    return doc
+
+
+def seed_doc(**fields: object) -> dict:
+    doc: dict = {"name": "fuzz-seed", "lang": "en", "character": "tally", "topic": "the Archive's lost atlas",
+                 "intent": "role_knowledge_qa", "initial_query": "Where did the great atlas go?",
+                 "goal": "Tally has said who borrowed the atlas last.", "max_rounds": 4}
+    doc.update(fields)
+    return doc
+
+
+def probe_doc(**fields: object) -> dict:
+    doc: dict = {"character": "tally", "lang": "en", "questions": [
+        {"id": "style-01", "dimension": "self_style", "question": "Which line sounds like you?",
+         "options": {"A": "Filed and ticked.", "B": "Whatever."}, "answer": ["A"]}]}
+    doc.update(fields)
+    return doc
+
+
+def question_doc(**fields: object) -> dict:
+    doc: dict = {"kind": "role_specific", "character": "tally", "lang": "en", "questions": [
+        {"id": "s01", "instruction": "Who built you?", "references": ["The Guild of Archivists built me."]}]}
     doc.update(fields)
     return doc
 

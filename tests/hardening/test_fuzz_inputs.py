@@ -1,7 +1,11 @@
 """Fuzz: a few hundred generated bad files of every kind, each through the real command line.
 
-Every one must end in exit status 2 and exactly one line on stderr, never a
-traceback (a bad file in the home's folders: skipped with one warning line),
+Kinds: cards (our YAML, V2 JSON, PingPong settings JSON, PNG, .charx), situations,
+DMT seeds, probe sets, RoleBench question sets, config.toml, template overrides,
+API keys, and import files (our JSONL, PingPong results JSON, junk). Every one
+must end in exit status 2 and exactly one line on stderr, never a traceback (a
+bad file in the home's folders: skipped with one warning line; probe and question
+sets, which no command lists yet, with one line in their library's problems),
 and the database seeded before the fuzzing must keep every byte. Examples are
 derandomised and bounded so the file runs in well under a minute; the inputs
 that could crash the interpreter itself (PyYAML's C loader on nesting tens of
@@ -10,6 +14,8 @@ thousands deep) run in a child process instead.
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 import uuid
 
@@ -17,6 +23,10 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from pingpong.core.home import Home
+from pingpong.situations.probes import ProbeLibrary
+from pingpong.situations.questions import QuestionLibrary
 
 from .support import (
     card_doc,
@@ -31,6 +41,10 @@ from .support import (
     one_warning,
     png_bytes,
     png_chunk,
+    probe_doc,
+    question_doc,
+    refused,
+    seed_doc,
     situation_doc,
     v2_doc,
 )
@@ -60,8 +74,10 @@ BAD_YAML_VALUES = (
 )
 
 
-def _yaml_file(doc_of, required: tuple[str, ...]) -> st.SearchStrategy[bytes]:
-    """Bad YAML for a card or situation: deep nesting, long numbers, wrong types, YAML-only values, junk."""
+def _yaml_file(doc_of, required: tuple[str, ...], text_fields: tuple[str, ...],
+               not_texts: st.SearchStrategy = not_text) -> st.SearchStrategy[bytes]:
+    """Bad YAML for one of our YAML files: deep nesting, long numbers, something other than text
+    where text belongs (not_texts), a required field missing, YAML-only values, junk."""
     good = doc_of()
     fields = sorted(good)
 
@@ -72,7 +88,7 @@ def _yaml_file(doc_of, required: tuple[str, ...]) -> st.SearchStrategy[bytes]:
         lambda t: with_value(nested_yaml(t[0], t[1])))
     number = st.tuples(st.sampled_from(fields), big_number).map(
         lambda t: yaml.safe_dump(doc_of(**{t[0]: 1}), allow_unicode=True).replace(": 1\n", f": {t[1]}\n").encode())
-    wrong = st.tuples(st.sampled_from([f for f in fields if f != "num_turns"]), not_text).map(
+    wrong = st.tuples(st.sampled_from(text_fields), not_texts).map(
         lambda t: yaml.safe_dump(doc_of(**{t[0]: t[1]}), allow_unicode=True).encode())
     missing = st.sampled_from(required).map(
         lambda f: yaml.safe_dump({k: v for k, v in good.items() if k != f}, allow_unicode=True).encode())
@@ -80,8 +96,15 @@ def _yaml_file(doc_of, required: tuple[str, ...]) -> st.SearchStrategy[bytes]:
     return st.one_of(deep, number, wrong, missing, odd, junk_bytes, yamlish.map(str.encode))
 
 
-bad_card_yaml = _yaml_file(card_doc, ("name", "char_name", "lang", "summary", "persona"))
-bad_situation_yaml = _yaml_file(situation_doc, ("name", "lang", "text", "num_turns"))
+bad_card_yaml = _yaml_file(card_doc, ("name", "char_name", "lang", "summary", "persona"),
+                           ("char_name", "greeting", "lang", "name", "persona", "summary"))
+bad_situation_yaml = _yaml_file(situation_doc, ("name", "lang", "text", "num_turns"), ("lang", "name", "text"))
+bad_seed_yaml = _yaml_file(seed_doc, ("name", "lang", "character", "topic", "intent", "initial_query", "goal"),
+                           ("character", "goal", "initial_query", "intent", "lang", "name", "topic"))
+bad_probe_yaml = _yaml_file(probe_doc, ("character", "lang", "questions"), ("character", "lang"),
+                            # probe files take whole numbers as text (a year as an option)
+                            not_text.filter(lambda v: type(v) is not int))
+bad_question_yaml = _yaml_file(question_doc, ("kind", "character", "lang", "questions"), ("character", "kind", "lang"))
 
 
 @st.composite
@@ -120,7 +143,7 @@ def bad_card_json(draw) -> bytes:
         field = draw(st.sampled_from(sorted(item)))
         value = draw(not_text.filter(lambda v: v is not None and not (field == "num_turns" and isinstance(v, int)
                                                                          and not isinstance(v, bool) and 1 <= v <= 50)))
-        if field == "tags" and value == []:
+        if field == "tags" and isinstance(value, list) and all(isinstance(t, str) for t in value):
             value = [0]
         return dumps({"en": {key: [{**item, field: value}]}})
     if kind == "spec":
@@ -197,6 +220,114 @@ BROKEN_TEMPLATES = ("{% for x in y %}", "{{ x ", "{{ x | no_such_filter }}", "{%
                     "{{ (" * 400 + "1" + ")" * 400 + " }}")
 
 
+def _breaker(draw) -> tuple[str, bytes]:
+    """Something no JSON value of ours may hold: (kind, raw JSON text)."""
+    kind = draw(st.sampled_from(["deep", "number", "constant"]))
+    if kind == "deep":
+        return kind, nested_json(draw(depth), draw(st.sampled_from(["list", "map"]))).encode()
+    if kind == "number":
+        return kind, draw(big_number).encode()
+    return kind, draw(st.sampled_from([b"NaN", b"Infinity", b"-Infinity"]))
+
+
+def _with_raw(doc: dict, place: list, raw: bytes) -> bytes:
+    """doc as JSON with the raw text set at place (a path of keys ending in a new key)."""
+    marker = "\u0000fuzz\u0000"
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = marker
+    return dumps(doc).replace(json.dumps(marker).encode(), raw)
+
+
+@st.composite
+def bad_session_line(draw, good: dict) -> dict | bytes:
+    """Our JSONL session (good) spoiled in one way: the document, or raw text for what JSON cannot hold."""
+    doc = copy.deepcopy(good)
+    doc["created_at"] = "1999-12-31T00:00:00.000+00:00"  # so it is not the stored session
+    messages, scores = doc["messages"], doc["scores"]
+    kind = draw(st.sampled_from(["missing", "status", "spec", "unknown", "dup-message", "drop-message",
+                                 "swap-messages", "turn", "role", "dup-score", "off-scale", "breaker",
+                                 "truncated"]))
+    if kind == "missing":
+        del doc[draw(st.sampled_from(["spec", "character_snapshot", "situation_snapshot", "status", "player",
+                                      "created_at"]))]
+    elif kind == "status":
+        doc["status"] = draw(st.one_of(st.text(max_size=8).filter(
+            lambda t: t not in ("running", "interrupted", "finished", "failed")), not_text.filter(bool)))
+    elif kind == "spec":
+        doc[draw(st.sampled_from(["spec", "character_snapshot", "situation_snapshot"]))] = draw(
+            not_text.filter(lambda v: v is not None and not isinstance(v, dict)))
+    elif kind == "unknown":
+        doc[draw(st.sampled_from(["colour", "id", "Status"]))] = draw(values)
+    elif kind == "dup-message":
+        messages.append(dict(draw(st.sampled_from(messages))))
+    elif kind == "drop-message":
+        del messages[draw(st.integers(0, len(messages) - 2))]
+    elif kind == "swap-messages":
+        i = draw(st.integers(0, len(messages) - 2))
+        messages[i], messages[i + 1] = messages[i + 1], messages[i]
+    elif kind == "turn":
+        message = draw(st.sampled_from(messages))
+        message["turn"] = draw(st.integers(-3, 9).filter(lambda t, old=message["turn"]: t != old))
+    elif kind == "role":
+        message = draw(st.sampled_from(messages))
+        message["role"] = draw(st.sampled_from(["system", "assistant" if message["role"] == "user" else "user",
+                                                "player", ""]))
+    elif kind == "dup-score":
+        judged = [x for x in scores if x["source"] == "judge"]
+        scores.append({**draw(st.sampled_from(judged)), "explanation": "said twice"})
+    elif kind == "off-scale":
+        score = draw(st.sampled_from([x for x in scores if x["scale"] == "1-5"]))
+        score["value"] = draw(st.sampled_from([0, 6, -1, 2.5, "3/10", "good", True, [4], {"v": 4}]))
+    elif kind == "breaker":
+        _, raw = _breaker(draw)
+        return _with_raw(doc, ["character_snapshot", "extensions", "x"], raw)
+    else:
+        whole = dumps(doc)
+        return whole[: draw(st.integers(1, len(whole) - 2))]
+    return doc
+
+
+@st.composite
+def bad_results(draw, good: dict) -> dict | bytes:
+    """A PingPong results file (good) spoiled in one way."""
+    doc = copy.deepcopy(good)
+    entry = doc["outputs"][0]
+    kind = draw(st.sampled_from(["score", "length", "messages", "char_name", "outputs", "model", "breaker",
+                                 "truncated"]))
+    if kind == "score":
+        key = draw(st.sampled_from(sorted(entry["scores"])))
+        off = [2, -1, 0.5, "0", None, [1]] if key == "is_refusal" else [0, 6, -1, 2.5, "4", None, [1], 11, True]
+        entry["scores"][key][0] = draw(st.sampled_from(off))
+    elif kind == "length":
+        entry["scores"][draw(st.sampled_from(sorted(entry["scores"])))].pop()
+    elif kind == "messages":
+        how = draw(st.sampled_from(["first", "swap", "role", "content"]))
+        if how == "first":
+            del entry["messages"][0]
+        elif how == "swap":
+            entry["messages"][0], entry["messages"][1] = entry["messages"][1], entry["messages"][0]
+        elif how == "role":
+            entry["messages"][0]["role"] = draw(st.sampled_from(["tester", "", None, 3]))
+        else:
+            entry["messages"][0]["content"] = draw(not_text.filter(lambda v: v is not None))
+    elif kind == "char_name":
+        entry["character"]["char_name"] = draw(st.one_of(st.just(""), not_text))
+    elif kind == "outputs":
+        doc["outputs"] = draw(not_text.filter(lambda v: not isinstance(v, list)))
+    elif kind == "model":
+        doc[draw(st.sampled_from(["player", "judge"]))] = draw(st.one_of(
+            not_text, st.just({"model_name": 3}), st.just({})))
+    elif kind == "breaker":
+        _, raw = _breaker(draw)
+        return _with_raw(doc, ["outputs", 0, "character", "x"], raw)
+    else:
+        whole = dumps(doc)
+        return whole[: draw(st.integers(1, len(whole) - 2))]
+    return doc
+
+
 # -- the file in a scratch folder, run through the CLI ------------------------
 
 @pytest.fixture(scope="module")
@@ -211,7 +342,7 @@ def _write(folder, suffix: str, data: bytes):
 
 
 def _refused(seeded, *args: str) -> str:
-    line = one_error(cli(*args, "--home", str(seeded.root)))
+    line = refused(seeded.root, *args)
     seeded.assert_unchanged()
     return line
 
@@ -244,6 +375,52 @@ def test_bad_charx_cards_are_refused(seeded, scratch, data, command):
     assert str(path) in _refused(seeded, "cards", command, str(path))
 
 
+@pytest.fixture(scope="module")
+def exported(seeded, tmp_path_factory) -> tuple[dict, dict]:
+    """The seeded home's session as our JSONL line and as a PingPong results file."""
+    out = tmp_path_factory.mktemp("exported")
+    at = ("--home", str(seeded.root))
+    assert cli("export", "--format", "jsonl", "--out", str(out / "all.jsonl"), *at).rc == 0
+    assert cli("export", "--format", "pingpong", "--out", str(out / "results"), *at).rc == 0
+    seeded.assert_unchanged()
+    (results,) = (out / "results").iterdir()
+    return json.loads((out / "all.jsonl").read_text(encoding="utf-8")), json.loads(results.read_text(encoding="utf-8"))
+
+
+def _as_bytes(doc: dict | bytes) -> bytes:
+    return doc if isinstance(doc, bytes) else dumps(doc)
+
+
+@FUZZ
+@given(data=st.data(), second=st.booleans())
+def test_bad_session_lines_are_refused_and_named(seeded, scratch, exported, data, second):
+    """A bad line (alone, or after a good one) refuses the whole file, naming the line."""
+    good, _ = exported
+    fresh = {**good, "created_at": "1999-01-01T00:00:00.000+00:00"}
+    lines = [dumps(fresh)] if second else []
+    lines.append(_as_bytes(data.draw(bad_session_line(good))))
+    path = _write(scratch, ".jsonl", b"\n".join(lines) + b"\n")
+    line = _refused(seeded, "import", str(path))
+    assert str(path) in line
+    if second:
+        assert f"{path}: line 2: " in line
+
+
+@FUZZ
+@given(data=st.data())
+def test_bad_results_files_are_refused(seeded, scratch, exported, data):
+    _, good = exported
+    path = _write(scratch, ".json", _as_bytes(data.draw(bad_results(good))))
+    assert str(path) in _refused(seeded, "import", str(path))
+
+
+@FEW
+@given(data=st.one_of(junk_bytes, yamlish.map(str.encode)))
+def test_junk_import_files_are_refused(seeded, scratch, data):
+    path = _write(scratch, ".jsonl", data)
+    assert str(path) in _refused(seeded, "import", str(path))
+
+
 @FUZZ
 @given(data=bad_toml())
 def test_bad_configs_are_refused(seeded, scratch, data):
@@ -251,19 +428,44 @@ def test_bad_configs_are_refused(seeded, scratch, data):
     assert str(path) in _refused(seeded, "models", "--no-check", "--config", str(path))
 
 
+HOME_FILES = {  # kind -> (folder in the home, bad files, the listing that reads them)
+    "characters": ("characters", bad_card_yaml, ("cards", "list")),
+    "situations": ("situations", bad_situation_yaml, ("situations", "list")),
+    "seeds": ("situations/dmt", bad_seed_yaml, ("situations", "list", "--method", "dmt")),
+}
+
+
 @FEW
-@given(kind=st.sampled_from(["characters", "situations"]), data=st.data())
+@given(kind=st.sampled_from(sorted(HOME_FILES)), data=st.data())
 def test_a_bad_file_in_the_home_is_skipped_with_one_warning(seeded, kind, data):
-    body = data.draw(bad_card_yaml if kind == "characters" else bad_situation_yaml)
-    folder = seeded.root / kind
-    folder.mkdir(exist_ok=True)
-    path = _write(folder, ".yaml", body)
+    where, files, listing = HOME_FILES[kind]
+    folder = seeded.root / where
+    folder.mkdir(parents=True, exist_ok=True)
+    path = _write(folder, ".yaml", data.draw(files))
     try:
-        result = cli(kind if kind == "situations" else "cards", "list", "--format", "json", "--home", str(seeded.root))
+        result = cli(*listing, "--format", "json", "--home", str(seeded.root))
         assert path.name in one_warning(result)
     finally:
         path.unlink()
     seeded.assert_unchanged()
+
+
+@FUZZ
+@given(kind=st.sampled_from(["probes", "rolebench"]), data=st.data())
+def test_bad_probe_and_question_sets_are_skipped_with_one_problem(tmp_path_factory, kind, data):
+    """No command lists these yet: their libraries (what runs use) skip a bad user file and keep
+    one line naming it. No bundled sets, so each example reads only the file under test."""
+    home = tmp_path_factory.mktemp("sets-home")
+    folder = home / "situations" / kind
+    folder.mkdir(parents=True)
+    path = _write(folder, ".yaml", data.draw(bad_probe_yaml if kind == "probes" else bad_question_yaml))
+    empty = home / "no-bundled-sets"
+    empty.mkdir()
+    library = ProbeLibrary if kind == "probes" else QuestionLibrary
+    found = library(Home(home), bundled_dir=empty)
+    assert found.all() == []
+    (problem,) = found.problems
+    assert problem.startswith(f"{path}: ") and "\n" not in problem
 
 
 @FEW
@@ -273,7 +475,7 @@ def test_broken_template_overrides_are_refused_at_start(tmp_path_factory, broken
     home = tmp_path_factory.mktemp("templates-home")
     (home / "templates").mkdir()
     (home / "templates" / name).write_text(before + broken, encoding="utf-8")
-    line = one_error(cli("models", "--no-check", "--home", str(home)))
+    line = refused(home, "models", "--no-check")
     assert name in line
 
 

@@ -85,7 +85,7 @@ def build(root: Path) -> Home:
                   ("--method", "rolebench", "--every", "60")):
         result = pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
                           *extra)
-        assert result.code == 0, result.err
+        assert result.rc == 0, result.err
     return home
 
 
@@ -98,7 +98,7 @@ def built(tmp_path_factory) -> Home:
 def written(built, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("out") / "my report"
     result = pingpong(built.root, "report", "--out", str(out))
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     return out
 
 

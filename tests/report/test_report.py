@@ -136,23 +136,23 @@ def test_nothing_is_fetched_from_anywhere(written):
 
 def test_run_filter_and_bad_input(built, tmp_path):
     result = pingpong(built.root, "report", "--out", str(tmp_path / "one-run"), "--run", RUN)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert "wrote 6 conversation(s) of 3 player(s)" in result.out
     index = (tmp_path / "one-run" / "index.html").read_text(encoding="utf-8")
     assert 'id="board-pingpong"' in index and 'id="board-dmt"' not in index
     assert len(list((tmp_path / "one-run" / "sessions").glob("*.html"))) == 6
 
     missing = pingpong(built.root, "report", "--out", str(tmp_path / "x"), "--run", "no-such-run")
-    assert missing.code == 2 and missing.err.count("\n") == 1 and "no-such-run" in missing.err
+    assert missing.rc == 2 and missing.err.count("\n") == 1 and "no-such-run" in missing.err
     a_file = tmp_path / "a-file"
     a_file.write_text("", encoding="utf-8")
     blocked = pingpong(built.root, "report", "--out", str(a_file))
-    assert blocked.code == 2 and blocked.err == f"pingpong: error: --out: {a_file} is a file, not a folder\n"
+    assert blocked.rc == 2 and blocked.err == f"pingpong: error: --out: {a_file} is a file, not a folder\n"
 
 
 def test_an_empty_database_still_writes_a_page(tmp_path):
     result = pingpong(tmp_path / "home", "report", "--out", str(tmp_path / "out"))
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert "No sessions yet" in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
 
 

@@ -7,19 +7,17 @@ CLI (`tui.cli.main`, in-process or as a subprocess).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import sqlite3
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.fakeserver import FakeServer
+from tests.hardening.support import Result, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_ENV = "PINGPONG_RUNNER_TEST_KEY"
@@ -75,21 +73,10 @@ def run_args(*extra: str, players=("alpha", "beta")) -> list[str]:
     return args + list(extra)
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
 def pingpong(root: Path, *args: str) -> Result:
-    """Run the real CLI in this process; stdout is not a TTY, so progress comes as plain lines."""
-    from pingpong.tui.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["--home", str(root), *args])
-    return Result(code, out.getvalue(), err.getvalue())
+    """Run the real CLI in this process on the home root; stdout is not a TTY, so progress comes
+    as plain lines."""
+    return cli("--home", str(root), *args)
 
 
 def spawn(root: Path, *args: str, **kw) -> subprocess.Popen:

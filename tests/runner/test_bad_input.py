@@ -23,7 +23,7 @@ def closed_port() -> int:
 
 
 def assert_refused(result, *needles: str) -> None:
-    assert result.code == 2, (result.out, result.err)
+    assert result.rc == 2, (result.out, result.err)
     lines = result.err.strip().splitlines()
     assert len(lines) == 1, result.err
     assert lines[0].startswith("pingpong: error: ")

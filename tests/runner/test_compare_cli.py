@@ -27,10 +27,10 @@ def serve_players_and_judge(fake) -> None:
 
 def test_compare_judges_both_orders_and_prints_win_rates_and_ratings(home, fake):
     serve_players_and_judge(fake)
-    assert pingpong(home, *run_args()).code == 0
+    assert pingpong(home, *run_args()).rc == 0
     sent = len(fake.chat_requests)
     result = pingpong(home, "compare", "--baseline", "beta", "--judge", "judge-two", "--format", "json")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     report = json.loads(result.out)
     assert (report["baseline"], report["judge"], report["pairs"], report["comparisons"]) == ("beta", "judge-two", 4, 4)
     [rate] = report["win_rates"]
@@ -46,7 +46,7 @@ def test_compare_judges_both_orders_and_prints_win_rates_and_ratings(home, fake)
     assert set(detail["judge"]) == {"ab", "ba"} and "alpha's line" in detail["explanations"]["ab"]
 
     again = pingpong(home, "compare", "--baseline", "beta", "--judge", "judge-two")
-    assert again.code == 0, again.err
+    assert again.rc == 0, again.err
     assert len(fake.chat_requests) == sent + 8  # nothing asked twice
     assert "Win rate against beta" in again.out and "Bradley-Terry" in again.out
     assert "judged 0 order(s) of 4 pair(s)" in again.err and "press v" in again.err
@@ -54,14 +54,14 @@ def test_compare_judges_both_orders_and_prints_win_rates_and_ratings(home, fake)
 
 def test_a_persons_preference_from_the_command_line_overrides_the_judge(home, fake):
     serve_players_and_judge(fake)
-    assert pingpong(home, *run_args()).code == 0
-    assert pingpong(home, "compare", "--baseline", "beta", "--judge", "judge-two").code == 0
+    assert pingpong(home, *run_args()).rc == 0
+    assert pingpong(home, "compare", "--baseline", "beta", "--judge", "judge-two").rc == 0
     a, b = rows(home, "SELECT session_a, session_b FROM pair_scores LIMIT 1")[0]
     beta_session = rows(home, "SELECT id FROM sessions WHERE id IN (?, ?) AND player = 'beta'", (a, b))[0][0]
     alpha_session = a if beta_session == b else b
     result = pingpong(home, "sessions", "score", str(beta_session), "--versus", str(alpha_session), "--value", "1",
                       "--author", "dana", "--reason", "beta stays calmer")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert "pairwise = 1 by dana" in result.out
     stored = rows(home, "SELECT by, explanation, shown, created_at FROM pair_scores WHERE source = 'human'")
     assert stored[0][:3] == ("dana", "beta stays calmer", None) and stored[0][3]
@@ -71,27 +71,27 @@ def test_a_persons_preference_from_the_command_line_overrides_the_judge(home, fa
 
     for bad in (["--value", "2"], ["--value", "1", "--turn", "1"], ["--metric", "fluency", "--value", "1"], []):
         refused = pingpong(home, "sessions", "score", str(beta_session), "--versus", str(alpha_session), *bad)
-        assert refused.code == 2 and refused.err.count("\n") == 1, refused.err
+        assert refused.rc == 2 and refused.err.count("\n") == 1, refused.err
 
 
 def test_failed_judgements_exit_1_and_the_same_command_retries_them(home, fake):
-    assert pingpong(home, *run_args()).code == 0
+    assert pingpong(home, *run_args()).rc == 0
     fake.script(*[reply("I would rather not say.")] * 2, model="judge-two-model")  # one order, asked twice
     args = ["compare", "--baseline", "beta", "--judge", "judge-two", "--concurrency", "1"]
     serve_players_and_judge(fake)
     failed = pingpong(home, *args)
-    assert failed.code == 1
+    assert failed.rc == 1
     assert "1 pairwise judgement(s) failed" in failed.err and "run the same command again" in failed.err
     assert rows(home, "SELECT count(*) FROM pair_scores WHERE status = 'failed'") == [(1,)]
     retried = pingpong(home, *args)
-    assert retried.code == 0, retried.err
+    assert retried.rc == 0, retried.err
     assert rows(home, "SELECT count(*) FROM pair_scores WHERE status = 'ok'") == [(8,)]
 
 
 def test_rolebench_answers_to_the_same_question_are_compared_by_the_offline_judge(home, fake):
     result = pingpong(home, "run", "--method", "rolebench", "--player", "alpha", "--player", "beta",
                       "--interrogator", "offline", "--judge", "offline", "--every", "25", "--run", "rb")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     questions = rows(home, "SELECT count(DISTINCT character || '/' || situation) FROM sessions"
                            " WHERE method = 'rolebench'")[0][0]
     report = json.loads(pingpong(home, "compare", "--baseline", "alpha", "--judge", "offline", "--run", "rb",
@@ -103,7 +103,7 @@ def test_rolebench_answers_to_the_same_question_are_compared_by_the_offline_judg
 
 
 def test_bad_compare_input_is_one_line_and_exit_2(home, fake):
-    assert pingpong(home, *run_args("--every", "4")).code == 0
+    assert pingpong(home, *run_args("--every", "4")).rc == 0
     cases = [
         (["--baseline", "beta", "--judge", "nobody"], "unknown model 'nobody'"),
         (["--baseline", "beta", "--judge", "human"], "--judge: a judge must be a model"),
@@ -114,7 +114,7 @@ def test_bad_compare_input_is_one_line_and_exit_2(home, fake):
     ]
     for args, message in cases:
         result = pingpong(home, "compare", *args)
-        assert result.code == 2, (args, result.err)
+        assert result.rc == 2, (args, result.err)
         assert message in result.err and result.err.count("\n") == 1, result.err
     assert rows(home, "SELECT count(*) FROM pair_scores") == [(0,)]
 
@@ -122,10 +122,10 @@ def test_bad_compare_input_is_one_line_and_exit_2(home, fake):
 def test_leaderboard_by_prompting_splits_each_players_row(home, fake):
     for strategy in ("zsp", "fsd"):
         args = run_args("--prompting", strategy, "--run", f"p-{strategy}", players=("alpha",))
-        assert pingpong(home, *args).code == 0
-    assert pingpong(home, *run_args("--run", "plain", players=("alpha",))).code == 0
+        assert pingpong(home, *args).rc == 0
+    assert pingpong(home, *run_args("--run", "plain", players=("alpha",))).rc == 0
     result = pingpong(home, "leaderboard", "--by", "prompting", "--format", "json")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     board = json.loads(result.out)
     assert sorted((r["player"], r["prompting"] or "") for r in board) == [
         ("alpha", ""), ("alpha", "fsd"), ("alpha", "zsp")]
@@ -142,13 +142,13 @@ def test_rolebench_leaderboard_by_prompting(home, fake):
     for strategy in ("zsp", "fsp"):
         result = pingpong(home, "run", "--method", "rolebench", "--player", "alpha", "--interrogator", "offline",
                           "--judge", "offline", "--every", "25", "--prompting", strategy)
-        assert result.code == 0, result.err
+        assert result.rc == 0, result.err
     board = json.loads(pingpong(home, "leaderboard", "--method", "rolebench", "--by", "prompting",
                                 "--format", "json").out)
     assert sorted(r["prompting"] for r in board) == ["fsp", "zsp"]
     assert all({"raw", "cus", "spe", "raw_ci"} <= set(r) for r in board)
     table = pingpong(home, "leaderboard", "--method", "rolebench", "--by", "prompting")
-    assert table.code == 0 and "Prompting" in table.out and "fsp" in table.out
+    assert table.rc == 0 and "Prompting" in table.out and "fsp" in table.out
 
 
 def test_leaderboard_by_says_which_combinations_are_not_supported_yet(home, fake):
@@ -158,4 +158,4 @@ def test_leaderboard_by_says_which_combinations_are_not_supported_yet(home, fake
              (["--by", "intent", "--method", "rolebench"], "--by intent: not supported")]
     for args, message in cases:
         result = pingpong(home, "leaderboard", *args)
-        assert result.code == 2 and message in result.err and result.err.count("\n") == 1, result.err
+        assert result.rc == 2 and message in result.err and result.err.count("\n") == 1, result.err

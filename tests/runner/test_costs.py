@@ -67,11 +67,11 @@ def test_run_with_prices_shows_each_players_cost(tmp_path, monkeypatch, fake):
     write_config(home, priced_models(fake.base_url))
     write_library(home)
     result = pingpong(home, *run_args("--concurrency", "4"))
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert rows(home, "SELECT count(*) FROM model_calls WHERE tokens_estimated = 1") == [(0,)]
 
     board = pingpong(home, "leaderboard", "--costs", "--format", "json")
-    assert board.code == 0, board.err
+    assert board.rc == 0, board.err
     by_player = {r["player"]: r for r in json.loads(board.out)}
     assert set(by_player) == {"alpha", "beta"}
     for player, row in by_player.items():
@@ -105,7 +105,7 @@ def test_estimated_tokens_and_missing_prices_are_marked(tmp_path, monkeypatch):
         write_config(home, priced_models(srv.base_url, prices))
         write_library(home)
         result = pingpong(home, *run_args("--concurrency", "4", "--every", "4"))
-        assert result.code == 0, result.err
+        assert result.rc == 0, result.err
     assert rows(home, "SELECT count(*) FROM model_calls WHERE tokens_estimated = 0 AND status = 'ok'") == [(0,)]
     board = json.loads(pingpong(home, "leaderboard", "--costs", "--format", "json").out)
     assert board and all(r["unpriced"] == ["judge-two"] and r["estimated_tokens"] == r["tokens"] > 0
@@ -135,9 +135,9 @@ def test_spend_marks():
 
 
 def test_costs_without_any_price_is_one_line(home):
-    assert pingpong(home, *run_args("--every", "8")).code == 0
+    assert pingpong(home, *run_args("--every", "8")).rc == 0
     result = pingpong(home, "leaderboard", "--costs")
-    assert result.code == 2
+    assert result.rc == 2
     assert result.err.count("\n") == 1 and "--costs: no model in" in result.err and "has a price" in result.err
 
 

@@ -14,14 +14,14 @@ OFFLINE = ("--player", "offline", "--interrogator", "offline", "--judge", "offli
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_offline_dmt_run_finishes_with_dialogues_of_different_lengths(tmp_path, lang):
     result = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--lang", lang)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     found = rows(tmp_path, "select status, player_messages, num_turns from sessions where method = 'dmt'")
     assert found and {status for status, _, _ in found} == {"finished"}
     assert len({n for _, n, _ in found}) > 1
     assert any(n < limit for _, n, limit in found)
 
     board = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json")
-    assert board.code == 0, board.err
+    assert board.rc == 0, board.err
     (row,) = json.loads(board.out)
     assert (row["player"], row["lang"], row["method"], row["rank"]) == ("offline", lang, "dmt", 1)
     assert row["conversations"] == len(found)
@@ -35,7 +35,7 @@ def test_offline_dmt_run_finishes_with_dialogues_of_different_lengths(tmp_path, 
 
 def test_characters_filter_seeds_and_a_person_overrides_a_label(tmp_path):
     result = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", "ada-lovelace")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     found = rows(tmp_path, "select id, character from sessions")
     assert {c for _, c in found} == {"ada-lovelace"} and len(found) >= 2
     sid = found[0][0]
@@ -44,13 +44,13 @@ def test_characters_filter_seeds_and_a_person_overrides_a_label(tmp_path):
     before = json.loads(pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json").out)[0]
     done = pingpong(tmp_path, "sessions", "score", str(sid), "--turn", str(turn), "--metric", metric,
                     "--value", "good", "--author", "ann")
-    assert done.code == 0, done.err
+    assert done.rc == 0, done.err
     after = json.loads(pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json").out)[0]
     assert after["metrics"][metric]["score"] >= before["metrics"][metric]["score"]
     assert after["metrics"][metric]["curve"] != before["metrics"][metric]["curve"] or turn > 1
     wrong = pingpong(tmp_path, "sessions", "score", str(sid), "--turn", str(turn), "--metric", metric,
                      "--value", "4", "--author", "ann")
-    assert wrong.code == 2
+    assert wrong.rc == 2
 
 
 def test_situations_list_method_dmt_lists_the_seeds(tmp_path):
@@ -62,10 +62,10 @@ def test_situations_list_method_dmt_lists_the_seeds(tmp_path):
 
 def test_prompt_formats_are_stored_and_the_board_breaks_down_with_intervals(tmp_path):
     cards = "ada-lovelace,juniper"
-    assert pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", cards).code == 0
+    assert pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", cards).rc == 0
     minimal = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", cards,
                        "--prompt-format", "minimal")
-    assert minimal.code == 0, minimal.err
+    assert minimal.rc == 0, minimal.err
     specs = [json.loads(s) for (s,) in rows(tmp_path, "select spec from sessions")]
     assert sorted({s["prompt_format"] for s in specs}) == ["detailed", "minimal"]
     runs = {name for (name,) in rows(tmp_path, "select name from runs")}
@@ -73,7 +73,7 @@ def test_prompt_formats_are_stored_and_the_board_breaks_down_with_intervals(tmp_
 
     def board(*extra: str) -> list[dict]:
         out = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json", *extra)
-        assert out.code == 0, out.err
+        assert out.rc == 0, out.err
         return json.loads(out.out)
 
     (whole,) = board()
@@ -92,4 +92,4 @@ def test_prompt_formats_are_stored_and_the_board_breaks_down_with_intervals(tmp_
     csv_out = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "csv").out
     assert csv_out.splitlines()[0].startswith("rank,player,lang,dmt_score,dmt_score_ci,conversations,")
     other = pingpong(tmp_path, "leaderboard", "--by", "role_type")
-    assert other.code == 2 and "--method dmt" in other.err
+    assert other.rc == 2 and "--method dmt" in other.err

@@ -13,9 +13,9 @@ def test_run_export_carries_the_seats_params_and_matches_the_leaderboard(home, f
     models = standard_models(fake.base_url)
     models["alpha"] = model_entry(fake.base_url, "alpha-model") + "[models.alpha.params]\ntemperature = 0.3\n"
     write_config(home, models)
-    assert pingpong(home, *run_args()).code == 0
+    assert pingpong(home, *run_args()).rc == 0
     out = home / "export"
-    assert pingpong(home, "export", "--format", "pingpong", "--out", str(out)).code == 0
+    assert pingpong(home, "export", "--format", "pingpong", "--out", str(out)).rc == 0
     files = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")}
     assert len(files) == 4  # 2 players x 2 judges
     doc = files["judge_judge-one_player_alpha_interrogator_asker.json"]
@@ -35,9 +35,9 @@ def test_run_export_carries_the_seats_params_and_matches_the_leaderboard(home, f
 
 
 def test_a_v1_run_exports_the_testers_sampling(home, fake):
-    assert pingpong(home, *run_args("--method", "pingpong-v1", players=("alpha",))).code == 0
+    assert pingpong(home, *run_args("--method", "pingpong-v1", players=("alpha",))).rc == 0
     out = home / "export"
-    assert pingpong(home, "export", "--format", "pingpong", "--out", str(out)).code == 0
+    assert pingpong(home, "export", "--format", "pingpong", "--out", str(out)).rc == 0
     (doc,) = [json.loads(p.read_text(encoding="utf-8")) for p in out.glob("v1_*.json")]
     assert doc["version"] == 1 and doc["testee"]["params"]["max_tokens"] == 1536
     assert doc["tester"] == {"model_name": "asker", "system_prompt": "",

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from tests.fakeserver import FakeServer, server_error
+import pytest
+
+from pingpong.core.methods.dmt_rules import DMT_METRICS
+from tests.fakeserver import FakeServer, judge_json, server_error
 from tests.runner.conftest import pingpong
 
 
@@ -35,14 +38,14 @@ def test_failed_judge_exits_1_then_pingpong_judge_completes_it_without_the_seats
         _config(root, server.base_url)
         run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
                        "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-        assert run.code == 1, run.err
+        assert run.rc == 1, run.err
         assert "judge turn(s) failed" in run.err
         failed = _rows(root, "select count(*) from scores where status = 'failed'")[0][0]
         assert failed > 0
         server.responder = _default  # the judge is back
         seats_before = [r for r in server.chat_requests if r.body["model"] in ("player", "asker")]
         again = pingpong(root, "judge", "--run", "r", "--judge", "judge")
-        assert again.code == 0, again.err
+        assert again.rc == 0, again.err
         seats_after = [r for r in server.chat_requests if r.body["model"] in ("player", "asker")]
         assert len(seats_after) == len(seats_before)  # no player or interrogator call
     assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
@@ -63,11 +66,11 @@ def test_rerunning_the_same_run_retries_failed_judge_turns(tmp_path):
         _config(root, server.base_url)
         args = ("run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
                 "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-        assert pingpong(root, *args).code == 1
+        assert pingpong(root, *args).rc == 1
         down["on"] = False
         player_calls = sum(1 for r in server.chat_requests if r.body["model"] == "player")
         second = pingpong(root, *args)
-        assert second.code == 0, second.err
+        assert second.rc == 0, second.err
         assert sum(1 for r in server.chat_requests if r.body["model"] == "player") == player_calls
     assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
 
@@ -76,12 +79,12 @@ def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
     root = tmp_path / "home"
     first = pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
                      "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
-    assert first.code == 0, first.err
+    assert first.rc == 0, first.err
     (parent,) = [r[0] for r in _rows(root, "select id from sessions")]
     with FakeServer() as server:
         _config(root, server.base_url)
         fork = pingpong(root, "sessions", "fork", str(parent), "--turn", "1", "--player", "player")
-        assert fork.code == 0, fork.err
+        assert fork.rc == 0, fork.err
     child = _rows(root, "select id, parent_session, fork_turn, status, player from sessions where id != "
                         f"{parent}")[0]
     assert child[1:] == (parent, 1, "finished", "player")
@@ -93,6 +96,70 @@ def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
     assert {r["player"] for r in board} == {"offline"}  # forks are left out...
     forks = json.loads(pingpong(root, "leaderboard", "--format", "json", "--include-forks").out)
     assert {r["player"] for r in forks} == {"offline", "player"}  # ...unless asked
+
+
+def _spoiled(kind: str) -> str:
+    """A judge answer for turns 1 and 2 that fails in one way (the situation has two turns)."""
+    if kind == "invalid-json":
+        return "Both replies were lovely: in character 4, entertaining 3 and fluent 5."
+    if kind == "missing-turn":
+        return judge_json([1])
+    scores = json.loads(judge_json([1, 2]))["scores"]
+    if kind == "out-of-scale":
+        scores[1]["fluency_score"] = "3/10"
+    elif kind == "conflicting":
+        scores.append({**scores[1], "fluency_score": 1})
+    return json.dumps({"scores": scores})
+
+
+@pytest.mark.parametrize("kind", ["invalid-json", "missing-turn", "out-of-scale", "conflicting"])
+def test_every_way_a_judge_fails_leaves_failed_turns_exit_1_and_pingpong_judge_retries_them(tmp_path, kind):
+    broken = {"on": True}
+
+    def responder(body):
+        if broken["on"] and body.get("model") == "judge":
+            return _spoiled(kind)
+        return _default(body)
+
+    with FakeServer(responder=responder) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                       "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+        assert run.rc == 1 and "judge turn(s) failed in run 'r'" in run.err, run.err
+        failed = _rows(root, "select distinct turn from scores where status = 'failed' and source = 'judge'")
+        assert failed == [(2,)] or (kind == "invalid-json" and sorted(failed) == [(1,), (2,)])
+        still = pingpong(root, "judge", "--run", "r", "--judge", "judge")
+        assert still.rc == 1 and "still failed" in still.err
+        broken["on"] = False
+        assert pingpong(root, "judge", "--run", "r", "--judge", "judge").rc == 0
+    assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
+    assert _rows(root, "select count(distinct turn) from scores where status = 'ok' and by = 'judge'") == [(2,)]
+
+
+def test_a_dmt_judge_without_usable_labels_leaves_failed_rounds_exit_1_and_is_retried(tmp_path):
+    broken = {"on": True}
+
+    def responder(body):
+        if body.get("model") != "judge":
+            return _default(body)
+        if broken["on"]:
+            return '{"labels": "all good, I think"}'
+        rounds = [{"round": r, **{m: "good" for m in DMT_METRICS}} for r in range(1, 31)]
+        return json.dumps({"labels": rounds})
+
+    with FakeServer(responder=responder) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        run = pingpong(root, "run", "--method", "dmt", "--player", "offline", "--interrogator", "offline",
+                       "--judge", "judge", "--characters", "ada-lovelace", "--run", "d")
+        assert run.rc == 1 and "judge turn(s) failed in run 'd'" in run.err, run.err
+        assert _rows(root, "select count(*) from scores where status = 'ok' and by = 'judge'") == [(0,)]
+        broken["on"] = False
+        again = pingpong(root, "judge", "--run", "d", "--judge", "judge")
+        assert again.rc == 0, again.err
+    assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
+    assert _rows(root, "select count(*) from scores where status = 'ok' and by = 'judge'")[0][0] > 0
 
 
 def _default(body):

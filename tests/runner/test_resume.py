@@ -39,7 +39,7 @@ def test_sigkill_midway_then_rerun_completes_every_pair_once(slow_home, fake):
 
     fake.latency = 0.0
     result = pingpong(slow_home, *args)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(slow_home, turns=TURNS)
     # The killed sessions were resumed in place, not started again.
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
@@ -61,6 +61,29 @@ def test_ctrl_c_interrupts_in_flight_sessions_and_the_next_run_resumes_them(slow
 
     fake.latency = 0.0
     result = pingpong(slow_home, *args)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(slow_home, turns=TURNS)
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
+
+
+def test_pairs_of_a_run_killed_beside_a_surviving_run_are_taken_over_by_it(slow_home, fake):
+    """One process runs alpha's pairs; a second one of the same run finds them running there and
+    does beta's. The first is killed (-9): the survivor resumes its pairs instead of ending with
+    'run elsewhere', so nothing is left behind."""
+    fake.latency = 0.2
+    first = spawn(slow_home, *run_args("--run", "shared", "--concurrency", "4", players=("alpha",)))
+    wait_for(slow_home, lambda counts, talking: counts.get("running", 0) >= 4, first)
+    survivor = spawn(slow_home, *run_args("--run", "shared", "--concurrency", "4"))
+    beta_running = "SELECT count(*) FROM sessions WHERE player = 'beta' AND status = 'running'"
+    wait_for(slow_home, lambda counts, talking: rows(slow_home, beta_running)[0][0] >= 1, survivor)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    orphaned = rows(slow_home, "SELECT id FROM sessions WHERE player = 'alpha' AND status = 'running'")
+    assert orphaned  # the killed process left pairs behind
+    fake.latency = 0.0
+    out, err = survivor.communicate(timeout=120)
+    assert survivor.returncode == 0, err
+    assert_complete_once(slow_home, turns=TURNS)
+    assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]  # resumed in place, not started again
+    for (sid,) in orphaned:
+        assert rows(slow_home, "SELECT status, pid FROM sessions WHERE id = ?", [sid]) == [("finished", survivor.pid)]

@@ -18,14 +18,14 @@ OFFLINE = ("--player", "offline", "--interrogator", "offline", "--judge", "offli
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_offline_run_finishes_and_the_board_has_every_dimension(tmp_path, lang):
     result = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--lang", lang)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     sessions = rows(tmp_path, "select status, num_turns, player_messages from sessions")
     assert {s for s, _, _ in sessions} == {"finished"} and len(sessions) >= 160
     assert all(done == planned for _, planned, done in sessions)
     assert any(planned > 21 for _, planned, _ in sessions)  # long memory probes: more than 40 utterances
 
     board = pingpong(tmp_path, "leaderboard", "--method", "roleinteract", "--format", "json")
-    assert board.code == 0, board.err
+    assert board.rc == 0, board.err
     (row,) = json.loads(board.out)
     assert (row["player"], row["lang"], row["method"], row["rank"]) == ("offline", lang, "roleinteract", 1)
     assert row["conversations"] == len(sessions)
@@ -45,7 +45,7 @@ def test_offline_run_finishes_and_the_board_has_every_dimension(tmp_path, lang):
     assert markdown.startswith("| Rank | Player |") and f"| {row['score']:.3f} |" in markdown
 
     again = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--lang", lang)
-    assert again.code == 0 and rows(tmp_path, "select count(*) from sessions") == [(len(sessions),)]
+    assert again.rc == 0 and rows(tmp_path, "select count(*) from sessions") == [(len(sessions),)]
 
 
 def question(qid: str, dimension: str, answer: list[str], options: int = 4) -> dict:
@@ -91,7 +91,7 @@ def known_player(body: dict) -> str:
 
 def board(home, *extra: str) -> dict:
     result = pingpong(home, "leaderboard", "--method", "roleinteract", "--format", "json", *extra)
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     (row,) = json.loads(result.out)
     return row
 
@@ -102,7 +102,7 @@ def test_a_player_whose_answers_are_known_gets_exactly_the_expected_accuracy(hom
     fake.responder = known_player
     result = pingpong(home, "run", "--method", "roleinteract", "--player", "alpha", "--interrogator", "asker",
                       "--judge", "judge-one", "--characters", "tin-sailor,clock-maker")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert {r.body["model"] for r in fake.chat_requests} == {"alpha-model"}  # no interrogator, no judge
     assert rows(home, "select distinct character from sessions") == [("tin-sailor",)]
     long = rows(home, "select m.role, m.author, m.text from messages m join sessions s on s.id = m.session_id"
@@ -121,7 +121,7 @@ def test_a_player_whose_answers_are_known_gets_exactly_the_expected_accuracy(hom
     [(sid,)] = rows(home, "select id from sessions where situation = 'tin-sailor-em1'")
     fixed = pingpong(home, "sessions", "score", str(sid), "--turn", "1", "--metric", "emotion", "--value", "1",
                      "--author", "ann", "--reason", "the reply means C")
-    assert fixed.code == 0, fixed.err
+    assert fixed.rc == 0, fixed.err
     merged = board(home)
     assert merged["dimensions"]["emotion"] == 1.0 and merged["unparseable"] == 0
     assert board(home, "--scores", "judges")["dimensions"] == EXPECTED
@@ -132,7 +132,7 @@ def test_a_player_whose_answers_are_known_gets_exactly_the_expected_accuracy(hom
 
 def test_situations_list_shows_the_probe_sets(tmp_path):
     out = pingpong(tmp_path, "situations", "list", "--method", "roleinteract", "--lang", "ru", "--format", "json")
-    assert out.code == 0, out.err
+    assert out.rc == 0, out.err
     sets = [row for row in json.loads(out.out) if row["kind"] == "probe_set"]
     assert len(sets) >= 4 and {s["lang"] for s in sets} == {"ru"} and {s["method"] for s in sets} == {"roleinteract"}
     for s in sets:
@@ -147,9 +147,9 @@ def test_a_broken_padding_pool_is_one_line_naming_the_file(tmp_path):
     probes.mkdir(parents=True)
     (probes / "padding-en.yaml").write_text("lang: en\nlines: []\n", encoding="utf-8")
     result = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--characters", "tally")
-    assert result.code == 2 and "padding-en.yaml" in result.err and "lines" in result.err
+    assert result.rc == 2 and "padding-en.yaml" in result.err and "lines" in result.err
     assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
     only_questions = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--characters", "tally",
                               "--situations", "emotion")
-    assert only_questions.code == 0, only_questions.err
+    assert only_questions.rc == 0, only_questions.err
     assert rows(tmp_path, "select count(*), min(situation) from sessions") == [(8, "tally-emotion-01")]

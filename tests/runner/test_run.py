@@ -18,7 +18,7 @@ from tests.runner.conftest import (
 
 def test_small_run_completes_every_pair(home, fake):
     result = pingpong(home, *run_args("--concurrency", "4"))
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(home)
     # 8 conversations x (2 turns x 2 seats + 2 judges)
     assert len(fake.chat_requests) == 8 * 6
@@ -30,17 +30,17 @@ def test_small_run_completes_every_pair(home, fake):
 
 
 def test_second_run_skips_everything(home, fake):
-    assert pingpong(home, *run_args()).code == 0
+    assert pingpong(home, *run_args()).rc == 0
     sent = len(fake.chat_requests)
     again = pingpong(home, *run_args())
-    assert again.code == 0, again.err
+    assert again.rc == 0, again.err
     assert len(fake.chat_requests) == sent
     assert rows(home, "SELECT count(*) FROM sessions") == [(8,)]
 
 
 def test_named_run_and_every_keeps_a_balanced_subset(home, fake):
     result = pingpong(home, *run_args("--every", "2", "--run", "half"))
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     pairs = rows(home, "SELECT DISTINCT character, situation FROM sessions s JOIN runs r"
                        " ON r.id = s.run_id WHERE r.name = 'half'")
     assert len(pairs) == 2
@@ -51,7 +51,7 @@ def test_named_run_and_every_keeps_a_balanced_subset(home, fake):
 def test_flaky_endpoint_still_completes_every_conversation(home, fake):
     fake.faults = Faults(p429=0.10, p500=0.05, pcut=0.05, retry_after=0.01, seed=11)
     result = pingpong(home, *run_args("--concurrency", "8"))
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(home)
     retried = rows(home, "SELECT count(*) FROM model_calls WHERE status = 'retry'")[0][0]
     assert retried > 0
@@ -71,14 +71,14 @@ def test_failing_player_gives_exit_1_and_a_retry_starts_fresh(tmp_path, monkeypa
                                    else default_responder(body))
     args = run_args(players=("alpha", "broken"))
     result = pingpong(root, *args)
-    assert result.code == 1
+    assert result.rc == 1
     assert "4 of 8 conversations failed" in result.err
     assert "Traceback" not in result.err
     assert rows(root, "SELECT player, status, count(*) FROM sessions GROUP BY 1, 2 ORDER BY 1") == [
         ("alpha", "finished", 4), ("broken", "failed", 4)]
     # Again: alpha is skipped, broken gets fresh sessions (failed ones stay, never counted).
     again = pingpong(root, *args)
-    assert again.code == 1
+    assert again.rc == 1
     assert rows(root, "SELECT player, status, count(*) FROM sessions GROUP BY 1, 2 ORDER BY 1") == [
         ("alpha", "finished", 4), ("broken", "failed", 8)]
 
@@ -91,7 +91,7 @@ def test_offline_models_need_no_config(tmp_path):
     root = tmp_path / "home"
     result = pingpong(root, "run", "--player", "offline", "--interrogator", "offline",
                       "--judge", "offline", "--every", "8")
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     home = Home(root)
     pairs = len(CardLibrary(home).all("en")) * len(SituationLibrary(home).all("en"))
     assert rows(root, "SELECT status, count(*) FROM sessions GROUP BY status") == [

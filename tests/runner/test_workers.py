@@ -19,7 +19,7 @@ def running_processes(root) -> int:
 def test_two_workers_share_the_run_and_finish_every_pair_once(slow_home, fake):
     result = pingpong(slow_home, *run_args("--concurrency", "1", "--workers", "2"))
 
-    assert result.code == 0, result.err
+    assert result.rc == 0, result.err
     assert_complete_once(slow_home, turns=3)
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
     assert "8/8 done" in result.out   # one display for the whole run, not this process's share
@@ -40,5 +40,5 @@ def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
     assert "Traceback" not in err
     assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") == [(0,)]
     fake.latency = 0.0
-    assert pingpong(slow_home, *args).code == 0
+    assert pingpong(slow_home, *args).rc == 0
     assert_complete_once(slow_home, turns=3)

@@ -25,7 +25,7 @@ def test_an_offline_run_plays_every_bundled_scene_of_a_language(tmp_path):
         scenes = ",".join(s.name for s in SceneLibrary(Home(home)).all(lang))
         result = pingpong(home, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
                           "--judge", "offline", "--lang", lang, "--situations", scenes)
-        assert result.code == 0, result.err
+        assert result.rc == 0, result.err
         assert "3/3 done" in result.out
     assert rows(home, "SELECT count(*), min(status), max(status) FROM sessions") == [(6, "finished", "finished")]
     assert rows(home, "SELECT count(*) FROM messages WHERE speaker IS NULL OR speaker = ''") == [(0,)]
@@ -36,10 +36,10 @@ def test_an_offline_run_plays_every_bundled_scene_of_a_language(tmp_path):
     scenes = ",".join(s.name for s in SceneLibrary(Home(home)).all("en"))
     again = pingpong(home, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
                      "--judge", "offline", "--lang", "en", "--situations", scenes)
-    assert again.code == 0 and rows(home, "SELECT count(*) FROM sessions") == [(6,)]
+    assert again.rc == 0 and rows(home, "SELECT count(*) FROM sessions") == [(6,)]
     one = pingpong(home, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
                    "--judge", "offline", "--situations", "no-such-scene")
-    assert one.code == 2 and "'no-such-scene' is no group scene, probe" in one.err
+    assert one.rc == 2 and "'no-such-scene' is no group scene, probe" in one.err
 
 
 def _start(store: Store, **seats) -> int:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from pingpong.core.errors import UserError
-from pingpong.tui.commands.output import clip, console, fields_grid, print_json, warn
+from pingpong.tui.commands.output import clip, console, error, fields_grid, print_json, warn
 
 
 def card_row(card, source: str) -> dict:
@@ -105,7 +104,7 @@ def validate_cards(args, home) -> int:
             imported = import_file(path)
         except UserError as exc:
             failed += 1
-            print(f"pingpong: error: {exc}", file=sys.stderr)
+            error(exc)
             continue
         print(f"ok: {_summary(path, imported)}")
     return 2 if failed else 0

@@ -63,7 +63,7 @@ def dmt_leaderboard_command(args, home) -> int:
     from pingpong.sessions.store import Store
 
     by = getattr(args, "by", None)
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         rows = [r.to_json() for r in dmt_leaderboard(
             store.conn, lang=args.lang, run=getattr(args, "run_name", None), scores=args.scores,
             include_forks=getattr(args, "include_forks", False), by=by)]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 
+from pingpong.tui.commands.output import error
+
 
 def export(args, home) -> int:
     from pingpong.sessions.exchange import export as do_export
     from pingpong.sessions.store import Store
 
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         line = do_export(store, args.format, args.out, sys.stdout)
     if args.format in ("jsonl", "annotations") and not args.out:
         print(line, file=sys.stderr)  # stdout carries the JSONL itself
@@ -33,6 +35,6 @@ def import_(args, home) -> int:
         print(summary.line())
     if errors:
         for line in errors[:-1]:
-            print(f"pingpong: error: {line}", file=sys.stderr)
+            error(line)
         raise UserError(errors[-1])
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from pingpong.core.errors import RunFailed, UserError
+from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
 
 
@@ -40,8 +40,11 @@ def judge(args, home: Home) -> int:
             if not found and not store.sessions(run=run):
                 raise UserError(f"--run: no run named '{run}'")
             ids += [s.id for s in found if s.id not in ids]
-        with asyncio.Runner() as loop:
-            judged = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
+        try:
+            with asyncio.Runner() as loop:
+                judged = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
+        except StorageError as exc:  # verdicts stored so far are kept; the rest is retried next time
+            raise RunFailed(f"error: {exc}; judging stopped there: run the same command again to go on") from None
         left = queries.failed_judge_turns(store.conn, ids)
     finally:
         store.close()

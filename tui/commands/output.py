@@ -12,9 +12,22 @@ def print_json(data) -> None:
     sys.stdout.write("\n")
 
 
+def one_line(text: object) -> str:
+    """A message as one line: control characters that came from a file (a newline in a field
+    name, a carriage return, a terminal escape) are shown escaped, never acted on."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def error(message: object) -> None:
+    print(f"pingpong: error: {one_line(message)}", file=sys.stderr)
+
+
 def warn(problems: list[str]) -> None:
     for problem in problems:
-        print(f"pingpong: warning: {problem}", file=sys.stderr)
+        print(f"pingpong: warning: {one_line(problem)}", file=sys.stderr)
 
 
 def clip(text: str, width: int) -> str:

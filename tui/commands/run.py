@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pingpong.sessions.runner import RunProgress
 
+from pingpong.tui.commands.output import warn
+
 
 def run(args, home) -> int:
     import asyncio
 
     from rich.console import Console
 
-    from pingpong.core.errors import RunFailed, UserError
+    from pingpong.core.errors import RunFailed, StorageError, UserError
     from pingpong.sessions.runner import BatchRunner, loop_factory, prepare_run
 
     setup, specs = prepare_run(
@@ -26,6 +28,7 @@ def run(args, home) -> int:
         lang=args.lang, characters=args.characters, situations=args.situations,
         every=args.every, run_name=args.run_name, method=args.method,
         prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))
+    warn(list(setup.warnings))
     from pingpong.core.config import prices
     from pingpong.sessions.store import Store
 
@@ -42,13 +45,18 @@ def run(args, home) -> int:
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
                              renderer=PromptRenderer(home.templates_dir))
         console = Console()
-        with asyncio.Runner(loop_factory=loop_factory()) as loop:
-            interrupted, progress = loop.run(_main(runner, specs, console, workers, home))
-        failed_judging = runner.failed_judge_turns()
-        if price_of:
-            from pingpong.sessions.costs import run_spend
+        stopped: StorageError | None = None
+        progress, interrupted, failed_judging = runner.progress, False, 0
+        try:
+            with asyncio.Runner(loop_factory=loop_factory()) as loop:
+                interrupted, progress = loop.run(_main(runner, specs, console, workers, home))
+            failed_judging = runner.failed_judge_turns()
+            if price_of:
+                from pingpong.sessions.costs import run_spend
 
-            spend = run_spend(store.conn, setup.name, price_of)
+                spend = run_spend(store.conn, setup.name, price_of)
+        except StorageError as exc:
+            stopped = exc
     finally:
         store.close()
     from pingpong.tui.progress import summary
@@ -60,6 +68,9 @@ def run(args, home) -> int:
         console.print(costs_table(spend))
     for error in progress.errors:
         print(f"failed: {error}", file=sys.stderr)
+    if stopped is not None:
+        raise RunFailed(f"error: {stopped}; the run stopped there: run the same command again to go on "
+                        f"with run '{setup.name}'")
     if interrupted:
         print(f"pingpong: interrupted; {progress.interrupted_sessions} conversation(s) in flight "
               f"were saved as interrupted; run the same command again to resume run "

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from pingpong.core.errors import RunFailed, UserError
+from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
 from pingpong.tui.commands.output import console as _console
 from pingpong.tui.commands.output import print_json
 
 
-def _store(home: Home):
+def _store(home: Home, *, reading: bool = False):
+    """reading: the command only reads, so a read-only database still serves it."""
     from pingpong.sessions.store import Store
 
-    return Store(home.db_path)
+    return Store(home.db_path, reading=reading)
 
 
 def _fmt_num(value: float | None, digits: int = 2) -> str:
@@ -20,7 +21,7 @@ def _fmt_num(value: float | None, digits: int = 2) -> str:
 
 def list_sessions(args, home: Home) -> int:
     """Sessions, newest first; orphans of dead processes are marked interrupted first."""
-    store = _store(home)
+    store = _store(home, reading=True)
     try:
         store.mark_orphans_interrupted()
         rows = store.sessions(status=args.status, run=args.run_name, limit=args.limit, newest_first=True)
@@ -50,7 +51,7 @@ def list_sessions(args, home: Home) -> int:
 
 
 def show_session(args, home: Home) -> int:
-    store = _store(home)
+    store = _store(home, reading=True)
     try:
         store.mark_orphans_interrupted()
         session = store.session(args.id)
@@ -272,7 +273,11 @@ def resume(args, home: Home) -> int:
             finally:
                 await pool.aclose()
 
-        asyncio.run(main())
+        try:
+            asyncio.run(main())
+        except StorageError as exc:  # what was stored so far is kept; resuming goes on from there
+            raise RunFailed(f"error: {exc}; the session stopped there: run `pingpong sessions resume "
+                            f"{args.id}` to go on") from None
     finally:
         store.close()
     if outcome["status"] == "finished":

@@ -119,7 +119,7 @@ def leaderboard(args, home) -> int:
     run = getattr(args, "run_name", None)
     if method == "rolebench":  # scored by rule: Rouge-L means, not Likert finals
         return _rolebench_leaderboard(args, home, run, by)
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         rows = [r.to_json() for r in compute_leaderboard(
             store, method=method, lang=args.lang, weights=weights, scores=args.scores, run=run,
             include_forks=getattr(args, "include_forks", False), by=by)]
@@ -155,7 +155,7 @@ def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
     from pingpong.sessions.store import Store
     from pingpong.tui.commands.rolebench_board import render_table
 
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run,
                                      include_forks=getattr(args, "include_forks", False), by=by)
         extra = add_costs(args, home, store, rows, method="rolebench", per_lang=True) \
@@ -212,7 +212,7 @@ def agreement(args, home) -> int:
     from pingpong.sessions.agreement import agreement_report
     from pingpong.sessions.store import Store
 
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         report = agreement_report(store, level=args.level, lang=getattr(args, "lang", None))
     if args.format == "json":
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))

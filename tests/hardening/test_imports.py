@@ -1,0 +1,192 @@
+"""`pingpong import` of our JSONL and PingPong results: every line is checked before anything is
+written, a bad line is refused in one line naming it (exit 2), and the database keeps every byte."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+
+import pytest
+
+from .support import (
+    cli,
+    refused,
+)
+
+
+@pytest.fixture(scope="module")
+def session_doc(seeded, tmp_path_factory) -> dict:
+    """The seeded home's one session as our JSONL writes it."""
+    out = tmp_path_factory.mktemp("export") / "all.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(seeded.root)).rc == 0
+    seeded.assert_unchanged()
+    (line,) = out.read_text(encoding="utf-8").splitlines()
+    return json.loads(line)
+
+
+def _fresh(doc: dict, stamp: str) -> dict:
+    """A copy that is not the stored session (another creation time), so it would be imported."""
+    fresh = copy.deepcopy(doc)
+    fresh["created_at"] = stamp
+    return fresh
+
+
+def _import_lines(seeded, tmp_path, *docs: dict) -> str:
+    path = tmp_path / "sessions.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    line = refused(seeded.root, "import", str(path))
+    seeded.assert_unchanged()
+    return line.removeprefix(f"pingpong: error: {path}: ")
+
+
+def _without(doc: dict, turn: int, role: str) -> dict:
+    bad = _fresh(doc, "2001-01-01T00:00:00.000+00:00")
+    bad["messages"] = [m for m in bad["messages"] if (m["turn"], m["role"]) != (turn, role)]
+    return bad
+
+
+def test_the_exported_session_is_what_the_tests_spoil(session_doc):
+    assert [(m["turn"], m["role"]) for m in session_doc["messages"]] == [
+        (1, "user"), (1, "assistant"), (2, "user"), (2, "assistant")]
+
+
+def test_a_duplicated_message_is_refused_and_names_its_line(seeded, tmp_path, session_doc):
+    good = _fresh(session_doc, "2000-01-01T00:00:00.000+00:00")
+    bad = _fresh(session_doc, "2000-01-02T00:00:00.000+00:00")
+    bad["messages"].append(dict(bad["messages"][1]))
+    assert _import_lines(seeded, tmp_path, good, bad) == (
+        "line 2: messages[4]: turn 1 assistant message appears twice (also messages[1])")
+
+
+def test_a_duplicated_judge_score_is_refused(seeded, tmp_path, session_doc):
+    bad = _fresh(session_doc, "2000-01-03T00:00:00.000+00:00")
+    first = next(s for s in bad["scores"] if s["source"] == "judge" and s["turn"] == 1)
+    bad["scores"].append({**first, "value": 1 if first["value"] != 1 else 2})
+    line = _import_lines(seeded, tmp_path, bad)
+    assert line.startswith(f"line 1: scores[{len(bad['scores']) - 1}]: judge 'offline' scored {first['metric']}"
+                           " of turn 1 twice (also scores[")
+
+
+def test_people_may_score_a_turn_twice_a_judge_may_not(seeded, tmp_path, session_doc):
+    """People's scores are append-only (the newest counts), so two of them are not a duplicate."""
+    doc = _fresh(session_doc, "2000-01-04T00:00:00.000+00:00")
+    person = {"source": "human", "by": "ann", "turn": 1, "metric": "fluency", "value": 4, "scale": "1-5",
+              "explanation": None, "status": "ok", "error": None, "created_at": "2000-01-05T00:00:00.000+00:00"}
+    doc["scores"] += [person, {**person, "value": 2, "created_at": "2000-01-06T00:00:00.000+00:00"}]
+    doc["scores"].append({**doc["scores"][0], "by": "x", "turn": None, "metric": "overall", "value": 5,
+                          "scale": "1-5"})
+    doc["scores"].append({**doc["scores"][-1]})  # the same judge value for the whole session, twice
+    assert "scored overall of the whole session twice" in _import_lines(seeded, tmp_path, doc)
+
+
+@pytest.mark.parametrize("turn,role,problem", [
+    (1, "user", "messages: history message 1 is turn 1 assistant; expected turn 1 user"),
+    (1, "assistant", "messages: history message 2 is turn 2 user; expected turn 1 assistant"),
+], ids=["starts-with-the-player", "a-turn-without-its-reply"])
+def test_a_transcript_out_of_order_is_refused(seeded, tmp_path, session_doc, turn, role, problem):
+    assert _import_lines(seeded, tmp_path, _without(session_doc, turn, role)) == f"line 1: {problem}"
+
+
+def test_a_skipped_turn_is_refused(seeded, tmp_path, session_doc):
+    bad = _fresh(session_doc, "2001-01-02T00:00:00.000+00:00")
+    bad["status"] = "interrupted"
+    bad["messages"] = [m for m in bad["messages"] if m["turn"] != 1]
+    assert _import_lines(seeded, tmp_path, bad) == (
+        "line 1: messages: history message 1 is turn 2 user; expected turn 1 user")
+
+
+@pytest.mark.parametrize("tail,problem", [
+    (', "n": ' + "9" * 5000, "a number has more than 4300 digits"),
+    (', "n": NaN', "NaN is not a JSON number"),
+    (', "n": ' + "[" * 5000 + "]" * 5000, "nested deeper than 65 levels"),
+], ids=["long-number", "nan", "deep"])
+def test_values_python_or_the_store_cannot_handle_are_one_line(seeded, tmp_path, session_doc, tail, problem):
+    text = json.dumps(_fresh(session_doc, "2001-01-03T00:00:00.000+00:00"))
+    path = tmp_path / "bad.jsonl"
+    path.write_text(text + "\n" + text + "\n" + text[:-1] + tail + "}\n", encoding="utf-8")
+    line = refused(seeded.root, "import", str(path))
+    assert line == f"pingpong: error: {path}: line 3: {problem}"
+    seeded.assert_unchanged()
+
+
+@pytest.mark.parametrize("text,problem", [
+    ('{"outputs": [], "n": ' + "9" * 5000 + "}", "a number has more than 4300 digits"),
+    ('{"outputs": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested deeper than 65 levels"),
+    ('{\n "spec": {},\n "messages": []\n}', "one session spread over several lines; pingpong JSONL has one "
+                                            "session per line"),
+], ids=["long-number", "deep", "pretty-printed-session"])
+def test_results_files_python_cannot_read_are_one_line(seeded, tmp_path, text, problem):
+    path = tmp_path / "results.json"
+    path.write_text(text, encoding="utf-8")
+    assert refused(seeded.root, "import", str(path)) == f"pingpong: error: {path}: {problem}"
+    seeded.assert_unchanged()
+
+
+def test_a_symlink_loop_and_binary_files_are_one_line(seeded, tmp_path):
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    (tmp_path / "c.jsonl").write_bytes(b'{"spec": \x00}\n')
+    result = cli("import", str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl"), "--home", str(seeded.root))
+    assert result.rc == 2 and "Traceback" not in result.err
+    assert result.err_lines == [
+        f"pingpong: error: {tmp_path / 'a.jsonl'}: cannot read (Too many levels of symbolic links)",
+        f"pingpong: error: {tmp_path / 'c.jsonl'}: binary content (expected PingPong results JSON or pingpong JSONL)"]
+    seeded.assert_unchanged()
+
+
+def test_a_stored_session_out_of_order_is_refused_by_resume_and_judge_and_left_alone(tmp_path, session_doc):
+    """A database written before these checks (or by hand) may hold such a session: resuming or
+    judging it says so in one line and claims nothing."""
+    home = tmp_path / "home"
+    doc = _fresh(session_doc, "2001-01-04T00:00:00.000+00:00")
+    doc["status"] = "interrupted"
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    assert cli("import", str(path), "--home", str(home)).rc == 0
+    conn = sqlite3.connect(home / "pingpong.db")
+    with conn:
+        conn.execute("DELETE FROM messages WHERE turn = 1")
+    before = conn.execute("SELECT status, pid, host, judges FROM sessions").fetchall()
+    for args in (("sessions", "resume", "1"), ("judge", "--session", "1", "--judge", "offline")):
+        line = refused(home, *args)
+        assert line == ("pingpong: error: session 1: its stored messages cannot be continued or judged "
+                        "(history message 1 is turn 2 user; expected turn 1 user)")
+        assert conn.execute("SELECT status, pid, host, judges FROM sessions").fetchall() == before
+    conn.close()
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d["scores"][1].update(value=True), "scores[1]: value: Input should be a valid number"),
+    (lambda d: d["messages"][2].update(turn="2"), "messages[2]: turn: Input should be a valid integer"),
+    (lambda d: d["calls"][0].update(tokens_estimated="yes"), "calls[0]: tokens_estimated: expected true, false, 0 or 1"),
+    (lambda d: d.update(player=7), "player: expected text, got int"),
+    (lambda d: d.update(num_turns="2"), "num_turns: expected a whole number, got str"),
+    (lambda d: d["scores"][0].update(created_at=0), "scores[0]: created_at: expected text"),
+], ids=["true-as-a-score", "text-as-a-turn", "flag", "player", "num-turns", "created-at"])
+def test_values_of_the_wrong_type_are_refused_not_stored_as_written(seeded, tmp_path, session_doc, spoil, problem):
+    """Rows go into the database as written, so a value must already have the stored type."""
+    bad = _fresh(session_doc, "2001-01-05T00:00:00.000+00:00")
+    spoil(bad)
+    assert _import_lines(seeded, tmp_path, bad).startswith(f"line 1: {problem}")
+
+
+def test_line_separators_inside_texts_survive_a_round_trip(tmp_path, session_doc):
+    """JSON keeps U+2028 and U+0085 raw inside strings; JSONL lines end only at a newline."""
+    doc = _fresh(session_doc, "2001-01-06T00:00:00.000+00:00")
+    doc["messages"][1]["text"] = "First line\u2028second\u0085third\x1cfourth"
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(doc, ensure_ascii=False) + "\n", encoding="utf-8")
+    home = tmp_path / "home"
+    assert cli("import", str(source), "--home", str(home)).rc == 0
+    out = tmp_path / "out.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home)).rc == 0
+    (line,) = out.read_text(encoding="utf-8").split("\n")[:-1]
+    assert json.loads(line)["messages"][1]["text"] == "First line\u2028second\u0085third\x1cfourth"
+
+
+def test_control_characters_from_a_file_are_shown_escaped_in_the_one_line(seeded, tmp_path, session_doc):
+    bad = _fresh(session_doc, "2001-01-07T00:00:00.000+00:00")
+    bad["status"] = "done\r\n\x1b[2J"
+    assert _import_lines(seeded, tmp_path, bad) == (
+        "line 1: status 'done\\r\\n\\x1b[2J' is not one of running, interrupted, finished, failed")
