@@ -17,7 +17,7 @@ Invariants the consumers rely on:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -408,10 +408,10 @@ class SessionEngine:
         return [m.turn for m in self.transcript if m.role == "assistant"]
 
 
-def check_group_history(history: Sequence[Message], cast: Mapping[str, Character]) -> None:
+def check_group_history(history: Sequence[Message], cast: Collection[str]) -> None:
     """A group scene's stored messages must name a speaker, and turns must run 1, 2, 3, ... with at
     most one narrator line (user) before one member line (assistant) each; anything else would make a
-    resumed scene lie about who said what. ValueError names the message."""
+    resumed scene lie about who said what. cast: the members' names. ValueError names the message."""
     previous = (0, "assistant")
     for i, m in enumerate(history):
         if not m.speaker:

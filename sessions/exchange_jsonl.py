@@ -205,7 +205,12 @@ def _check_transcript(doc: dict, where: str) -> None:
     except UserError as exc:
         raise _fail(f"{where}: spec", str(exc)) from None
     try:
-        method.check_history(messages)
+        if spec.cast:  # a group scene: turns by speaker, not user/assistant pairs
+            from pingpong.core.engine import check_group_history
+
+            check_group_history(messages, {c.character for c in spec.cast})
+        else:
+            method.check_history(messages)
     except ValueError as exc:
         raise _fail(f"{where}: messages", str(exc)) from None
 

@@ -373,6 +373,10 @@ def import_results(store, data: Any, name: str) -> ImportSummary:
     """Store every entry that can be taken, in one transaction; the others become warnings."""
     parsed = parse_results(data, name)
     convs = parsed.conversations
+    if not convs and parsed.warnings:   # lenient per entry, but a file with nothing to take is refused
+        raise UserError(parsed.warnings[0].removesuffix("; entry skipped")
+                        + (f" (and {len(parsed.warnings) - 1} more entries)" if len(parsed.warnings) > 1 else "")
+                        + "; nothing in the file could be imported")
     summary = ImportSummary(path=name, format="pingpong", conversations=len(convs) + len(parsed.warnings),
                             warnings=parsed.warnings)
     summary.judges = sorted({c.judge for c in convs})
