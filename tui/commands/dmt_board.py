@@ -7,6 +7,7 @@ import sys
 
 from pingpong.core.methods.dmt_rules import DMT_METRICS
 from pingpong.tui.commands.output import print_board
+from pingpong.tui.commands.table import Column
 
 
 def _num(value) -> str:
@@ -30,7 +31,10 @@ def render_dmt(rows: list[dict], fmt: str, out=None) -> None:
         w.writerow(headers)
         w.writerows(cells)
     else:
-        print_board(headers, cells, fmt, out, title="DMT-RoleBench leaderboard",
+        columns = [Column("rank", 9, number=True), Column("player", 10), Column("lang", 8, least=2),
+                   Column("dmt_score", 9, number=True, short="DMT"), Column("conversations", 4, number=True, short="n"),
+                   *(Column(m, 3, number=True, short=m[:6]) for m in metrics)]
+        print_board(columns, cells, fmt, out, title="DMT-RoleBench leaderboard",
                     caption="Score_m: mean of the curve Score_1..Score_T", empty="no finished, labelled dmt sessions yet")
 
 

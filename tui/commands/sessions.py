@@ -29,23 +29,20 @@ def list_sessions(args, home: Home) -> int:
     if args.format == "json":
         print_json([r.to_json() for r in rows])
         return 0
-    from rich.table import Table
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title=f"sessions in {home.db_path}", title_justify="left")
-    for col, kw in (("id", {"justify": "right"}), ("status", {}), ("run", {}), ("character", {}),
-                    ("situation", {}), ("player", {}), ("interrogator", {}), ("judges", {}),
-                    ("turns", {"justify": "right"}), ("people", {"justify": "right"}),
-                    ("final", {"justify": "right"}), ("created", {})):
-        table.add_column(col, **kw)
-    colours = {"finished": "green", "running": "cyan", "interrupted": "yellow", "failed": "red"}
-    for r in rows:
-        table.add_row(
-            str(r.id), f"[{colours.get(r.status, 'white')}]{r.status}[/]", r.run or "", r.character,
-            r.situation, r.player, r.interrogator, ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}",
-            str(r.human_turns or ""), r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " "),
-        )
+    columns = [
+        Column("id", 10, number=True), Column("status", 9, least=8), Column("run", 2), Column("character", 8),
+        Column("situation", 7), Column("player", 8), Column("interrogator", 6, short="seat"),
+        Column("judges", 3), Column("turns", 6, number=True), Column("people", 2, number=True, short="ppl"),
+        Column("final", 9, number=True), Column("created", 4, number=True),
+    ]
+    body = [[str(r.id), r.status, r.run or "", r.character, r.situation, r.player, r.interrogator,
+             ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}", str(r.human_turns or ""),
+             r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " ")] for r in rows]
     filtered = args.status or args.run_name
-    _console().print(table if rows else "no sessions match" if filtered else "no sessions yet")
+    print_table(columns, body, args.format, title=f"sessions in {home.db_path}",
+                empty="no sessions match" if filtered else "no sessions yet")
     return 0
 
 
