@@ -232,6 +232,8 @@ class SessionSpec(_Model):
     lang: str | None = None
     prompting: Literal["zsp", "fsp", "fsd"] | None = Field(
         None, description="player prompting strategy; None sends every card example as prior turns")
+    user_name: str | None = Field(
+        None, description="what {{user}} becomes in the card (config user_name); None: the language's neutral name")
 
     @model_validator(mode="before")
     @classmethod

@@ -17,7 +17,7 @@ Invariants the consumers rely on:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -90,12 +90,13 @@ class SessionEngine:
                  pool: ModelPool, control: SessionControl | None = None,
                  history: Sequence[Message] = (), verdicts: Sequence[JudgeVerdict] = (),
                  renderer: PromptRenderer | None = None, method: Method | None = None,
-                 judge_only: bool = False):
+                 judge_only: bool = False, seats: Mapping[SeatRole, str] | None = None):
         """judge_only: run only the method's scoring over ``history`` (re-judging a stored session);
-        no player or interrogator call is made."""
+        no player or interrogator call is made. seats: who holds each seat now, when it changed
+        hands since the spec was written (a resumed session goes on with them)."""
         self.spec = spec
         self.method = method or get_method(spec.method)
-        self.character = with_names(character)
+        self.character = with_names(character, spec.user_name)
         self.situation = situation
         self.pool = pool
         self.control = control or SessionControl()
@@ -105,7 +106,7 @@ class SessionEngine:
         self.method.check_history(history)
         self.transcript: list[Message] = list(history)
         self.verdicts = list(verdicts)
-        self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator}
+        self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator, **(seats or {})}
         self.judge_only = judge_only
         self._emit: Callable[[Event], None] = lambda event: None
 

@@ -44,7 +44,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     engine = SessionEngine(
         spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
         control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
-        method=method, **kwargs,
+        method=method, seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
     )
     recorder = Recorder(store, session_id)
     ended = False

@@ -302,3 +302,11 @@ def m006_human_score_index(db: sqlite_utils.Database) -> None:
     """People's scores are read on their own (every view merges them in): a small index over them
     spares a scan of every judge's row."""
     db.execute("CREATE INDEX idx_scores_human ON scores (created_at, id) WHERE source = 'human'")
+
+
+@migration
+def m007_current_seats(db: sqlite_utils.Database) -> None:
+    """Sessions gain `seats`: JSON {"interrogator": who, "player": who} of who holds each seat now,
+    written when a seat changes hands, so a resume goes on with the same people and models. NULL:
+    the seats are as the spec says. Who wrote each turn is the author of its message."""
+    db.table("sessions").add_column("seats", str)

@@ -199,10 +199,17 @@ def sessions_stamp(conn: sqlite3.Connection) -> tuple:
     return tuple(conn.execute("SELECT max(updated_at), count(*) FROM sessions").fetchone())
 
 
-def interrogator_seats(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
-    """{session: (user messages typed by a person, all user messages)}."""
-    return {sid: (human or 0, total) for sid, human, total in conn.execute(
-        "SELECT session_id, sum(author = 'human'), count(*) FROM messages WHERE role = 'user' GROUP BY session_id")}
+def seat_writers(conn: sqlite3.Connection, ids: Sequence[int],
+                 role: str = "user") -> dict[int, list[tuple[str, int, int]]]:
+    """{session: [(author, first turn, last turn)]}: who wrote the `role` messages of each session."""
+    out: dict[int, list[tuple[str, int, int]]] = {}
+    for chunk in _chunks(ids):
+        marks = ", ".join("?" * len(chunk))
+        for sid, author, first, last in conn.execute(
+                f"SELECT session_id, author, min(turn), max(turn) FROM messages WHERE role = ?"
+                f" AND session_id IN ({marks}) GROUP BY session_id, author", [role, *chunk]):
+            out.setdefault(sid, []).append((author, first, last))
+    return out
 
 
 def run_status_counts(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple]:

@@ -6,11 +6,19 @@ is whole, so a crash can lose at most the message being generated.
 
 from __future__ import annotations
 
-from pingpong.core.events import CallFinished, Event, MessageCompleted, SessionFailed, SessionFinished, VerdictReady
+from pingpong.core.events import (
+    CallFinished,
+    Event,
+    MessageCompleted,
+    SeatChanged,
+    SessionFailed,
+    SessionFinished,
+    VerdictReady,
+)
 from pingpong.sessions.store import Store
 
-STORED = (MessageCompleted, CallFinished, VerdictReady, SessionFinished, SessionFailed)
-"""The events that become rows; the others (deltas, turn starts, seat changes) are for screens."""
+STORED = (MessageCompleted, CallFinished, VerdictReady, SeatChanged, SessionFinished, SessionFailed)
+"""The events that become rows; the others (deltas, turn starts) are for screens."""
 
 
 class Recorder:
@@ -27,6 +35,8 @@ class Recorder:
             self.store.add_call(self.session_id, event.call)
         elif isinstance(event, VerdictReady):
             self.store.add_verdict(self.session_id, event.verdict)
+        elif isinstance(event, SeatChanged):
+            self.store.set_seat(self.session_id, event.role, event.author)
         elif isinstance(event, SessionFinished):
             self.store.set_status(self.session_id, "finished")
         elif isinstance(event, SessionFailed):

@@ -144,6 +144,7 @@ class RunSetup:
     method: str = "pingpong"
     config: dict = field(default_factory=dict)
     prompting: str | None = None
+    user_name: str | None = None  # what {{user}} becomes in the cards (config user_name)
 
     @property
     def players(self) -> list[str]:
@@ -153,7 +154,7 @@ class RunSetup:
         return SessionSpec(character=item.character.name, situation=item.situation.name,
                            player=item.player, interrogator=self.interrogator,
                            judges=list(self.judges), method=self.method, lang=self.lang,
-                           prompting=self.prompting)  # type: ignore[arg-type]
+                           prompting=self.prompting, user_name=self.user_name)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -427,7 +428,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
         name += f"-{prompting}"
     setup = RunSetup(
         name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
-        lang=lang, method=method, prompting=prompting,
+        lang=lang, method=method, prompting=prompting, user_name=config.user_name(home),
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
                 "lang": lang, "method": method, "every": every, "prompting": prompting,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],

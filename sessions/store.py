@@ -26,8 +26,10 @@ import sqlite_utils
 
 from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
+from pingpong.sessions import queries
 from pingpong.sessions.migrations import MIGRATIONS
 from pingpong.sessions.records import STATUSES, HumanScore, SessionSummary, StoredSession
+from pingpong.sessions.seats import seat_label
 
 BUSY_TIMEOUT_MS = 30_000
 _HOST = socket.gethostname()
@@ -416,6 +418,14 @@ class Store:
             )
             return int(cur.lastrowid or 0)
 
+    def set_seat(self, session_id: int, role: str, who: str) -> None:
+        """Record who holds the "interrogator" or "player" seat from now on (a resume keeps it)."""
+        if role not in ("interrogator", "player"):
+            raise ValueError(f"seat must be 'interrogator' or 'player', not {role!r}")
+        with self.transaction() as db:
+            db.execute("update sessions set seats = json_set(ifnull(seats, '{}'), ?, ?), updated_at = ?"
+                       " where id = ?", [f"$.{role}", who, now(), session_id])
+
     def fork(self, session_id: int, turn: int, *, player: str | None = None,
              interrogator: str | None = None) -> int:
         """A new session holding the first ``turn`` turns of another (same text, same authors),
@@ -494,7 +504,8 @@ class Store:
             character=Character.model_validate_json(r["character_snapshot"]),
             situation=Situation.model_validate_json(r["situation_snapshot"]),
             messages=self.messages(session_id), verdicts=self.verdicts(session_id),
-            human_scores=self.human_scores(session_id), parent_session=r["parent_session"],
+            human_scores=self.human_scores(session_id), seats=json.loads(r["seats"] or "{}"),
+            parent_session=r["parent_session"],
             fork_turn=r["fork_turn"], error=r["error"], pid=r["pid"], host=r["host"],
             created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
         )
@@ -520,7 +531,7 @@ class Store:
         sql = (
             "select s.id, s.status, s.character, s.situation, s.player, s.interrogator, s.judges,"
             " s.num_turns, s.lang, s.method, s.parent_session, s.fork_turn, s.created_at, s.updated_at,"
-            " r.name as run,"
+            " s.seats, r.name as run,"
             " (select count(*) from messages m where m.session_id = s.id and m.role = 'assistant') as turns,"
             " (select count(distinct ifnull(h.turn, 0)) from scores h where h.session_id = s.id"
             "  and h.source = 'human') as human_turns"
@@ -535,8 +546,11 @@ class Store:
         rows = self._rows(sql, params)
         with self._lock:
             finals = session_finals(self.conn, {r["id"]: r["method"] for r in rows})
+            writers = queries.seat_writers(self.conn, [r["id"] for r in rows])
         out = []
         for r in rows:
+            now_seated = json.loads(r.pop("seats") or "{}").get("interrogator") or r["interrogator"]
+            r["interrogator_seat"] = seat_label(writers.get(r["id"], []), now_seated, r["status"] != "finished")
             r["judges"] = json.loads(r["judges"] or "[]")
             final = finals.get(r["id"])
             r["final"] = final.to_json() if final else None

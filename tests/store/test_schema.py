@@ -16,7 +16,7 @@ EXPECTED = {
     "sessions": {"id", "run_id", "status", "version", "lang", "character", "situation", "player",
                  "interrogator", "judges", "num_turns", "character_snapshot", "situation_snapshot",
                  "spec", "error", "pid", "host", "created_at", "updated_at", "finished_at",
-                 "player_chars", "player_messages", "method", "parent_session", "fork_turn"},
+                 "player_chars", "player_messages", "method", "parent_session", "fork_turn", "seats"},
     "messages": {"id", "session_id", "turn", "role", "author", "text", "prompt_tokens", "notes",
                  "completion_tokens", "tokens_estimated", "latency_ms", "attempt", "created_at",
                  "speaker", "seq"},

@@ -96,9 +96,10 @@ class CharactersScreen(Screen):
     """Card list with a detail pane; g switches language, s spot-checks, i imports."""
 
     BINDINGS = [
-        Binding("s", "spot_check", "Spot-check", id="cards.spot_check"),
-        Binding("i", "import_card", "Import", id="cards.import"),
-        Binding("g", "lang", "Language", id="cards.lang"),
+        Binding("s", "spot_check", "Spot-check", tooltip="Spot-check the card: you write the user's lines",
+                id="cards.spot_check"),
+        Binding("i", "import_card", "Import", tooltip="Import a card file", id="cards.import"),
+        Binding("g", "lang", "Language", tooltip="Language filter: all, en, ru", id="cards.lang"),
         Binding("escape,q", "back", "Back", id="cards.back"),
     ]
 

@@ -44,8 +44,8 @@ class LeaderboardScreen(Screen):
     """m switches the scores used (merged / judges / human), g the language."""
 
     BINDINGS = [
-        Binding("m", "source", "Scores", id="board.scores"),
-        Binding("g", "lang", "Language", id="board.lang"),
+        Binding("m", "source", "Scores", tooltip="Scores: judges, people or merged", id="board.scores"),
+        Binding("g", "lang", "Language", tooltip="Language filter", id="board.lang"),
         Binding("f5", "reload", "Reload", id="board.reload"),
         Binding("escape,q", "back", "Back", id="board.back"),
     ]

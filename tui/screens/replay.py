@@ -24,9 +24,10 @@ class ReplayScreen(Screen):
         Binding("left,k", "step(-1)", "Prev", id="replay.prev", priority=True),
         Binding("home", "jump(0)", "First", id="replay.first", priority=True, show=False),
         Binding("end", "jump(1)", "Last", id="replay.last", priority=True, show=False),
-        Binding("o", "override", "Rate", id="replay.override"),
-        Binding("f", "fork", "Fork", id="replay.fork"),
-        Binding("J", "rejudge", "Rejudge", id="replay.rejudge"),
+        Binding("o", "override", "Rate", tooltip="Rate the shown turn", id="replay.override"),
+        Binding("f", "fork", "Fork", tooltip="Fork from the shown turn (runs on live)", id="replay.fork"),
+        Binding("J", "rejudge", "Rejudge", tooltip="Re-judge: ask the judges again for failed turns",
+                id="replay.rejudge"),
         Binding("escape,q", "back", "Back", id="replay.back"),
     ]
 
@@ -84,7 +85,7 @@ class ReplayScreen(Screen):
         info = Text()
         info.append(f"#{stored.id} ", style="bold")
         info.append(spec.character, style="bold cyan")
-        info.append(f" in {spec.situation}  player {spec.player}  interrogator {spec.interrogator}")
+        info.append(f" in {spec.situation}  player {stored.seat_label('player')}  interrogator {stored.seat_label()}")
         info.append(f"  [{stored.status}]", style="bold")
         self.query_one("#session-info", Static).update(info)
         where = f"turn {turn} of {self.turns[-1]}" if turn is not None else "no messages"
