@@ -77,6 +77,20 @@ class SessionsLoaded(TMessage):
         self.done = done
 
 
+class FilterInput(Input):
+    """The filter box takes the keys only when asked (/ or f, or a click): a first user's n or q
+    must never land in it because the table had nothing to hold the focus."""
+
+    can_focus = False
+
+    def on_mouse_down(self) -> None:
+        self.can_focus = True
+        self.focus()
+
+    def on_blur(self) -> None:
+        self.can_focus = False
+
+
 class HomeScreen(Screen):
     """Sessions table with filter, sort and pages; keys open the other screens."""
 
@@ -117,7 +131,7 @@ class HomeScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="home-bar"):
-            yield Input(placeholder="filter: character, situation, model, status…", id="home-filter")
+            yield FilterInput(placeholder="filter: character, situation, model, status…", id="home-filter")
             yield Static("", id="home-count")
         yield SizedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
@@ -272,7 +286,9 @@ class HomeScreen(Screen):
             f"{count} session{'' if len(self.rows) == 1 else 's'}{more}  sort {COLUMNS[self.sort_index][0]}{arrow}{page}")
 
     def action_filter(self) -> None:
-        self.query_one("#home-filter", Input).focus()
+        box = self.query_one("#home-filter", Input)
+        box.can_focus = True
+        box.focus()
 
     def leave_input(self) -> None:
         """Escape in the filter: keep the filter, give the keys back to the table (n, q, ... work again)."""
