@@ -13,7 +13,7 @@ from contextlib import aclosing
 from pingpong.core.domain import Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
-from pingpong.sessions.recorder import STORED, Recorder
+from pingpong.sessions.recorder import Recorder
 from pingpong.sessions.store import Store
 
 
@@ -51,7 +51,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     try:
         async with aclosing(engine.run()) as events:
             async for event in events:
-                if offload and isinstance(event, STORED):
+                if offload and recorder.writes(event):
                     await asyncio.to_thread(recorder.handle, event)
                 else:
                     recorder.handle(event)

@@ -310,3 +310,14 @@ def m007_current_seats(db: sqlite_utils.Database) -> None:
     written when a seat changes hands, so a resume goes on with the same people and models. NULL:
     the seats are as the spec says. Who wrote each turn is the author of its message."""
     db.table("sessions").add_column("seats", str)
+
+
+@migration
+def m008_drafts(db: sqlite_utils.Database) -> None:
+    """`drafts`: the message a session is streaming now, rewritten about twice a second, so another
+    process (the Watch screen) can show it; gone once the message is stored whole."""
+    db.table("drafts").create(
+        {"session_id": int, "turn": int, "role": str, "author": str, "text": str, "updated_at": str},
+        pk="session_id",
+        foreign_keys=[("session_id", "sessions", "id")],
+    )

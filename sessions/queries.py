@@ -213,13 +213,14 @@ def seat_writers(conn: sqlite3.Connection, ids: Sequence[int],
 
 
 def run_status_counts(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple]:
-    """(run id, name, sessions, count per status...) newest run first, then (None, None, ...) for
-    sessions outside any run when there are some."""
+    """(run id, name, config JSON, sessions, count per status...) newest run first, then
+    (None, None, None, ...) for sessions outside any run when there are some."""
     counts = ", ".join(f"sum(s.status = '{s}')" for s in statuses if s.isalpha())
-    out = conn.execute(f"SELECT r.id, r.name, count(s.id), {counts} FROM runs r"
+    out = conn.execute(f"SELECT r.id, r.name, r.config, count(s.id), {counts} FROM runs r"
                        " LEFT JOIN sessions s ON s.run_id = r.id GROUP BY r.id ORDER BY r.id DESC").fetchall()
-    single = conn.execute(f"SELECT NULL, NULL, count(*), {counts} FROM sessions s WHERE run_id IS NULL").fetchone()
-    return out + ([single] if single[2] else [])
+    single = conn.execute(f"SELECT NULL, NULL, NULL, count(*), {counts} FROM sessions s"
+                          " WHERE run_id IS NULL").fetchone()
+    return out + ([single] if single[3] else [])
 
 
 def run_sessions(conn: sqlite3.Connection, run_id: int | None) -> list[tuple]:

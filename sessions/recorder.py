@@ -1,24 +1,32 @@
 """Turns the engine's events into rows, each completed thing in its own transaction.
 
-Streamed deltas are never written: a message exists in the database only once it
-is whole, so a crash can lose at most the message being generated.
+A message exists in the transcript only once it is whole, so a crash can lose at most the
+message being generated. While a reply streams, what has come so far is kept apart as the
+session's draft, rewritten at most every DRAFT_SECONDS, for other processes to show.
 """
 
 from __future__ import annotations
 
+import time
+
 from pingpong.core.events import (
     CallFinished,
+    Delta,
     Event,
     MessageCompleted,
     SeatChanged,
     SessionFailed,
     SessionFinished,
+    TurnStarted,
     VerdictReady,
 )
+from pingpong.sessions.records import Draft
 from pingpong.sessions.store import Store
 
+DRAFT_SECONDS = 0.5
+
 STORED = (MessageCompleted, CallFinished, VerdictReady, SeatChanged, SessionFinished, SessionFailed)
-"""The events that become rows; the others (deltas, turn starts) are for screens."""
+"""The events that become rows; deltas become the draft now and then, turn starts never."""
 
 
 class Recorder:
@@ -27,9 +35,28 @@ class Recorder:
     def __init__(self, store: Store, session_id: int):
         self.store = store
         self.session_id = session_id
+        self._draft: Draft | None = None
+        self._draft_at = 0.0  # when the draft was last written (monotonic seconds)
+
+    def writes(self, event: Event) -> bool:
+        """Whether handle(event) writes to the database (callers may move that off their loop)."""
+        if isinstance(event, Delta):
+            return self._draft is not None and time.monotonic() - self._draft_at >= DRAFT_SECONDS
+        return isinstance(event, STORED)
 
     def handle(self, event: Event) -> None:
+        if isinstance(event, TurnStarted):
+            self._draft, self._draft_at = Draft(turn=event.turn, role=event.role, author=event.author), 0.0
+        elif isinstance(event, Delta):
+            if self._draft is not None:
+                self._draft.text += event.text
+                if time.monotonic() - self._draft_at >= DRAFT_SECONDS:  # the first piece at once
+                    self._draft_at = time.monotonic()
+                    self.store.save_draft(self.session_id, self._draft)
+        elif isinstance(event, CallFinished) and event.call.status == "retry" and self._draft is not None:
+            self._draft.text = ""  # the attempt is redone from the start
         if isinstance(event, MessageCompleted):
+            self._draft = None
             self.store.add_message(self.session_id, event.message)
         elif isinstance(event, CallFinished):
             self.store.add_call(self.session_id, event.call)

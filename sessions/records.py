@@ -173,6 +173,15 @@ class StoredSession(BaseModel):
         }
 
 
+class Draft(BaseModel):
+    """A message still being streamed, as far as it has come (not part of the transcript)."""
+
+    turn: int
+    role: str
+    author: str
+    text: str = ""
+
+
 class SessionSummary(BaseModel):
     """One line of the sessions list."""
 

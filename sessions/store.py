@@ -28,7 +28,7 @@ from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, S
 from pingpong.core.errors import UserError
 from pingpong.sessions import queries
 from pingpong.sessions.migrations import MIGRATIONS
-from pingpong.sessions.records import STATUSES, HumanScore, SessionSummary, StoredSession
+from pingpong.sessions.records import STATUSES, Draft, HumanScore, SessionSummary, StoredSession
 from pingpong.sessions.seats import seat_label
 
 BUSY_TIMEOUT_MS = 30_000
@@ -301,6 +301,8 @@ class Store:
                 " finished_at = case when ? = 'finished' then ? else finished_at end where id = ?",
                 [status, error, stamp, status, stamp, session_id],
             )
+            if status != "running":
+                db.execute("delete from drafts where session_id = ?", [session_id])
 
     def claim(self, session_id: int) -> None:
         """This process now runs the session. UserError if finished or alive elsewhere."""
@@ -347,7 +349,20 @@ class Store:
                  message.text, message.prompt_tokens, message.completion_tokens, int(message.tokens_estimated),
                  message.latency_ms, message.attempt, stamp, _json(message.notes) if message.notes else None],
             )
+            db.execute("delete from drafts where session_id = ?", [session_id])
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
+
+    def save_draft(self, session_id: int, draft: Draft) -> None:
+        """The message being streamed, so far (one row per session, replaced each time)."""
+        with self.transaction() as db:
+            db.execute("insert or replace into drafts (session_id, turn, role, author, text, updated_at)"
+                       " values (?, ?, ?, ?, ?, ?)",
+                       [session_id, draft.turn, draft.role, draft.author, draft.text, now()])
+
+    def draft(self, session_id: int) -> Draft | None:
+        """What the session is streaming now, as last saved (None: nothing is being written)."""
+        rows = self._rows("select turn, role, author, text from drafts where session_id = ?", [session_id])
+        return Draft(**rows[0]) if rows else None
 
     def add_call(self, session_id: int, call: CallRecord) -> None:
         with self.transaction() as db:

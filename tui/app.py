@@ -190,15 +190,19 @@ class PingPongApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """leave_input only while a screen's text box has the keys: elsewhere (and in dialogs, which
+        close on escape) the screen's own escape runs, and the footer shows it."""
+        if action == "leave_input":
+            from textual.screen import ModalScreen
+            from textual.widgets import Input, TextArea
+
+            return isinstance(self.focused, (Input, TextArea)) and not isinstance(self.screen, ModalScreen)
+        return True
+
     def action_leave_input(self) -> None:
         """Escape in a screen's text box: leave the box (keys are shortcuts again), nothing more."""
-        from textual.actions import SkipAction
-        from textual.screen import ModalScreen
-        from textual.widgets import Input, TextArea
-
         screen = self.screen
-        if isinstance(screen, ModalScreen) or not isinstance(self.focused, (Input, TextArea)):
-            raise SkipAction()  # dialogs close on escape; elsewhere the screen's escape runs
         leave = getattr(screen, "leave_input", None)
         if callable(leave):
             leave()

@@ -45,11 +45,12 @@ REDRAW_SECONDS = 0.1
 
 
 class SessionLoaded(TMessage):
-    """A fresh copy of the stored session (follow mode and reloads)."""
+    """A fresh copy of the stored session and the message it is streaming (follow mode)."""
 
-    def __init__(self, stored: Any) -> None:
+    def __init__(self, stored: Any, draft: Any = None) -> None:
         super().__init__()
         self.stored = stored
+        self.draft = draft
 
 
 class LiveScreen(Screen):
@@ -373,19 +374,27 @@ class LiveScreen(Screen):
     def load_stored(self) -> None:
         with self._read_store.use() as store:
             stored = store.session(self.session_id)
-        self.post_message(SessionLoaded(stored))
+            draft = store.draft(self.session_id)
+        self.post_message(SessionLoaded(stored, draft))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
-        stored = message.stored
+        stored, draft = message.stored, message.draft
         key = (stored.status, len(stored.messages), sum(len(v.turns) for v in stored.verdicts),
-               len(stored.human_scores))
+               len(stored.human_scores), draft)
         if key == self._loaded_key:
             return
         self._loaded_key = key
         self._show_stored(stored)
-        if stored.status == "running":
+        transcript = self.query_one(Transcript)
+        if draft is not None and stored.status == "running":  # the reply being streamed, as saved
+            transcript.set_streaming(draft.turn, draft.role, draft.author, draft.text)
+            self._set_notice(f"turn {draft.turn}: {draft.author} writing as {_role(draft.role)}…  "
+                             f"({stored.turns_done}/{stored.num_turns} turns done)")
+        elif stored.status == "running":
+            transcript.clear_streaming()
             self._set_notice(f"watching: {stored.turns_done}/{stored.num_turns} turns done")
         else:
+            transcript.clear_streaming()
             self._set_notice(f"{stored.status}" + (f": {stored.error}" if stored.error else ""))
 
     def _reload_scores(self) -> None:
