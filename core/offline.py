@@ -69,10 +69,17 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if _whole(s)]
 
 
+_PLAIN = {"everyone", "everything", "something", "anything", "thinking", "really", "honest", "сегодня",
+          "серьёзно", "расскажи", "подробнее", "почему", "наверное", "кажется", "немного"}
+"""Long words that are no topic to pick up."""
+
+
 def _topic(text: str, skip: str) -> str:
-    """The longest word of a user's line (not the character's name): what the reply picks up."""
-    words = [w for w in _WORDS.findall(text.replace(MARK, "")) if len(w) > 4 and w.lower() not in skip.lower()]
-    return max(words, key=len).lower() if words else ""
+    """The longest word (six letters or more) of a user's line that is neither the character's name
+    nor a filler word: what the reply picks up; "" when there is none."""
+    words = [w.lower() for w in _WORDS.findall(text.replace(MARK, "")) if len(w) >= 6]
+    words = [w for w in words if w not in _PLAIN and w not in skip.lower()]
+    return max(words, key=len) if words else ""
 
 
 def _clip(text: str, limit: int = 60) -> str:

@@ -45,7 +45,8 @@ def play(args, home: Home) -> int:
     situation = SituationLibrary(home).get(args.situation) if args.situation else None
     _check_database(home)
     if character is None or situation is None:
-        defaults = {"character": args.character, "situation": args.situation, "player": player,
+        defaults = {"character": character.name if character else None,  # found by any of its names
+                    "situation": situation.name if situation else None, "player": player,
                     "interrogator": interrogator, "judges": judges, "turns": args.turns,
                     "method": args.method, "lang": character.lang if character else None}
         create_app(home, initial=NewSessionRequest(defaults)).run()

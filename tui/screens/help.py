@@ -59,7 +59,7 @@ def key_lines(bindings, keymap: dict[str, str]) -> list[str]:
         if not desc or (binding.id and binding.id in seen):
             continue
         seen.add(binding.id or "")
-        keys = " ".join(f"`{KEY_NAMES.get(k, k)}`" for k in keys_of(binding, keymap))
+        keys = ", ".join(f"`{KEY_NAMES.get(k, k)}`" for k in keys_of(binding, keymap))
         lines.append(f"- {keys} {desc}" + (f" *({binding.id})*" if binding.id else ""))
     return lines
 
