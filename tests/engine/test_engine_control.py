@@ -246,3 +246,16 @@ async def test_history_out_of_order_is_refused(fake_pool):
     bad = [Message(turn=1, role="assistant", author="x", text="hi")]
     with pytest.raises(ValueError, match="expected turn 1 user"):
         engine(fake_pool, history=bad)
+
+
+async def test_user_becomes_the_sessions_user_name_when_the_prompt_is_built(fake_server, fake_pool):
+    """{{user}} stays in the card; the player's prompt gets the name the session was started with
+    (config `user_name`), or "User" without one."""
+    edda = card(persona="Edda has kept the lighthouse for forty years and calls {{user}} a landlubber.")
+    for name, expected in (("Alex", "calls Alex a landlubber"), (None, "calls User a landlubber")):
+        run = SessionEngine(spec=spec(judges=[], user_name=name), character=edda, situation=situation(1),
+                            pool=fake_pool)
+        await collect(run)
+        system = requests_for(fake_server, "player")[-1]["messages"][0]["content"]  # this session's
+        assert expected in system and "{{user}}" not in system
+    assert "{{user}}" in edda.persona

@@ -59,3 +59,18 @@ async def test_importing_from_the_screen_keeps_a_failed_path_and_asks_before_rep
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.press("r")
         await wait_for(pilot, lambda: app.screen is screen and app.cards().get("brine").summary == "A second version.")
+
+
+def test_sessions_started_here_carry_config_user_name(make_app, home, store):
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import SITUATIONS
+
+    home.config_path.write_text('user_name = "Alex"\n', encoding="utf-8")
+    app = make_app()
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", lang="en")
+    sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+    assert store.session(sid).spec.user_name == "Alex"
+    home.config_path.write_text('user_name = ""\n', encoding="utf-8")
+    with pytest.raises(UserError, match="user_name: expected a name in quotes"):
+        make_app().start_session(spec, CARDS[0], SITUATIONS[0])
