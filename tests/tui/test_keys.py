@@ -89,7 +89,10 @@ async def test_escape_on_a_running_session_asks_and_can_keep_it_running_in_the_b
         assert again.control is app.runs.get(sid).control and not again.follow
         await wait_for(pilot, lambda: app.focused is again.query_one("#human-input", Input))
         await pilot.press(*"Hello?", "enter")
-        await wait_for(pilot, lambda: len(store.session(sid).messages) >= 2)
+        # the engine waits for turn 2 (and has moved the focus to the box) before the escapes below
+        await wait_for(pilot, lambda: again.control.human.waiting and again.control.human.turn == 2
+                       and app.focused is again.query_one("#human-input", Input))
+        assert [m.text for m in store.session(sid).messages if m.role == "user"] == ["Hello?"]
         # stop it from the question this time
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
