@@ -20,27 +20,21 @@ from pingpong.core.home import Home
 
 
 def _screens() -> Iterator[type]:
-    """Every class whose BINDINGS a keymap may remap (imported here, not at start-up)."""
+    """Every class with BINDINGS a keymap may remap: the app, and whatever the modules of
+    tui/screens and tui/widgets define (imported here, not at start-up; a new screen counts at once)."""
+    import importlib
+    import pkgutil
+
+    from pingpong.tui import screens, widgets
     from pingpong.tui.app import PingPongApp
-    from pingpong.tui.screens import (
-        characters,
-        choice,
-        help,
-        home,
-        leaderboard,
-        live,
-        new_session,
-        override,
-        pickers,
-        replay,
-        watch,
-    )
 
     yield PingPongApp
-    for module in (home, live, replay, watch, leaderboard, characters, new_session, help, override, pickers, choice):
-        for value in vars(module).values():
-            if isinstance(value, type) and value.__module__ == module.__name__ and getattr(value, "BINDINGS", None):
-                yield value
+    for package in (screens, widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                if isinstance(value, type) and value.__module__ == module.__name__ and getattr(value, "BINDINGS", None):
+                    yield value
 
 
 def binding_ids() -> dict[str, Binding]:
