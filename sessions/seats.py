@@ -35,9 +35,10 @@ def seat_label(writers: Sequence[SPAN], current: str, going_on: bool) -> str:
 
 
 def seat_detail(writers: Sequence[SPAN], current: str, going_on: bool) -> str:
-    """Long: every stretch of turns and who wrote it ("offline turns 1-2, human turn 3 → offline")."""
-    if not writers:
-        return current
+    """Long: every stretch of turns and who wrote it ("offline turns 1-2, human turn 3 → offline"),
+    or just the name when one occupant held the seat throughout."""
+    if not writers or (len(writers) == 1 and writers[0][0] == current):
+        return current  # one occupant throughout: just the name
     parts = [f"{a} turn {f}" if f == t else f"{a} turns {f}-{t}" for a, f, t in sorted(writers, key=lambda s: s[1])]
     last = max(writers, key=lambda s: s[2])[0]
     text = ", ".join(parts)
