@@ -74,6 +74,26 @@ def scan_folders(folders: Sequence[tuple[str, Path | None]], load: Callable[[Pat
     return scan
 
 
+def find_named(items: Sequence[T], name: str, what: str, names: Callable[[T], tuple[str, ...]],
+               where: str = "") -> T:
+    """The one item whose names (id first, then others) match `name` ignoring case and spaces around,
+    trying each kind of name in turn; UserError (with close names as hints) when none or several do."""
+    key = name.strip().casefold()
+    kinds = max((len(names(item)) for item in items), default=0)
+    for kind in range(kinds):
+        matches = [item for item in items if kind < len(names(item)) and names(item)[kind].strip().casefold() == key]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            ids = ", ".join(sorted(names(item)[0] for item in matches))
+            raise UserError(f"'{name}' is the name of several {what}s{where} ({ids}); give one of these")
+    known = {n: names(item)[0] for item in items for n in names(item) if n}
+    close = difflib.get_close_matches(name, list(known), n=4, cutoff=0.5)
+    hints = list(dict.fromkeys(known[c] for c in close))
+    hint = f" (did you mean: {', '.join(hints)}?)" if hints else f" ({len(items)} known; see the list command)"
+    raise UserError(f"unknown {what} '{name}'{where}{hint}")
+
+
 class YamlCollection(Generic[T]):
     what = "item"
 
@@ -104,13 +124,19 @@ class YamlCollection(Generic[T]):
     def names(self) -> set[str]:
         return set(self._scan())
 
+    def display_name(self, item: T) -> str:
+        """The name an item goes by besides its id ("" when none): a card's character name."""
+        return ""
+
     def get(self, name: str) -> T:
+        """The item called name: its id, its file name, or its display name, ignoring case; an exact
+        id always wins. A name shared by several items is a UserError listing their ids."""
         items = self._scan()
         if name in items:
             return items[name]
-        close = difflib.get_close_matches(name, list(items), n=4, cutoff=0.5)
-        hint = f" (did you mean: {', '.join(close)}?)" if close else f" ({len(items)} known; see the list command)"
-        raise UserError(f"unknown {self.what} '{name}'{hint}")
+        return find_named(list(items.values()), name, self.what,
+                          lambda item: (item.name, self.path(item.name).stem,  # type: ignore[attr-defined]
+                                        self.display_name(item)))
 
     def source(self, name: str) -> str:
         """'bundled' or 'user'."""

@@ -134,6 +134,17 @@ def author(home: Home) -> str:
         raise UserError("cannot tell who you are: set author = \"NAME\" in config.toml or pass --author") from None
 
 
+def user_name(home: Home) -> str | None:
+    """What {{user}} becomes in cards: `user_name` in config.toml; None leaves the card language's
+    neutral name ("User")."""
+    name = read_config(home).get("user_name")
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name.strip():
+        raise UserError(f"{home.config_path}: user_name: expected a name in quotes, e.g. user_name = \"Alex\"")
+    return name.strip()
+
+
 def resolve(models: dict[str, ModelSpec], name: str) -> ModelSpec:
     """The spec called `name`, or a UserError listing what is configured."""
     try:

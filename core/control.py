@@ -24,6 +24,7 @@ class SessionControl:
         self._paused = paused
         self._stepping = False
         self._step_done = False       # the stepped turn's player message has been allowed
+        self._in_reply = False        # a player message is under way (the last gate passed was its own)
         self._cancelled = False
         self._ending = False
         self._pending: dict[str, str] = {}
@@ -52,9 +53,9 @@ class SessionControl:
         self._notify()
 
     def step(self) -> None:
-        """Run until the current or next turn is complete (its player message), then pause.
-        After the last turn, one step lets the judges run."""
-        self._paused, self._stepping, self._step_done = False, True, False
+        """Run exactly one turn, then pause: the turn under way, when there is one (it ends with its
+        player message), else the next. After the last turn, one step lets the judges run."""
+        self._paused, self._stepping, self._step_done = False, True, self._in_reply
         self._notify()
 
     @property
@@ -124,13 +125,15 @@ class SessionControl:
     def _allows(self, gate: Gate) -> bool:
         """Whether the message behind ``gate`` may start now (updates step bookkeeping)."""
         if self._paused:
+            self._in_reply = False
             return False
         if self._stepping:
             if gate in ("user", "judges") and self._step_done:
-                self._paused, self._stepping = True, False
+                self._paused, self._stepping, self._in_reply = True, False, False
                 return False
             if gate in ("assistant", "judges"):
                 self._step_done = True
+        self._in_reply = gate == "assistant"
         return True
 
     async def _wait_change(self) -> None:

@@ -314,6 +314,8 @@ class SessionSpec(_Model):
         return next(c.seat for c in self.cast if c.character == character)
     prompt_format: PromptFormat = Field(
         "detailed", description="how much of the card the player's system prompt carries (DMT's formats)")
+    user_name: str | None = Field(
+        None, description="what {{user}} becomes in the card (config user_name); None: the language's neutral name")
 
     @model_validator(mode="before")
     @classmethod

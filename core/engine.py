@@ -17,7 +17,8 @@ Invariants the consumers rely on:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -99,14 +100,17 @@ class SessionEngine:
                  pool: ModelPool, control: SessionControl | None = None,
                  history: Sequence[Message] = (), verdicts: Sequence[JudgeVerdict] = (),
                  renderer: PromptRenderer | None = None, method: Method | None = None,
-                 judge_only: bool = False, deltas: bool = True, cast: Sequence[Character] = ()):
+                 judge_only: bool = False, deltas: float | None = 0.0, cast: Sequence[Character] = (),
+                 seats: Mapping[SeatRole, str] | None = None):
         """judge_only: run only the method's scoring over ``history`` (re-judging a stored session);
-        no player or interrogator call is made. deltas: emit a Delta per streamed piece (a screen
-        wants them; a batch run does not, and skipping them saves a queue hop per chunk). cast: the
-        cards of a group session's members (``spec.cast``); the member under test is ``character``."""
+        no player or interrogator call is made. deltas: how streamed text is passed on as Delta events:
+        0 every piece (a screen draws them), N > 0 gathered and sent at most every N seconds (a batch
+        run saves a draft now and then), None never. cast: the cards of a group session's members
+        (``spec.cast``); the member under test is ``character``. seats: who holds each seat now, when it
+        changed hands since the spec was written (a resumed session goes on with them)."""
         self.spec = spec
         self.method = method or get_method(spec.method)
-        self.character = with_names(character)
+        self.character = with_names(character, spec.user_name)
         self.situation = situation
         self.pool = pool
         self.control = control or SessionControl()
@@ -120,7 +124,7 @@ class SessionEngine:
             self.method.check_history(history)
         self.transcript: list[Message] = list(history)
         self.verdicts = list(verdicts)
-        self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator}
+        self.seats: dict[SeatRole, str] = {"player": spec.player, "interrogator": spec.interrogator, **(seats or {})}
         self.member_seats: dict[str, str] = {c.character: c.seat for c in spec.cast
                                              if c.character != character.name}
         self.judge_only = judge_only
@@ -305,7 +309,7 @@ class SessionEngine:
                     continue
                 return Message(turn=turn, role="assistant", author=HUMAN, text=text, speaker=self.character.name)
             prompt = messages if messages is not None else self.method.player_prompt(self)
-            on_delta = (lambda piece: self._emit(Delta(turn, "assistant", piece))) if self.deltas else None
+            on_delta = self._delta_sink(turn)
             usage = Usage()
             for asked in range(1, PLAYER_ASKS + 1):
                 if asked > 1:  # the short reply is dropped: consumers start the message afresh
@@ -340,7 +344,7 @@ class SessionEngine:
                 return Message(turn=turn, role="assistant", author=HUMAN, text=text, speaker=member)
             completion = await self.seat_call(
                 "player", who, "player", messages(), turn,
-                on_delta=(lambda piece: self._emit(Delta(turn, "assistant", piece))) if self.deltas else None,
+                on_delta=self._delta_sink(turn),
                 context={"character": self.cast[member], **(context or {})})
             usage = Usage()
             usage.add(completion)
@@ -365,6 +369,24 @@ class SessionEngine:
             if self.seats["interrogator"] != HUMAN:
                 return None
             await self.control._wait_change()
+
+    def _delta_sink(self, turn: int) -> Callable[[str], None] | None:
+        """Where the model layer puts streamed pieces of the player's (or a member's) reply."""
+        if self.deltas is None:
+            return None
+        if not self.deltas:
+            return lambda piece: self._emit(Delta(turn, "assistant", piece))
+        every, pending, last = self.deltas, [], [0.0]
+
+        def gather(piece: str) -> None:
+            pending.append(piece)
+            now = time.monotonic()
+            if now - last[0] >= every:
+                last[0] = now
+                self._emit(Delta(turn, "assistant", "".join(pending)))
+                pending.clear()
+
+        return gather
 
     def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage,
                       speaker: str | None = None) -> Message:

@@ -28,20 +28,16 @@ _REFUSAL = re.compile(
 )
 _AI_TALK = re.compile(r"\b(as an ai|language model|assistant|chatbot|языковая модель|ассистент|нейросеть)\b",
                       re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.!?…\n]+[.!?…]?")
+# a sentence ends at . ! ? or … followed by a space and what can start the next one
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"«(*A-ZА-ЯЁ])")
 _WORDS = re.compile(r"\w+", re.UNICODE)
+_PAIRS = (("«", "»"), ("(", ")"), ("“", "”"))
 
-_QUESTIONS = {
-    "en": ["Tell me, {name}: {goal}", "I keep wondering about this. {goal}", "Be honest with me. {goal}",
-           "*leans closer* {goal}", "Fine, but what about this? {goal}", "One more thing. {goal}"],
-    "ru": ["Скажи, {name}: {goal}", "Мне не даёт покоя вот что. {goal}", "Только честно. {goal}",
-           "*наклоняется ближе* {goal}", "Хорошо, а как насчёт этого? {goal}", "И ещё кое-что. {goal}"],
-}
 _PLAYER = {
-    "en": ["{name} thinks about \"{said}\" for a moment. {fact}", "\"{said}\"? {fact}",
-           "*{name} smiles* {fact}", "Ha. {fact} That is my answer to \"{said}\"."],
-    "ru": ["{name} задумывается над словами «{said}». {fact}", "«{said}»? {fact}",
-           "*{name} улыбается* {fact}", "Ха. {fact} Вот мой ответ на «{said}»."],
+    "en": ["{fact}", "*{name} thinks for a moment* {fact}", "You ask about {topic}? {fact}",
+           "{fact} But why do you ask about {topic}?"],
+    "ru": ["{fact}", "*{name} ненадолго задумывается* {fact}", "Ты спрашиваешь про «{topic}»? {fact}",
+           "{fact} А почему тебя интересует «{topic}»?"],
 }
 
 
@@ -58,8 +54,32 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
+def _whole(sentence: str) -> bool:
+    """Not a fragment: its quotes and brackets are balanced and it does not start mid-quote."""
+    if sentence[:1] in "»)”,;:—-" or sentence.count('"') % 2:
+        return False
+    return all(sentence.count(a) == sentence.count(b) for a, b in _PAIRS)
+
+
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.findall(text or "") if len(s.strip()) > 3]
+    """Whole sentences of `text` (lines and sentences), never a broken quote."""
+    out = []
+    for line in (text or "").splitlines():
+        out += [s.strip() for s in _SENTENCE_END.split(line.strip()) if len(s.strip()) > 3]
+    return [s for s in out if _whole(s)]
+
+
+_PLAIN = {"everyone", "everything", "something", "anything", "thinking", "really", "honest", "сегодня",
+          "серьёзно", "расскажи", "подробнее", "почему", "наверное", "кажется", "немного"}
+"""Long words that are no topic to pick up."""
+
+
+def _topic(text: str, skip: str) -> str:
+    """The longest word (six letters or more) of a user's line that is neither the character's name
+    nor a filler word: what the reply picks up; "" when there is none."""
+    words = [w.lower() for w in _WORDS.findall(text.replace(MARK, "")) if len(w) >= 6]
+    words = [w for w in words if w not in _PLAIN and w not in skip.lower()]
+    return max(words, key=len) if words else ""
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -77,32 +97,37 @@ def _last_user(req: ChatRequest) -> str:
 
 def _lang(req: ChatRequest) -> str:
     lang = _get(req.context.get("situation"), "lang") or _get(req.context.get("character"), "lang") or "en"
-    return lang if lang in _QUESTIONS else "en"
+    return lang if lang in _PLAYER else "en"
 
 
 # --------------------------------------------------------------------------- the roles
 
 
 def player_line(req: ChatRequest) -> str:
+    """A line from the card (a sentence of its persona), sometimes picking up a word the user said."""
     card = req.context.get("character")
     name = _get(card, "char_name") or "The character"
-    facts = _sentences(_get(card, "persona", "")) or [_get(card, "greeting", "") or "I am who I am."]
-    said = _clip(_last_user(req), 50) or "..."
+    facts = _sentences(_get(card, "persona", "")) or _sentences(_get(card, "greeting", "")) or ["I am who I am."]
+    said = _last_user(req)
     turn = req.turn or 1
     fact = _pick(facts, "fact", name, turn, said)
-    template = _pick(_PLAYER[_lang(req)], "player", name, turn, said)
-    return f"{MARK} " + template.format(name=name, said=said, fact=fact)
+    topic = _topic(said, name)
+    templates = [t for t in _PLAYER[_lang(req)] if topic or "{topic}" not in t]
+    return f"{MARK} " + _pick(templates, "player", name, turn, said).format(name=name, fact=fact, topic=topic)
 
 
 def interrogator_line(req: ChatRequest) -> str:
+    """What a user in this situation might say at this turn (by its theme), never its instructions."""
+    from pingpong.core.offline_lines import THEMES, theme_of
+
     situation = req.context.get("situation")
     card = req.context.get("character")
-    goals = _sentences(_get(situation, "text", "")) or ["What are you, really?"]
-    turn = req.turn or 1
-    goal = goals[(turn - 1) % len(goals)]
+    theme = theme_of(list(_get(situation, "tags") or []), _get(situation, "text", ""))
+    lang = _lang(req)
+    lines = THEMES[theme][lang] + (THEMES["any"][lang] if theme != "any" else [])  # long situations go on
+    line = lines[((req.turn or 1) - 1) % len(lines)]
     name = _get(card, "char_name") or ("друг" if _lang(req) == "ru" else "friend")
-    template = _pick(_QUESTIONS[_lang(req)], "ask", _get(situation, "name"), turn)
-    return f"{MARK} " + template.format(name=name, goal=goal)
+    return f"{MARK} " + line.format(name=name)
 
 
 def _transcript_replies(req: ChatRequest) -> dict[int, str]:

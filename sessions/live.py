@@ -14,7 +14,7 @@ from contextlib import aclosing
 from pingpong.core.domain import Character, SessionSpec, Situation
 from pingpong.core.errors import StorageError, UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
-from pingpong.sessions.recorder import STORED, Recorder
+from pingpong.sessions.recorder import Recorder
 from pingpong.sessions.store import Store
 
 
@@ -54,14 +54,15 @@ def _engine(session_id: int, **kwargs):
 
 
 async def run_session(store: Store, pool, session_id: int, control=None, *,
-                      renderer=None, offload: bool = False, deltas: bool = True) -> AsyncGenerator[Event, None]:
+                      renderer=None, offload: bool = False, deltas: float | None = 0.0) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
 
     A finished session or one alive in another process raises UserError. offload: commit in a
     worker thread (the TUI: its event loop keeps drawing while SQLite syncs), in event order. If the
     consumer is cancelled or stops iterating before the end, the session becomes
-    `interrupted`; an unexpected error marks it `failed` and propagates. deltas: False for a
-    consumer that ignores streamed pieces (the batch runner).
+    `interrupted`; an unexpected error marks it `failed` and propagates. deltas: how streamed
+    pieces reach the consumer (core.engine.SessionEngine: the batch runner takes them gathered,
+    for the drafts another process's Watch screen shows).
     """
     from pingpong.core.methods import get_method
 
@@ -73,7 +74,8 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     engine = _engine(  # before the claim: a session that cannot be resumed is left as it was
         session_id, spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
         control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
-        method=method, deltas=deltas, cast=stored.cast, **kwargs,
+        method=method, deltas=deltas, cast=stored.cast,
+        seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
     )
     store.claim(session_id)
     record_seats(store, pool, session_id, stored.spec)
@@ -82,7 +84,7 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     try:
         async with aclosing(engine.run()) as events:
             async for event in events:
-                if offload and isinstance(event, STORED):
+                if offload and recorder.writes(event):
                     await asyncio.to_thread(recorder.handle, event)
                 else:
                     recorder.handle(event)

@@ -345,3 +345,22 @@ def m009_session_cast(db: sqlite_utils.Database) -> None:
     """Sessions gain `cast_snapshot`: JSON list of the cards of a group scene's members as they were
     when the session ran (the spec's `cast` says who sat as each). NULL for one-character sessions."""
     db.table("sessions").add_column("cast_snapshot", str)
+
+
+@migration
+def m010_current_seats(db: sqlite_utils.Database) -> None:
+    """Sessions gain `seats`: JSON {"interrogator": who, "player": who} of who holds each seat now,
+    written when a seat changes hands, so a resume goes on with the same people and models. NULL:
+    the seats are as the spec says. Who wrote each turn is the author of its message."""
+    db.table("sessions").add_column("seats", str)
+
+
+@migration
+def m011_drafts(db: sqlite_utils.Database) -> None:
+    """`drafts`: the message a session is streaming now, rewritten about twice a second, so another
+    process (the Watch screen) can show it; gone once the message is stored whole."""
+    db.table("drafts").create(
+        {"session_id": int, "turn": int, "role": str, "author": str, "text": str, "updated_at": str},
+        pk="session_id",
+        foreign_keys=[("session_id", "sessions", "id")],
+    )

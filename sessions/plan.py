@@ -7,7 +7,6 @@ second run with the same command finds exactly the pairs of the first.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Sequence
@@ -34,19 +33,17 @@ class PlanItem:
 
 
 def pick(items: Sequence, names: Sequence[str] | None, kind: str, lang: str) -> list:
-    """Keep the items named (in library order); UserError for a name not found in `lang`.
+    """Keep the items named (in library order) by id or display name, ignoring case; UserError for a
+    name not found in `lang`.
 
     Library order, not argument order, so `--characters b,a` and `a,b` plan the same run.
     """
+    from pingpong.characters.collection import find_named
+
     if not names:
         return list(items)
-    known = {item.name: item for item in items}
-    for name in names:
-        if name not in known:
-            close = difflib.get_close_matches(name, list(known), n=3)
-            hint = f" (did you mean: {', '.join(close)}?)" if close else ""
-            raise UserError(f"unknown {kind} '{name}' for lang {lang}{hint}")
-    wanted = set(names)
+    wanted = {find_named(items, name, kind, lambda i: (i.name, getattr(i, "char_name", "")),
+                         f" for lang {lang}").name for name in names}
     return [item for item in items if item.name in wanted]
 
 
@@ -107,8 +104,8 @@ def build_seed_plan(players: Sequence[str], cards: Sequence[Character], seeds: S
         raise UserError(f"--every: must be 1 or more, got {every}")
     by_name = {card.name: card for card in cards}
     if characters:
-        pick(cards, characters, "character", lang)
-        seeds = [seed for seed in seeds if seed.character in set(characters)]
+        chosen = {card.name for card in pick(cards, characters, "character", lang)}
+        seeds = [seed for seed in seeds if seed.character in chosen]
     seeds = pick(seeds, seed_names, "seed", lang)
     if not seeds:
         raise UserError(f"no DMT seeds for lang {lang}")

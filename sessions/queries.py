@@ -199,20 +199,28 @@ def sessions_stamp(conn: sqlite3.Connection) -> tuple:
     return tuple(conn.execute("SELECT max(updated_at), count(*) FROM sessions").fetchone())
 
 
-def interrogator_seats(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
-    """{session: (user messages typed by a person, all user messages)}."""
-    return {sid: (human or 0, total) for sid, human, total in conn.execute(
-        "SELECT session_id, sum(author = 'human'), count(*) FROM messages WHERE role = 'user' GROUP BY session_id")}
+def seat_writers(conn: sqlite3.Connection, ids: Sequence[int],
+                 role: str = "user") -> dict[int, list[tuple[str, int, int]]]:
+    """{session: [(author, first turn, last turn)]}: who wrote the `role` messages of each session."""
+    out: dict[int, list[tuple[str, int, int]]] = {}
+    for chunk in _chunks(ids):
+        marks = ", ".join("?" * len(chunk))
+        for sid, author, first, last in conn.execute(
+                f"SELECT session_id, author, min(turn), max(turn) FROM messages WHERE role = ?"
+                f" AND session_id IN ({marks}) GROUP BY session_id, author", [role, *chunk]):
+            out.setdefault(sid, []).append((author, first, last))
+    return out
 
 
 def run_status_counts(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple]:
-    """(run id, name, sessions, count per status...) newest run first, then (None, None, ...) for
-    sessions outside any run when there are some."""
+    """(run id, name, config JSON, sessions, count per status...) newest run first, then
+    (None, None, None, ...) for sessions outside any run when there are some."""
     counts = ", ".join(f"sum(s.status = '{s}')" for s in statuses if s.isalpha())
-    out = conn.execute(f"SELECT r.id, r.name, count(s.id), {counts} FROM runs r"
+    out = conn.execute(f"SELECT r.id, r.name, r.config, count(s.id), {counts} FROM runs r"
                        " LEFT JOIN sessions s ON s.run_id = r.id GROUP BY r.id ORDER BY r.id DESC").fetchall()
-    single = conn.execute(f"SELECT NULL, NULL, count(*), {counts} FROM sessions s WHERE run_id IS NULL").fetchone()
-    return out + ([single] if single[2] else [])
+    single = conn.execute(f"SELECT NULL, NULL, NULL, count(*), {counts} FROM sessions s"
+                          " WHERE run_id IS NULL").fetchone()
+    return out + ([single] if single[3] else [])
 
 
 def run_sessions(conn: sqlite3.Connection, run_id: int | None) -> list[tuple]:

@@ -1,25 +1,35 @@
 """Turns the engine's events into rows, each completed thing in its own transaction.
 
-Streamed deltas are never written: a message exists in the database only once it
-is whole, so a crash can lose at most the message being generated.
+A message exists in the transcript only once it is whole, so a crash can lose at most the
+message being generated. While a reply streams, what has come so far is kept apart as the
+session's draft, rewritten at most every DRAFT_SECONDS, for other processes to show.
 """
 
 from __future__ import annotations
 
+import time
+
 from pingpong.core.domain import CallRecord
 from pingpong.core.events import (
     CallFinished,
+    Delta,
     Event,
     MessageCompleted,
     NotesChanged,
+    SeatChanged,
     SessionFailed,
     SessionFinished,
+    TurnStarted,
     VerdictReady,
 )
+from pingpong.sessions.records import Draft
 from pingpong.sessions.store import Store
 
-STORED = (MessageCompleted, NotesChanged, CallFinished, VerdictReady, SessionFinished, SessionFailed)
-"""The events that become rows; the others (deltas, turn starts, seat changes) are for screens."""
+DRAFT_SECONDS = 0.5
+"""How often the message being written is saved as a draft (the Watch screen of another process shows it)."""
+
+STORED = (MessageCompleted, NotesChanged, CallFinished, VerdictReady, SeatChanged, SessionFinished, SessionFailed)
+"""The events that become rows; deltas become the draft now and then, turn starts never."""
 
 
 class Recorder:
@@ -34,9 +44,29 @@ class Recorder:
         self.store = store
         self.session_id = session_id
         self._calls: list[CallRecord] = []
+        self._draft: Draft | None = None
+        self._draft_at = 0.0  # when the draft was last written (monotonic seconds)
+
+    def writes(self, event: Event) -> bool:
+        """Whether handle(event) writes to the database (callers may move that off their loop)."""
+        if isinstance(event, Delta):
+            return self._draft is not None and time.monotonic() - self._draft_at >= DRAFT_SECONDS
+        return isinstance(event, STORED) and not isinstance(event, CallFinished)
 
     def handle(self, event: Event) -> None:
+        if isinstance(event, TurnStarted):
+            self._draft, self._draft_at = Draft(turn=event.turn, role=event.role, author=event.author), 0.0
+            return
+        if isinstance(event, Delta):
+            if self._draft is not None:
+                self._draft.text += event.text
+                if time.monotonic() - self._draft_at >= DRAFT_SECONDS:  # the first piece at once
+                    self._draft_at = time.monotonic()
+                    self.store.save_draft(self.session_id, self._draft)
+            return
         if isinstance(event, CallFinished):
+            if event.call.status == "retry" and self._draft is not None:
+                self._draft.text = ""  # the attempt is redone from the start
             self._calls.append(event.call)
             return
         if not isinstance(event, STORED):
@@ -44,11 +74,14 @@ class Recorder:
         with self.store.transaction():
             self._write_calls()
             if isinstance(event, MessageCompleted):
+                self._draft = None
                 self.store.add_message(self.session_id, event.message)
             elif isinstance(event, NotesChanged):
                 self.store.set_message_notes(self.session_id, event.message)
             elif isinstance(event, VerdictReady):
                 self.store.add_verdict(self.session_id, event.verdict)
+            elif isinstance(event, SeatChanged):
+                self.store.set_seat(self.session_id, event.role, event.author)
             elif isinstance(event, SessionFinished):
                 self.store.set_status(self.session_id, "finished")
             elif isinstance(event, SessionFailed):

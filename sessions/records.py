@@ -57,6 +57,7 @@ class StoredSession(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     verdicts: list[JudgeVerdict] = Field(default_factory=list)
     human_scores: list[HumanScore] = Field(default_factory=list)
+    seats: dict[str, str] = Field(default_factory=dict)  # who holds each seat now, when it changed hands
     parent_session: int | None = None
     fork_turn: int | None = None
     error: str | None = None
@@ -81,6 +82,33 @@ class StoredSession(BaseModel):
         return self.spec.method
 
     @property
+    def going_on(self) -> bool:
+        """Whether more turns can still be written (not finished)."""
+        return self.status != "finished"
+
+    def seat(self, role: str) -> str:
+        """Who holds the "interrogator" or "player" seat now (and so writes its next message)."""
+        return self.seats.get(role) or (self.spec.interrogator if role == "interrogator" else self.spec.player)
+
+    def seat_spans(self, role: str) -> list[tuple[str, int, int]]:
+        """(author, first turn, last turn) of the stretches of turns each occupant of a seat wrote."""
+        from pingpong.sessions.seats import spans
+
+        kind = "user" if role == "interrogator" else "assistant"
+        return spans((m.turn, m.author) for m in self.messages if m.role == kind)
+
+    def seat_label(self, role: str = "interrogator") -> str:
+        """Who sat in the seat, as every view says it (sessions.seats)."""
+        from pingpong.sessions.seats import seat_label
+
+        return seat_label(self.seat_spans(role), self.seat(role), self.going_on)
+
+    def seat_detail(self, role: str = "interrogator") -> str:
+        from pingpong.sessions.seats import seat_detail
+
+        return seat_detail(self.seat_spans(role), self.seat(role), self.going_on)
+
+    @property
     def final(self) -> "Final":
         """The merged final every view shows (sessions.scoring), marked when people changed it."""
         from pingpong.sessions.scoring import stored_final
@@ -101,7 +129,7 @@ class StoredSession(BaseModel):
         return SessionSummary(
             id=self.id, status=self.status, character=self.spec.character,
             situation=self.spec.situation, player=self.spec.player,
-            interrogator=self.spec.interrogator, judges=list(self.spec.judges),
+            interrogator=self.spec.interrogator, interrogator_seat=self.seat_label(), judges=list(self.spec.judges),
             turns=self.turns_done, num_turns=self.num_turns,
             human_turns=len({s.turn for s in self.human_scores}), final=self.final.to_json(),
             final_text=self.final.text(), run=self.run, lang=self.spec.lang or self.character.lang,
@@ -125,6 +153,8 @@ class StoredSession(BaseModel):
             "situation": self.situation.model_dump(mode="json"),
             "player": self.spec.player,
             "interrogator": self.spec.interrogator,
+            "interrogator_seat": self.seat_label(),
+            "seats": {role: self.seat(role) for role in ("interrogator", "player")},
             "judges": list(self.spec.judges),
             "cast": [{"character": c.character, "seat": self.spec.seat_of(c.character)} for c in self.spec.cast],
             "turns": self.turns_done,
@@ -146,6 +176,15 @@ class StoredSession(BaseModel):
         }
 
 
+class Draft(BaseModel):
+    """A message still being streamed, as far as it has come (not part of the transcript)."""
+
+    turn: int
+    role: str
+    author: str
+    text: str = ""
+
+
 class SessionSummary(BaseModel):
     """One line of the sessions list."""
 
@@ -154,7 +193,8 @@ class SessionSummary(BaseModel):
     character: str
     situation: str
     player: str
-    interrogator: str
+    interrogator: str  # the seat's first occupant (the spec's)
+    interrogator_seat: str = ""  # who sat in it, as every view says it: "offline", "offline+human → offline"
     judges: list[str] = Field(default_factory=list)
     turns: int = 0  # completed turns
     num_turns: int | None = None  # planned turns

@@ -150,6 +150,7 @@ class RunSetup:
     prompt_format: str = "detailed"
     warnings: tuple[str, ...] = ()
     """One line per bad file in the home's folders that the plan skipped."""
+    user_name: str | None = None  # what {{user}} becomes in the cards (config user_name)
 
     @property
     def players(self) -> list[str]:
@@ -162,7 +163,7 @@ class RunSetup:
                            player=item.player, interrogator=self.interrogator,
                            judges=list(self.judges), method=self.method, lang=self.lang,
                            prompting=self.prompting, prompt_format=self.prompt_format,
-                           cast=cast)  # type: ignore[arg-type]
+                           user_name=self.user_name, cast=cast)  # type: ignore[arg-type]
 
 
 def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
@@ -379,6 +380,7 @@ class BatchRunner:
 
         from pingpong.core.errors import UserError
         from pingpong.sessions import live
+        from pingpong.sessions.recorder import DRAFT_SECONDS
 
         counts = self.progress.players[item.player]
         if sid is not None and sid < 0:
@@ -403,7 +405,8 @@ class BatchRunner:
                 assert sid is not None
                 on_event = self.progress.on_event
                 kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
-                async with aclosing(live.run_session(self.store, self.pool, sid, deltas=False, **kwargs)) as events:
+                async with aclosing(live.run_session(self.store, self.pool, sid, deltas=DRAFT_SECONDS,
+                                                         **kwargs)) as events:
                     async for event in events:
                         on_event(counts, event)
                         if type(event) is SessionFinished:
@@ -518,7 +521,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
         name += f"-{prompt_format}"
     setup = RunSetup(
         name=name, interrogator=interrogator, judges=tuple(judges), items=tuple(items),
-        lang=lang, method=method, prompting=prompting, prompt_format=prompt_format,
+        lang=lang, method=method, prompting=prompting, prompt_format=prompt_format, user_name=config.user_name(home),
         config={"players": list(players), "interrogator": interrogator, "judges": judges,
                 "lang": lang, "method": method, "every": every, "prompting": prompting,
                 "prompt_format": prompt_format,

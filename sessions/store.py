@@ -36,8 +36,10 @@ from pingpong.core.domain import (
     Situation,
 )
 from pingpong.core.errors import StorageError, UserError
+from pingpong.sessions import queries
 from pingpong.sessions.migrations import MIGRATIONS
-from pingpong.sessions.records import STATUSES, HumanScore, SessionSummary, StoredSession
+from pingpong.sessions.records import STATUSES, Draft, HumanScore, SessionSummary, StoredSession
+from pingpong.sessions.seats import seat_label
 
 BUSY_TIMEOUT_MS = 30_000
 _HOST = socket.gethostname()
@@ -419,6 +421,8 @@ class Store:
                 " finished_at = case when ? = 'finished' then ? else finished_at end where id = ?",
                 [status, error, stamp, status, stamp, session_id],
             )
+            if status != "running":
+                db.execute("delete from drafts where session_id = ?", [session_id])
 
     def claim(self, session_id: int) -> None:
         """This process now runs the session. UserError if finished or alive elsewhere."""
@@ -468,7 +472,20 @@ class Store:
                  message.text, message.prompt_tokens, message.completion_tokens, int(message.tokens_estimated),
                  message.latency_ms, message.attempt, stamp, _json(message.notes) if message.notes else None],
             )
+            db.execute("delete from drafts where session_id = ?", [session_id])
             db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
+
+    def save_draft(self, session_id: int, draft: Draft) -> None:
+        """The message being streamed, so far (one row per session, replaced each time)."""
+        with self.transaction() as db:
+            db.execute("insert or replace into drafts (session_id, turn, role, author, text, updated_at)"
+                       " values (?, ?, ?, ?, ?, ?)",
+                       [session_id, draft.turn, draft.role, draft.author, draft.text, now()])
+
+    def draft(self, session_id: int) -> Draft | None:
+        """What the session is streaming now, as last saved (None: nothing is being written)."""
+        rows = self._rows("select turn, role, author, text from drafts where session_id = ?", [session_id])
+        return Draft(**rows[0]) if rows else None
 
     def set_message_notes(self, session_id: int, message: Message) -> None:
         """Replace the notes of a stored message (found by turn, role and speaker) with message's."""
@@ -608,6 +625,14 @@ class Store:
             )
             return int(cur.lastrowid or 0)
 
+    def set_seat(self, session_id: int, role: str, who: str) -> None:
+        """Record who holds the "interrogator" or "player" seat from now on (a resume keeps it)."""
+        if role not in ("interrogator", "player"):
+            raise ValueError(f"seat must be 'interrogator' or 'player', not {role!r}")
+        with self.transaction() as db:
+            db.execute("update sessions set seats = json_set(ifnull(seats, '{}'), ?, ?), updated_at = ?"
+                       " where id = ?", [f"$.{role}", who, now(), session_id])
+
     def fork(self, session_id: int, turn: int, *, player: str | None = None,
              interrogator: str | None = None) -> int:
         """A new session holding the first ``turn`` turns of another (same text, same authors),
@@ -690,7 +715,8 @@ class Store:
             situation=Situation.model_validate_json(r["situation_snapshot"]),
             cast=[Character.model_validate(card) for card in json.loads(r["cast_snapshot"] or "[]")],
             messages=self.messages(session_id), verdicts=self.verdicts(session_id),
-            human_scores=self.human_scores(session_id), parent_session=r["parent_session"],
+            human_scores=self.human_scores(session_id), seats=json.loads(r["seats"] or "{}"),
+            parent_session=r["parent_session"],
             fork_turn=r["fork_turn"], error=r["error"], pid=r["pid"], host=r["host"],
             created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
         )
@@ -716,7 +742,7 @@ class Store:
         sql = (
             "select s.id, s.status, s.character, s.situation, s.player, s.interrogator, s.judges,"
             " s.num_turns, s.lang, s.method, s.parent_session, s.fork_turn, s.created_at, s.updated_at,"
-            " r.name as run,"
+            " s.seats, r.name as run,"
             " (select count(*) from messages m where m.session_id = s.id and m.role = 'assistant') as turns,"
             " (select count(distinct ifnull(h.turn, 0)) from scores h where h.session_id = s.id"
             "  and h.source = 'human') as human_turns"
@@ -731,8 +757,11 @@ class Store:
         rows = self._rows(sql, params)
         with self._lock:
             finals = session_finals(self.conn, {r["id"]: r["method"] for r in rows})
+            writers = queries.seat_writers(self.conn, [r["id"] for r in rows])
         out = []
         for r in rows:
+            now_seated = json.loads(r.pop("seats") or "{}").get("interrogator") or r["interrogator"]
+            r["interrogator_seat"] = seat_label(writers.get(r["id"], []), now_seated, r["status"] != "finished")
             r["judges"] = json.loads(r["judges"] or "[]")
             final = finals.get(r["id"])
             r["final"] = final.to_json() if final else None

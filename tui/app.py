@@ -17,7 +17,8 @@ from textual.binding import Binding
 from pingpong.core.domain import HUMAN, Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
-from pingpong.tui.palette import PingPongCommands
+from pingpong.tui.palette import ScreenCommands
+from pingpong.tui.runs import SessionRuns
 
 
 @dataclass
@@ -51,12 +52,15 @@ class PingPongApp(App):
 
     CSS_PATH = "pingpong.tcss"
     TITLE = "pingpong"
-    COMMANDS = App.COMMANDS | {PingPongCommands}
+    COMMANDS = App.COMMANDS | {ScreenCommands}
     BINDINGS = [
         Binding("f1", "help", "Help", id="help"),
         Binding("question_mark", "help", "Help", show=False, id="help-alt"),
         # hidden from the footer (no room at 80 columns; q quits from home, the help says ctrl+q)
-        Binding("ctrl+q", "quit", "Quit", show=False, id="quit", priority=True),
+        Binding("ctrl+q", "quit", "Quit", tooltip="Quit (asks first while sessions run)", show=False, id="quit",
+                priority=True),
+        # escape first leaves a text box (the Home filter, the message box); then the screen's own escape
+        Binding("escape", "leave_input", "Leave the text box", show=False, id="leave-input", priority=True),
     ]
 
     def __init__(self, home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,
@@ -69,6 +73,12 @@ class PingPongApp(App):
         self._store = None
         self._pool = None
         self._models = None
+        self.runs = SessionRuns(self)
+        from pingpong.tui.keymap import load_keymap
+
+        self.keymap = load_keymap(home)  # [keymap] of config.toml; a wrong entry stops here, one line
+        if self.keymap:
+            self.set_keymap(self.keymap)
 
     # -- services -------------------------------------------------------------------------
     @property
@@ -158,8 +168,12 @@ class PingPongApp(App):
 
     def start_session(self, spec: SessionSpec, character: Character, situation: Situation,
                       cast: Sequence[Character] = ()) -> int:
+        """Store a new session; {{user}} in its card becomes config `user_name` (when set)."""
+        from pingpong.core.config import user_name
         from pingpong.sessions.live import start_session
 
+        if spec.user_name is None:
+            spec = spec.model_copy(update={"user_name": user_name(self.home)})
         return start_session(self.store, spec, character, situation, cast=cast)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -180,6 +194,7 @@ class PingPongApp(App):
             self.action_annotate(self.initial.sample, self.initial.players)
 
     async def on_unmount(self) -> None:
+        await self.runs.close()  # before the store closes: each session is left interrupted, resumable
         if self._pool is not None:
             await self._pool.aclose()
         if self._store is not None:
@@ -238,13 +253,42 @@ class PingPongApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
-    def screen_action(self, name: str) -> None:
-        """Run an action of the current screen, or say why it is not available here."""
-        method = getattr(self.screen, f"action_{name}", None)
-        if method is None:
-            self.notify(f"'{name.replace('_', ' ')}' works on a live session screen", severity="warning")
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """leave_input only while a screen's text box has the keys: elsewhere (and in dialogs, which
+        close on escape) the screen's own escape runs, and the footer shows it."""
+        if action == "leave_input":
+            from textual.screen import ModalScreen
+            from textual.widgets import Input, TextArea
+
+            return isinstance(self.focused, (Input, TextArea)) and not isinstance(self.screen, ModalScreen)
+        return True
+
+    def action_leave_input(self) -> None:
+        """Escape in a screen's text box: leave the box (keys are shortcuts again), nothing more."""
+        screen = self.screen
+        leave = getattr(screen, "leave_input", None)
+        if callable(leave):
+            leave()
+        else:
+            screen.set_focus(None)
+
+    async def action_quit(self) -> None:
+        """Quit; with sessions running in this app, ask first (they would stop)."""
+        running = sorted(self.runs.ids())
+        if not running:
+            self.exit()
             return
-        method()
+        from pingpong.tui.screens.choice import ChoiceScreen
+
+        def answered(choice: str | None) -> None:
+            if choice == "quit":
+                self.runs.stop_all()
+                self.exit()
+
+        names = ", ".join(str(i) for i in running)
+        self.push_screen(ChoiceScreen(
+            "Quit pingpong?", f"Session{'s' if len(running) > 1 else ''} {names} still running here would stop "
+            "(each can be resumed later).", [("q", "Stop and quit", "quit"), ("escape", "Stay", "stay")]), answered)
 
 
 def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,

@@ -13,6 +13,7 @@ import sys
 FORMATS_LIST = ("table", "json")
 BREAKDOWNS = ("role_type", "intent", "prompt_format", "prompting")
 """What `leaderboard --by` can split a player's row by (which methods support which: tui.commands.stats)."""
+FORMATS_ROWS = ("table", "tsv", "json")  # list commands: tsv = tab-separated, one line per row
 CARD_FILES = "card files: our YAML, V1/V2/V3 JSON, PNG, .charx, PingPong settings JSON"
 
 
@@ -98,7 +99,7 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                         "methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
     p.add_argument("--lang", metavar="L", help="only sessions in this language")
-    _fmt(p, ("table", "markdown", "csv", "json"))
+    _fmt(p, ("table", "tsv", "markdown", "csv", "json"))
     p.add_argument("--weights", metavar="A,B,C", help="weights of in_character,entertaining,fluency")
     p.add_argument("--scores", choices=("judges", "human", "merged"), default="merged",
                    help="whose scores: judges, people, or people's where they exist (default merged)")
@@ -155,7 +156,7 @@ def _annotate_args(p: argparse.ArgumentParser) -> None:
 def _sessions_args(p: argparse.ArgumentParser) -> None:
     ss = p.add_subparsers(title="sessions commands", metavar="ACTION", required=True)
     q = _sub(ss, "list", "pingpong.tui.commands.sessions:list_sessions", "list sessions")
-    _fmt(q)
+    _fmt(q, FORMATS_ROWS)
     q.add_argument("--status", choices=("running", "interrupted", "finished", "failed"), help="only this status")
     q.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     q.add_argument("--limit", type=int, default=None, metavar="N", help="at most N, newest first")
@@ -198,7 +199,7 @@ def _import_args(p: argparse.ArgumentParser) -> None:
 def _cards_args(p: argparse.ArgumentParser) -> None:
     cs = p.add_subparsers(title="cards commands", metavar="ACTION", required=True)
     q = _sub(cs, "list", "pingpong.tui.commands.cards:list_cards", "list character cards")
-    _fmt(q)
+    _fmt(q, FORMATS_ROWS)
     q.add_argument("--lang", metavar="L", help="only cards in this language")
     q = _sub(cs, "show", "pingpong.tui.commands.cards:show_card", "show one card")
     q.add_argument("name", help="card name (see `pingpong cards list`)")
@@ -214,7 +215,7 @@ def _cards_args(p: argparse.ArgumentParser) -> None:
 def _situations_args(p: argparse.ArgumentParser) -> None:
     s2 = p.add_subparsers(title="situations commands", metavar="ACTION", required=True)
     q = _sub(s2, "list", "pingpong.tui.commands.situations:list_situations", "list situations")
-    _fmt(q)
+    _fmt(q, FORMATS_ROWS)
     q.add_argument("--lang", metavar="L", help="only situations in this language")
     q.add_argument("--method", metavar="M",
                    help="dmt: list the DMT seeds instead; roleinteract: the probe sets and group scenes")
@@ -224,7 +225,7 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
 
 
 def _models_args(p: argparse.ArgumentParser) -> None:
-    _fmt(p)
+    _fmt(p, FORMATS_ROWS)
     p.add_argument("--no-check", action="store_true", help="skip the reachability check")
 
 

@@ -1,56 +1,78 @@
-"""Command palette entries ("session: new", "judge: override", ...) for the pingpong app.
+"""The command palette, built from the screen it is opened over: what that screen's keys do now.
 
-Commands that act on a session are forwarded to the current screen; when that screen has no
-such action the app says so instead of failing.
+Every enabled binding of the current screen (and the app's) becomes a command showing its key,
+so the palette lists only what applies here, and a remapped key ([keymap] in config.toml) shows
+as remapped. The ways to the other screens are added where no key of this screen leads there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 
-COMMANDS: tuple[tuple[str, str, str], ...] = (
-    # (palette text, help, app-level target: "app:<action>" or "screen:<action>")
-    ("session: new", "start a new live session", "app:new_session"),
-    ("session: take interrogator seat", "type the user's turns yourself", "screen:take_seat"),
-    ("session: hand seat to model", "give the interrogator seat back to a model", "screen:hand_back"),
-    ("session: pause / continue", "pause or continue the running session", "screen:toggle_pause"),
-    ("session: step one turn", "run one turn, then pause", "screen:step"),
-    ("session: stop", "stop the session (it can be resumed later)", "screen:stop"),
-    ("session: retry", "resume a failed or interrupted session", "screen:retry"),
-    ("session: end the dialogue", "dmt: stop before the next user message; the judges then label", "screen:end_dialogue"),
-    ("judge: override", "record your own scores for the selected turn", "screen:override"),
-    ("open leaderboard", "leaderboard of player models with a score-by-turn plot", "app:leaderboard"),
-    ("compare: side by side", "two players' sessions of the same situation, the judge's verdicts, your pick",
-     "app:compare"),
-    ("open DMT leaderboard", "DMT-Score of player models with the curves Score_1..Score_T", "app:dmt_leaderboard"),
-    ("open characters", "browse cards, spot-check one, import a card", "app:characters"),
-    ("annotate: rating queue", "rate whole conversations blind, judges' scores shown after you save",
-     "app:annotate"),
-    ("watch run", "follow a batch run written by another process", "app:watch"),
-    ("help", "keys and screens", "app:help"),
+HIDDEN = {"leave-input", "help-alt"}
+"""Binding ids never listed: they repeat another command or only make sense as a key."""
+
+PLACES: tuple[tuple[str, str, str], ...] = (
+    # (palette text, help, app action): where you can go from any screen
+    ("New session", "start a new live session", "new_session"),
+    ("Leaderboard", "leaderboard of player models with a score-by-turn plot", "leaderboard"),
+    ("Character cards", "browse cards, spot-check one, import a card", "characters"),
+    ("Compare side by side", "two players' sessions of the same situation, the judge's verdicts, your pick",
+     "compare"),
+    ("DMT leaderboard", "DMT-Score of player models with the curves Score_1..Score_T", "dmt_leaderboard"),
+    ("Rating queue (annotate)", "rate whole conversations blind, judges' scores shown after you save", "annotate"),
+    ("Watch a batch run", "follow a batch run written by another process", "watch"),
+    ("Help", "keys and screens", "help"),
 )
 
 
-class PingPongCommands(Provider):
-    """Palette provider for pingpong's screens and session controls."""
+@dataclass(frozen=True)
+class Command:
+    text: str
+    key: str  # how the key shows ("space", "ctrl+t"); "" for a command with no key here
+    help: str
+    run: Callable[[], object]
 
-    def _run(self, target: str) -> None:
-        kind, action = target.split(":", 1)
-        app = self.app
-        if kind == "app":
-            getattr(app, f"action_{action}")()
-        else:
-            app.screen_action(action)  # type: ignore[attr-defined]
+    def display(self, text: Content | str | None = None) -> Content:
+        """The command's text (highlighted where a search matched), then its key, dimmed."""
+        return Content.assemble(text if text is not None else self.text, (f"  {self.key}" if self.key else "", "dim"))
+
+
+class ScreenCommands(Provider):
+    """The current screen's enabled bindings, with their keys, then the ways to other screens."""
+
+    def _commands(self) -> Iterator[Command]:
+        app, screen = self.app, self.screen
+        actions: set[str] = set()
+        seen: set[str] = set()
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if not active.enabled or not binding.id or binding.id in HIDDEN or binding.id in seen:
+                continue
+            seen.add(binding.id)
+            text = binding.tooltip or binding.description
+            if not text:
+                continue
+            actions.add(binding.action.removeprefix("app."))
+            run = partial(app.call_later, app.run_action, binding.action, active.node)
+            yield Command(text, app.get_key_display(binding), binding.description, run)
+        for text, help_text, action in PLACES:
+            if action not in actions:
+                yield Command(text, "", help_text, partial(app.call_later, app.run_action, f"app.{action}"))
 
     async def discover(self) -> Hits:
-        for text, help_text, target in COMMANDS:
-            yield DiscoveryHit(text, partial(self._run, target), help=help_text)
+        for command in self._commands():
+            yield DiscoveryHit(command.display(), command.run, text=command.text, help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for text, help_text, target in COMMANDS:
-            score = matcher.match(text)
+        for command in self._commands():
+            score = matcher.match(command.text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self._run, target), text=text, help=help_text)
+                yield Hit(score, command.display(matcher.highlight(command.text)), command.run, text=command.text,
+                          help=command.help)

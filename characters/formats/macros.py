@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 
 from pingpong.core.domain import ExampleTurn
-from pingpong.core.macros import replace_macros
 
-__all__ = ["drop_original", "example_fields", "replace_macros", "split_examples"]  # replace_macros: for pingpong.py
+__all__ = ["drop_original", "example_fields", "split_examples"]
 
 _ORIGINAL = re.compile(r"\{\{\s*original\s*\}\}", re.IGNORECASE)
 _START = re.compile(r"^\s*<START>\s*$", re.IGNORECASE | re.MULTILINE)

@@ -20,7 +20,7 @@ from pingpong.core.safe_parse import show
 from ..files import describe_validation
 from ..text import first_sentences, slugify, unique_name
 from .fields import Fields, clean_tags
-from .macros import example_fields, replace_macros
+from .macros import example_fields
 
 CHAR_FIELDS = {"char_name", "system_prompt", "example_prompt", "initial_message", "summary", "tags"}
 SOURCE_KEY = "source_card"
@@ -45,10 +45,10 @@ def _character(item: Any, lang: str, where: str, path: str, taken: set[str], ori
     char_name = f.text("char_name").strip()
     if not char_name:
         raise UserError(f"{where}: {path}.char_name: missing character name")
-    persona = replace_macros(f.text("system_prompt").strip(), char_name, lang)
+    persona = f.text("system_prompt").strip()  # {{char}}/{{user}} stay: names are put in per prompt
     if not persona:
         raise UserError(f"{where}: {path}.system_prompt: missing (the character's description)")
-    summary = replace_macros(f.text("summary").strip(), char_name, lang) or first_sentences(persona)
+    summary = f.text("summary").strip() or first_sentences(persona)
     extras = {k: v for k, v in item.items() if k not in CHAR_FIELDS}
     try:
         return Character(
@@ -57,7 +57,7 @@ def _character(item: Any, lang: str, where: str, path: str, taken: set[str], ori
             lang=lang,
             summary=summary,
             persona=persona,
-            greeting=replace_macros(f.text("initial_message").strip(), char_name, lang),
+            greeting=f.text("initial_message").strip(),
             tags=clean_tags(f.texts("tags")),
             extensions={SOURCE_KEY: extras} if extras else {},
             origin=origin,

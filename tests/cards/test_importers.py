@@ -123,7 +123,9 @@ def test_pingpong_settings(tmp_path):
     assert [(c.name, c.lang) for c in chars] == [("ada", "en"), ("tyotushka-fekla", "ru")]
     assert chars[0].example_dialogue[0].char == "Sit down, then."
     assert chars[0].extensions == {"source_card": {"fandom": "original"}}
-    assert chars[1].persona == "Ты Тётушка Фекла, ворчливая соседка с огородом." and chars[1].greeting == "Кто тут шастает?"
+    # {{char}} stays in the card; the name goes in when a prompt is built
+    assert chars[1].persona == "Ты {{char}}, ворчливая соседка с огородом." and chars[1].greeting == "Кто тут шастает?"
+    assert with_names(chars[1]).persona == "Ты Тётушка Фекла, ворчливая соседка с огородом."
     assert [(s.lang, s.num_turns, s.tags) for s in situations] == [("en", 3, ["games"]), ("ru", 2, ["break"])]
     assert situations[0].name == "you-want-to-learn-chess-but"
     assert situations[1].name.startswith("poprobuy-ubedit")

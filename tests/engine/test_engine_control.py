@@ -130,6 +130,49 @@ async def test_pause_mid_turn_finishes_the_message_first(fake_server, fake_pool)
     assert isinstance(events[-1], SessionFinished)
 
 
+async def test_step_while_a_reply_streams_finishes_that_turn_only(fake_server, fake_pool):
+    slow = " ".join(f"word{i}" for i in range(20))
+    fake_server.script(reply(slow, chunk_delay=0.01, words_per_chunk=1), model="player")
+    control = SessionControl()
+    run = engine(fake_pool, spec=spec(judges=[]), situation=situation(3), control=control)
+
+    def react(event):
+        if isinstance(event, Delta) and event.turn == 1 and not control._stepping and not control.paused:
+            control.step()  # pressed while turn 1's reply is being written
+
+    task = asyncio.create_task(collect(run, react))
+    await until(lambda: control.paused)
+    assert [r.body["model"] for r in fake_server.chat_requests] == ["interrogator", "player"]
+    control.step()  # from the boundary: exactly turn 2
+    await until(lambda: control.paused and len(fake_server.chat_requests) == 4)
+    control.resume()
+    assert isinstance((await task)[-1], SessionFinished)
+
+
+async def test_step_while_the_user_message_is_written_runs_that_turn(fake_server, fake_pool):
+    control = SessionControl()
+    run = engine(fake_pool, spec=spec(judges=[]), situation=situation(3), control=control)
+
+    def react(event):
+        if event == TurnStarted(2, "user", "interrogator"):
+            control.step()
+
+    task = asyncio.create_task(collect(run, react))
+    await until(lambda: control.paused)
+    assert len(fake_server.chat_requests) == 4  # turns 1 and 2, then held before turn 3
+    control.resume()
+    await task
+
+
+async def test_the_seats_given_win_over_the_spec(fake_server, fake_pool):
+    history = [Message(turn=1, role="user", author="human", text="Hi."),
+               Message(turn=1, role="assistant", author="player", text="Hello.")]
+    run = engine(fake_pool, spec=spec(interrogator="human", judges=[]), situation=situation(2), history=history,
+                 seats={"interrogator": "interrogator"})
+    events = await collect(run)
+    assert [(m.turn, m.author) for m in messages(events) if m.role == "user"] == [(2, "interrogator")]
+
+
 async def test_cancel_leaves_no_partial_message(fake_server, fake_pool):
     slow = " ".join(f"word{i}" for i in range(60))
     fake_server.script(reply(slow, chunk_delay=0.05, words_per_chunk=1), model="player")
@@ -203,3 +246,16 @@ async def test_history_out_of_order_is_refused(fake_pool):
     bad = [Message(turn=1, role="assistant", author="x", text="hi")]
     with pytest.raises(ValueError, match="expected turn 1 user"):
         engine(fake_pool, history=bad)
+
+
+async def test_user_becomes_the_sessions_user_name_when_the_prompt_is_built(fake_server, fake_pool):
+    """{{user}} stays in the card; the player's prompt gets the name the session was started with
+    (config `user_name`), or "User" without one."""
+    edda = card(persona="Edda has kept the lighthouse for forty years and calls {{user}} a landlubber.")
+    for name, expected in (("Alex", "calls Alex a landlubber"), (None, "calls User a landlubber")):
+        run = SessionEngine(spec=spec(judges=[], user_name=name), character=edda, situation=situation(1),
+                            pool=fake_pool)
+        await collect(run)
+        system = requests_for(fake_server, "player")[-1]["messages"][0]["content"]  # this session's
+        assert expected in system and "{{user}}" not in system
+    assert "{{user}}" in edda.persona

@@ -44,7 +44,30 @@ async def test_player_is_marked_and_deterministic():
 async def test_interrogator_json():
     c = await _run("interrogator", turn=1)
     utterance = json.loads(c.text)["next_utterance"]
-    assert utterance.startswith(MARK) and "bot" in utterance
+    # in the situation's spirit (it is about being a bot), never its instructions read aloud
+    assert utterance.startswith(MARK) and "program" in utterance and "Mara" in utterance
+    assert "convince the character" not in utterance
+
+
+async def test_offline_conversations_read_like_one_in_both_languages():
+    """Every bundled situation: user lines are not the situation's sentences, and no line carries a
+    broken quote (a piece starting with a closing quote, or unbalanced quotes)."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.offline import _sentences, interrogator_line, player_line
+    from pingpong.situations.library import SituationLibrary
+
+    for situation in SituationLibrary().all():
+        card = next(c for c in CardLibrary().all(lang=situation.lang))
+        said = []
+        for turn in range(1, situation.num_turns + 1):
+            ctx = {"character": card, "situation": situation, "transcript": [], "turns": []}
+            user = interrogator_line(ChatRequest("interrogator", [], turn=turn, context=ctx))
+            reply = player_line(ChatRequest("player", [{"role": "user", "content": user}], turn=turn, context=ctx))
+            said += [user, reply]
+            assert not any(sentence in user for sentence in _sentences(situation.text)), (situation.name, user)
+        for line in said:
+            assert line.count("«") == line.count("»") and "» " not in line[:12], (situation.name, line)
+        assert len({line for line in said[::2]}) == len(said[::2])  # the user never repeats a line
 
 
 async def test_judge_json_scores_each_turn():

@@ -14,15 +14,8 @@ from tests.tui.helpers import run_palette_command, wait_for
 
 async def test_palette_opens_leaderboard(app):
     async with app.run_test(size=(80, 24)) as pilot:
-        await run_palette_command(pilot, "open leaderboard")
+        await run_palette_command(pilot, "leaderboard")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
-
-
-async def test_palette_session_command_outside_a_session_warns(app):
-    async with app.run_test(size=(80, 24)) as pilot:
-        await run_palette_command(pilot, "take interrogator")
-        await wait_for(pilot, lambda: any("live session" in str(n.message) for n in app._notifications))
-        assert isinstance(app.screen, HomeScreen)
 
 
 async def test_palette_takes_the_seat_in_a_live_session(app, store):

@@ -44,13 +44,18 @@ async def test_live_footer_fits_80_columns_and_swaps_seat_keys(app, store):
         await pilot.pause()
         keys = footer_keys(live)
         assert all(keys.values()), keys
-        assert {"Pause", "Step", "Stop", "Take seat", "Back", "Help"} <= set(keys)
-        assert "Hand back" not in keys
+        # paused: space says what it does now
+        assert {"Continue", "Step", "Stop", "Take seat", "Back", "Help"} <= set(keys) and "Pause" not in keys
         live.action_take_seat()
         await pilot.pause()
         keys = footer_keys(live)
         assert all(keys.values()), keys
         assert "Hand back" in keys and "Take seat" not in keys
+        await pilot.press("escape", "space")  # out of the message box, then continue
+        await wait_for(pilot, lambda: not live.control.paused and live.control.human.waiting)
+        await pilot.press("escape")  # your turn took you to the box: out again, space is Pause now
+        await wait_for(pilot, lambda: "Pause" in footer_keys(live))
+        assert "Continue" not in footer_keys(live)
 
 
 async def test_home_refreshes_by_itself_keeping_the_selection(app, store, monkeypatch):

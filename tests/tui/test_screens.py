@@ -35,7 +35,7 @@ async def test_home_lists_sessions(app, store):
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
         table = app.screen.query_one(DataTable)
         assert table.row_count == 2
-        assert table.get_row_at(0)[6] == "mixed"  # newest first: the one with a human turn
+        assert table.get_row_at(0)[6] == "human+offline"  # newest first: a person wrote turn 1, offline turn 2
         assert table.get_row_at(1)[4] == "3.67"
         await pilot.press("f", *"chess")
         assert table.row_count == 1

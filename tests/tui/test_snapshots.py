@@ -318,3 +318,42 @@ def test_dmt_person_writes_round_two(snap_compare, app, store):
         await _settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def _paused_after_a_resume(store) -> int:
+    """Turn 1 typed by a person, the seat then handed to the offline model; stopped, not finished."""
+    sid = write_session(store, status="interrupted", human_turns=(1,), turns=1, planned=3)
+    store.set_seat(sid, "interrogator", "offline")
+    return sid
+
+
+def test_live_paused_after_a_resume(snap_compare, app, store):
+    """The header says who sat in the seat (the person, then the model), the footer says Continue."""
+    sid = _paused_after_a_resume(store)
+
+    async def before(pilot):
+        from pingpong.tui.screens.live import LiveScreen
+
+        await _home_loaded(pilot)
+        pilot.app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen) and pilot.app.screen.running)
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_leaving_a_running_session_asks(snap_compare, app, store):
+    sid = _paused_after_a_resume(store)
+
+    async def before(pilot):
+        from pingpong.tui.screens.choice import ChoiceScreen
+        from pingpong.tui.screens.live import LiveScreen
+
+        await _home_loaded(pilot)
+        pilot.app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen) and pilot.app.screen.running)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

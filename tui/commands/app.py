@@ -72,10 +72,10 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     prompting, prompt_format = getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed")
     if character is None or situation is None:
         return NewSessionRequest({
-            "character": character.name if character else (named[0] if named else None),
-            "situation": args.situation, "player": player, "interrogator": interrogator, "judges": judges,
-            "turns": args.turns, "method": args.method, "lang": character.lang if character else None,
-            "prompting": prompting, "prompt_format": prompt_format})
+            "character": character.name if character else (named[0] if named else None),  # any of its names
+            "situation": situation.name if situation else args.situation, "player": player,
+            "interrogator": interrogator, "judges": judges, "turns": args.turns, "method": args.method,
+            "lang": character.lang if character else None, "prompting": prompting, "prompt_format": prompt_format})
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
                        method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)

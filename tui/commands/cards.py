@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pingpong.core.errors import UserError
-from pingpong.tui.commands.output import clip, console, error, fields_grid, print_json, warn
+from pingpong.tui.commands.output import console, error, fields_grid, print_json, warn
 
 
 def card_row(card, source: str) -> dict:
@@ -32,20 +32,12 @@ def list_cards(args, home) -> int:
     if args.format == "json":
         print_json([card_row(c, lib.source(c.name)) for c in cards])
         return 0
-    from rich.table import Table
-    from rich.text import Text
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title=f"{len(cards)} characters", title_justify="left")
-    table.add_column("name", no_wrap=True)
-    table.add_column("lang", no_wrap=True)
-    table.add_column("character")
-    table.add_column("kind")
-    table.add_column("tags")
-    table.add_column("source", no_wrap=True)
-    for c in cards:
-        table.add_row(c.name, c.lang, Text(c.char_name), Text(c.source_kind or ""), Text(clip(", ".join(c.tags), 40)),
-                      lib.source(c.name))
-    console().print(table)
+    columns = [Column("name", 10), Column("lang", 9), Column("character", 8, short="char"), Column("kind", 3),
+               Column("tags", 4), Column("source", 6, short="src")]
+    body = [[c.name, c.lang, c.char_name, c.source_kind or "", ", ".join(c.tags), lib.source(c.name)] for c in cards]
+    print_table(columns, body, args.format, title=f"{len(cards)} characters", empty="no characters")
     return 0
 
 

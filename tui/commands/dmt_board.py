@@ -7,6 +7,7 @@ import sys
 
 from pingpong.core.methods.dmt_rules import DMT_METRICS
 from pingpong.tui.commands.output import print_board
+from pingpong.tui.commands.table import Column
 
 COST_FIELDS = ("cost", "player_cost", "tokens", "player_tokens", "estimated_tokens")
 """The `--costs` fields a CSV board carries (JSON has them all)."""
@@ -45,17 +46,19 @@ def render_dmt(rows: list[dict], fmt: str, out=None, by: str | None = None,
                 r["conversations"], *(v for c in cells for v in (c.get("score"), c.get("score_ci"))),
                 *(r.get(k) for k in costs))])
         return
-    headers = ["rank", *group, "player", "lang", "dmt_score", "conversations", *metrics]
     cells = [[str(r["rank"] or "-"), *(str(r.get(g) or "-") for g in group), r["player"], r["lang"] or "-",
               _pm(r["dmt_score"], r.get("dmt_score_ci")), str(r["conversations"]),
               *(_num(r["metrics"].get(m, {}).get("score")) for m in metrics)] for r in rows]
+    columns = [Column("rank", 9, number=True), *(Column(g, 6) for g in group), Column("player", 10),
+               Column("lang", 8, least=2), Column("dmt_score", 9, number=True, short="DMT"),
+               Column("conversations", 4, number=True, short="n"),
+               *(Column(m, 3, number=True, short=m[:6]) for m in metrics)]
     if extra:
-        headers += [h.lower() for h in extra[0]]
+        columns += [Column(h.lower(), 7, number=True) for h in extra[0]]
         cells = [line + more for line, more in zip(cells, extra[1])]
-    print_board(headers, cells, fmt, out, title="DMT-RoleBench leaderboard",
+    print_board(columns, cells, fmt, out, title="DMT-RoleBench leaderboard",
                 caption="Score_m: mean of the curve Score_1..Score_T; ± = half width of the 95% bootstrap "
-                        "interval over dialogues", empty="no finished, labelled dmt sessions yet",
-                left=("player", "lang", *group))
+                        "interval over dialogues", empty="no finished, labelled dmt sessions yet")
 
 
 def dmt_leaderboard_command(args, home) -> int:

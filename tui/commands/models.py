@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from pingpong.tui.commands.output import console, print_json
+from pingpong.tui.commands.output import print_json
 
 CHECK_TIMEOUT = 3.0
 
@@ -78,15 +78,16 @@ def models(args, home) -> int:
     if getattr(args, "format", "table") == "json":
         print_json(rows)
         return 0
-    from rich.table import Table
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title="models")
-    for col in ("name", "kind", "base_url", "model", "key", "max", "reachable"):
-        table.add_column(col)
+    columns = [Column("name", 10), Column("kind", 3), Column("base_url", 5, short="url", least=12),
+               Column("model", 6), Column("key", 7), Column("max", 2, number=True),
+               Column("reachable", 9, short="ok", least=3)]
+    body = []
     for r in rows:
         key = "-" if r["key_set"] is None else f"{r['api_key_env']} {'set' if r['key_set'] else 'NOT SET'}"
         reach = r["reachable"] + (f" ({r['reason']})" if r["reason"] else "")
-        table.add_row(r["name"], r["kind"], r["base_url"] or "-", r["model"] or "-", key,
-                      str(r["max_concurrency"]), reach)
-    console().print(table)
+        body.append([r["name"], r["kind"], r["base_url"] or "-", r["model"] or "-", key, str(r["max_concurrency"]),
+                     reach])
+    print_table(columns, body, args.format, title="models")
     return 0

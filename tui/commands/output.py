@@ -59,29 +59,23 @@ def fields_grid(pairs):
 
 
 def console():
-    """A rich console; when piped, wide enough that tables are not squeezed into 80 columns."""
+    """A rich console for the `show` commands; when piped, wide enough that nothing is squeezed."""
     from rich.console import Console
 
     terminal = Console()
     return terminal if terminal.is_terminal else Console(width=200)
 
 
-def print_board(headers: list[str], body: list[list[str]], fmt: str, out, *, title: str, caption: str,
-                empty: str, left: tuple[str, ...] = ("player", "lang")) -> None:
-    """A leaderboard's rows (already cells) as Markdown or a rich table; one line when there are none."""
+def print_board(columns, body: list[list[str]], fmt: str, out, *, title: str, caption: str, empty: str) -> None:
+    """A leaderboard's rows (already cells) under `columns` (table.Column) as Markdown, TSV or a
+    table that fits the terminal; one line when there are none."""
     if fmt == "markdown":
-        out.write("| " + " | ".join(headers) + " |\n|" + "|".join("---" for _ in headers) + "|\n")
+        out.write("| " + " | ".join(c.title for c in columns) + " |\n|" + "|".join("---" for _ in columns) + "|\n")
         for line in body:
             out.write("| " + " | ".join(c.replace("|", "\\|") for c in line) + " |\n")
         return
-    from rich.console import Console
-    from rich.table import Table
+    from pingpong.tui.commands.table import print_table
 
-    table = Table(title=title, caption=caption)
-    for h in headers:
-        table.add_column(h, justify="left" if h.lower() in left else "right")
-    for line in body:
-        table.add_row(*line)
-    Console(file=out, width=None if out.isatty() else 200).print(table)
-    if not body:
-        print(empty, file=out)
+    print_table(columns, body, fmt, out, title=title, empty=empty)
+    if body and fmt == "table" and out.isatty():
+        out.write(caption + "\n")

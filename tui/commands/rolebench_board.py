@@ -6,6 +6,7 @@ from typing import Any
 
 from pingpong.sessions.aggregation.rolebench import METRICS
 from pingpong.tui.commands.output import option_cell, print_board
+from pingpong.tui.commands.table import Column
 
 
 def render_table(rows: list[dict[str, Any]], fmt: str, out, by: str | None = None,
@@ -26,18 +27,28 @@ def render_table(rows: list[dict[str, Any]], fmt: str, out, by: str | None = Non
             writer.writerow(["" if r.get(h) is None else r.get(h) for h in headers])
         return
 
-    def cell(row: dict[str, Any], metric: str) -> str:
-        v, ci = row.get(metric), row.get(f"{metric}_ci")
-        return "-" if v is None else (f"{v:.3f} ± {ci:.3f}" if ci is not None else f"{v:.3f}")
+    def num(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
 
     label = by.replace("_", " ").capitalize() if by else None
-    titles = ["Rank", "Player", *([label] if label else []), "Lang", "RAW", "CUS", "SPE", "Mean", "Questions"]
-    body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-",
-             *(cell(r, m) for m in METRICS), "-" if r["score"] is None else f"{r['score']:.3f}",
-             str(r["conversations"])] for r in rows]
+    if fmt == "markdown":
+        columns = [Column(t) for t in ("Rank", "Player", *([label] if label else []), "Lang", "RAW", "CUS", "SPE",
+                                       "Mean", "Questions")]
+        body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-",
+                 *(num(r.get(m)) + (f" ± {r[m + '_ci']:.3f}" if r.get(m) is not None and r.get(m + "_ci") is not None
+                                    else "") for m in METRICS),
+                 num(r["score"]), str(r["conversations"])] for r in rows]
+    else:  # the half widths in columns of their own, the first to go on a narrow screen
+        columns = [Column("Rank", 9, number=True), Column("Player", 10), *([Column(label, 6)] if label else []),
+                   Column("Lang", 8, least=2),
+                   *(c for m in METRICS for c in (Column(m.upper(), 7, number=True),
+                                                   Column("±", 2, number=True, name=f"{m}_ci"))),
+                   Column("Mean", 9, number=True), Column("Questions", 4, number=True, short="n")]
+        body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-",
+                 *(x for m in METRICS for x in (num(r.get(m)), num(r.get(f"{m}_ci")))),
+                 num(r["score"]), str(r["conversations"])] for r in rows]
     if extra:
-        titles += extra[0]
+        columns += [Column(h, 7, number=True) for h in extra[0]]
         body = [line + more for line, more in zip(body, extra[1])]
-    print_board(titles, body, fmt, out, title="RoleBench (Rouge-L F1)",
-                caption="± = half width of the 95% bootstrap interval", empty="no finished rolebench sessions yet",
-                left=("player", "lang", *([label.lower()] if label else [])))
+    print_board(columns, body, fmt, out, title="RoleBench (Rouge-L F1)",
+                caption="± = half width of the 95% bootstrap interval", empty="no finished rolebench sessions yet")

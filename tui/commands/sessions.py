@@ -30,23 +30,20 @@ def list_sessions(args, home: Home) -> int:
     if args.format == "json":
         print_json([r.to_json() for r in rows])
         return 0
-    from rich.table import Table
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title=f"sessions in {home.db_path}", title_justify="left")
-    for col, kw in (("id", {"justify": "right"}), ("status", {}), ("run", {}), ("character", {}),
-                    ("situation", {}), ("player", {}), ("interrogator", {}), ("judges", {}),
-                    ("turns", {"justify": "right"}), ("people", {"justify": "right"}),
-                    ("final", {"justify": "right"}), ("created", {})):
-        table.add_column(col, **kw)
-    colours = {"finished": "green", "running": "cyan", "interrupted": "yellow", "failed": "red"}
-    for r in rows:
-        table.add_row(
-            str(r.id), f"[{colours.get(r.status, 'white')}]{r.status}[/]", r.run or "", r.character,
-            r.situation, r.player, r.interrogator, ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}",
-            str(r.human_turns or ""), r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " "),
-        )
+    columns = [
+        Column("id", 10, number=True), Column("status", 9, least=8), Column("run", 2), Column("character", 8),
+        Column("situation", 7), Column("player", 8), Column("interrogator", 6, short="seat"),
+        Column("judges", 3), Column("turns", 6, number=True), Column("people", 2, number=True, short="ppl"),
+        Column("final", 9, number=True), Column("created", 4, number=True),
+    ]
+    body = [[str(r.id), r.status, r.run or "", r.character, r.situation, r.player, r.interrogator_seat,
+             ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}", str(r.human_turns or ""),
+             r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " ")] for r in rows]
     filtered = args.status or args.run_name
-    _console().print(table if rows else "no sessions match" if filtered else "no sessions yet")
+    print_table(columns, body, args.format, title=f"sessions in {home.db_path}",
+                empty="no sessions match" if filtered else "no sessions yet")
     return 0
 
 
@@ -81,7 +78,8 @@ def _print_session(session) -> None:
         f"{', run ' + session.run if session.run else ''})[/]\n"
         f"character [bold]{escape(session.character.char_name)}[/] ({session.character.name}), "
         f"situation {session.situation.name}: {escape(session.situation.text)}\n"
-        f"player {spec.player}, interrogator {spec.interrogator}, judges {', '.join(spec.judges) or '-'}, "
+        f"player {escape(session.seat_detail('player'))}, interrogator {escape(session.seat_detail())}, "
+        f"judges {', '.join(spec.judges) or '-'}, "
         f"turns {session.turns_done}/{session.num_turns}, final {session.final.text() or '-'}"
     )
     names = {card.name: card.char_name for card in session.cast}
@@ -230,12 +228,13 @@ def resume(args, home: Home) -> int:
         if session.status == "running":
             raise UserError(f"session {args.id}: running in another process (pid {session.pid})")
         spec = session.spec
-        if session.turns_done < session.num_turns and HUMAN in (spec.player, spec.interrogator):
+        seats = [session.seat("player"), session.seat("interrogator")]
+        if session.turns_done < session.num_turns and HUMAN in seats:
             raise UserError(f"session {args.id}: has a human seat; resume it in the TUI (pingpong)")
         from pingpong.core.config import check_ready, load_models, resolve
 
         models = load_models(home)
-        names = dict.fromkeys([spec.player, spec.interrogator, *spec.judges])
+        names = dict.fromkeys([*seats, *spec.judges])
         specs = {name: resolve(models, name) for name in names if name != HUMAN}
         for model in specs.values():
             check_ready(model)

@@ -82,15 +82,12 @@ def list_seeds(args, home) -> int:
     if args.format == "json":
         print_json([seed_row(s, lib.source(s.name)) for s in items])
         return 0
-    from rich.table import Table
-    from rich.text import Text
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title=f"{len(items)} DMT seeds", title_justify="left")
-    for column in ("name", "lang", "character", "intent", "rounds", "topic"):
-        table.add_column(column, no_wrap=column != "topic", justify="right" if column == "rounds" else "left")
-    for s in items:
-        table.add_row(s.name, s.lang, s.character, s.intent.value, str(s.max_rounds), Text(clip(s.topic, 60)))
-    console().print(table)
+    columns = [Column("name", 10), Column("lang", 9), Column("character", 7, short="char"), Column("intent", 4),
+               Column("rounds", 8, number=True, short="n"), Column("topic", 5)]
+    body = [[s.name, s.lang, s.character, s.intent.value, str(s.max_rounds), s.topic] for s in items]
+    print_table(columns, body, args.format, title=f"{len(items)} DMT seeds", empty="no DMT seeds")
     return 0
 
 
@@ -154,18 +151,12 @@ def list_situations(args, home) -> int:
     if args.format == "json":
         print_json([situation_row(s, lib.source(s.name)) for s in items])
         return 0
-    from rich.table import Table
-    from rich.text import Text
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title=f"{len(items)} situations", title_justify="left")
-    table.add_column("name", no_wrap=True)
-    table.add_column("lang", no_wrap=True)
-    table.add_column("turns", no_wrap=True, justify="right")
-    table.add_column("tags")
-    table.add_column("text")
-    for s in items:
-        table.add_row(s.name, s.lang, str(s.num_turns), Text(", ".join(s.tags)), Text(clip(s.text, 70)))
-    console().print(table)
+    columns = [Column("name", 10), Column("lang", 9), Column("turns", 8, number=True, short="n"), Column("tags", 4),
+               Column("text", 6, least=12)]
+    body = [[s.name, s.lang, str(s.num_turns), ", ".join(s.tags), s.text] for s in items]
+    print_table(columns, body, args.format, title=f"{len(items)} situations", empty="no situations")
     return 0
 
 

@@ -85,18 +85,28 @@ def render_leaderboard(rows: list[dict], fmt: str, out=None, by: str | None = No
         for cells in body:
             out.write("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |\n")
     else:
-        from rich.console import Console
-        from rich.table import Table
+        from pingpong.tui.commands.table import Column, print_table
 
-        table = Table(title="Leaderboard", caption="± = half width of the 95% bootstrap interval")
-        for h in headers:
-            table.add_column(h, justify="left" if h in left else "right",
-                             no_wrap=h in ("Player", "Final", "Length-norm"))
-        for cells in body:
-            table.add_row(*cells)
-        Console(file=out, width=None if out.isatty() else 160).print(table)
-        if not rows:
-            print("no finished, scored sessions yet", file=out)
+        def ci(key: str) -> Column:
+            return Column("±", 2, number=True, name=f"{key}_ci")
+
+        columns = [Column("Rank", 9, number=True), Column("Player", 10), *([Column(label, 6)] if label else []),
+                   Column("Lang", 8, least=2),
+                   Column("Length-norm", 7, number=True, short="LN"), ci("length_norm"),
+                   Column("Final", 9, number=True), ci("final"),
+                   Column("In character", 6, number=True, short="Char"),
+                   Column("Entertaining", 6, number=True, short="Ent"), Column("Fluency", 6, number=True, short="Flu"),
+                   Column("Refusals", 5, number=True, short="Ref"), Column("Avg length", 3, number=True, short="Len"),
+                   Column("Convs", 4, number=True, short="N"),
+                   *(Column(h, 7, number=True) for h in (extra[0] if extra else []))]
+        table_body = [[_fmt(r["rank"]), r["player"], *option_cell(r, by), r["lang"] or "-", _fmt(r["length_norm"]),
+                       _fmt(r["length_norm_ci"]), _fmt(r["final"]), _fmt(r["final_ci"]), _fmt(r["in_character"]),
+                       _fmt(r["entertaining"]), _fmt(r["fluency"]), _fmt(r["refusal_ratio"]),
+                       _fmt(r["avg_length"], 0), str(r["conversations"])] + (extra[1][i] if extra else [])
+                      for i, r in enumerate(rows)]
+        print_table(columns, table_body, fmt, out, title="Leaderboard", empty="no finished, scored sessions yet")
+        if rows and fmt == "table" and out.isatty():
+            out.write("± = half width of the 95% bootstrap interval\n")
 
 
 def leaderboard(args, home) -> int:
@@ -195,17 +205,15 @@ def render_curves(rows: list[dict], fmt: str, out=None) -> None:
         for cells in body:
             out.write("| " + " | ".join(cells) + " |\n")
         return
-    from rich.console import Console
-    from rich.table import Table
+    from pingpong.tui.commands.table import Column, print_table
 
-    table = Table(title="Final score by turn, and good streaks",
-                  caption="T1.. = mean final score at that turn; streak = share of conversations whose "
-                          "turns stay good (>= 4), averaged over prefix lengths")
-    for h in headers:
-        table.add_column(h, justify="left" if h == "Player" else "right")
-    for cells in body:
-        table.add_row(*cells)
-    Console(file=out, width=None if out.isatty() else 160).print(table)
+    columns = [Column("Player", 10), *(Column(h, 5, number=True) for h in headers[1:turns + 1]),
+               *(Column(h, 4, number=True, short=h.split()[1][:4]) for h in headers[turns + 1:])]
+    out.write("\n")
+    print_table(columns, body, fmt, out, title="Final score by turn, and good streaks")
+    if fmt == "table" and out.isatty():
+        out.write("T1.. = mean final score at that turn; streak = share of conversations whose "
+                  "turns stay good (>= 4), averaged over prefix lengths\n")
 
 
 def agreement(args, home) -> int:
@@ -222,46 +230,41 @@ def agreement(args, home) -> int:
 
 
 def render_agreement(report, out=None) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from pingpong.tui.commands.table import Column, print_table
 
     out = out or sys.stdout
-    console = Console(file=out, width=None if out.isatty() else 160)
-    t = Table(title=f"Judges vs people (Spearman, {report.level} level)")
-    for h in ("Judge", "Metric", "n", "Spearman", "p-value"):
-        t.add_column(h, justify="left" if h in ("Judge", "Metric") else "right")
-    for r in report.spearman:
-        t.add_row(r.judge, r.metric, str(r.n), _fmt(r.spearman, 3), _fmt(r.p_value, 4))
-    console.print(t)
+
+    def table(title: str, columns: list[Column], body: list[list[str]], empty: str = "") -> None:
+        out.write(title + "\n")
+        print_table(columns, body, out=out, empty=empty)
+
     units = "turns" if report.level == "turn" else "conversations"
-    if not report.spearman:
-        console.print(f"no {units} carry both a person's score and a judge's yet")
+    table(f"Judges vs people (Spearman, {report.level} level)",
+          [Column("Judge", 10), Column("Metric", 9), Column("n", 8, number=True),
+           Column("Spearman", 9, number=True), Column("p-value", 7, number=True)],
+          [[r.judge, r.metric, str(r.n), _fmt(r.spearman, 3), _fmt(r.p_value, 4)] for r in report.spearman],
+          empty=f"no {units} carry both a person's score and a judge's yet")
     if report.refusals:
-        t = Table(title=f"Refusal flags: people vs judges ({units})")
-        for h in ("Judge", "both", "person only", "judge only", "neither", "n"):
-            t.add_column(h, justify="left" if h == "Judge" else "right")
-        for c in report.refusals:
-            t.add_row(c.judge, str(c.both), str(c.human_only), str(c.judge_only), str(c.neither), str(c.n))
-        console.print(t)
+        table(f"Refusal flags: people vs judges ({units})",
+              [Column("Judge", 10), *(Column(h, 5, number=True) for h in ("both", "person only", "judge only",
+                                                                            "neither", "n"))],
+              [[c.judge, str(c.both), str(c.human_only), str(c.judge_only), str(c.neither), str(c.n)]
+               for c in report.refusals])
     if report.raters:
-        t = Table(title="Agreement among people")
-        for h in ("Metric", "Raters", "Units", "Krippendorff alpha", "Mean pairwise Spearman"):
-            t.add_column(h, justify="left" if h == "Metric" else "right")
-        for r in report.raters:
-            t.add_row(r.metric, str(r.raters), str(r.units), _fmt(r.alpha, 3), _fmt(r.mean_spearman, 3))
-        console.print(t)
+        table("Agreement among people",
+              [Column("Metric", 10), Column("Raters", 6, number=True), Column("Units", 6, number=True),
+               Column("Krippendorff alpha", 8, number=True, short="alpha"),
+               Column("Mean pairwise Spearman", 7, number=True, short="rho")],
+              [[r.metric, str(r.raters), str(r.units), _fmt(r.alpha, 3), _fmt(r.mean_spearman, 3)]
+               for r in report.raters])
     if report.annotators:
-        t = Table(title="Each person against the mean of the others (Spearman)")
-        for h in ("Person", "Metric", "n", "Spearman", "p-value"):
-            t.add_column(h, justify="left" if h in ("Person", "Metric") else "right")
-        for a in report.annotators:
-            t.add_row(a.author, a.metric, str(a.n), _fmt(a.spearman, 3), _fmt(a.p_value, 4))
-        console.print(t)
+        table("Each person against the mean of the others (Spearman)",
+              [Column("Person", 10), Column("Metric", 9), Column("n", 8, number=True),
+               Column("Spearman", 9, number=True), Column("p-value", 7, number=True)],
+              [[a.author, a.metric, str(a.n), _fmt(a.spearman, 3), _fmt(a.p_value, 4)] for a in report.annotators])
     if report.rankings:
-        t = Table(title="Do rankings depend on the judge or the interrogator? (one seat fixed, Kendall's tau)")
-        for h in ("Varied", "Fixed", "Rankings", "Pairs", "Mean tau", "Min tau"):
-            t.add_column(h, justify="left" if h in ("Varied", "Fixed") else "right")
-        for r in report.rankings:
-            t.add_row(r.varied, r.fixed, ", ".join(r.names), str(len(r.pairs)), _fmt(r.mean_tau, 3),
-                      _fmt(r.min_tau, 3))
-        console.print(t)
+        table("Do rankings depend on the judge or the interrogator? (one seat fixed, Kendall's tau)",
+              [Column("Varied", 10), Column("Fixed", 6), Column("Rankings", 3), Column("Pairs", 6, number=True),
+               Column("Mean tau", 8, number=True, short="mean"), Column("Min tau", 7, number=True, short="min")],
+              [[r.varied, r.fixed, ", ".join(r.names), str(len(r.pairs)), _fmt(r.mean_tau, 3), _fmt(r.min_tau, 3)]
+               for r in report.rankings])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -19,9 +21,10 @@ LANGS = (None, "en", "ru")
 SPOT_CHECK = "spot-check"
 
 
-def card_text(card: Character) -> Text:
-    """The card as a person reads it (names in place of {{char}}/{{user}}, as the models get it)."""
-    card = with_names(card)
+def card_text(card: Character, user_name: str | None = None) -> Text:
+    """The card as a person reads it (names in place of {{char}}/{{user}}, as the models get it;
+    user_name: config `user_name`)."""
+    card = with_names(card, user_name)
     text = Text()
     text.append(f"{card.char_name}", style="bold")
     text.append(f"  {card.name} · {card.lang}", style="dim")
@@ -96,9 +99,10 @@ class CharactersScreen(Screen):
     """Card list with a detail pane; g switches language, s spot-checks, i imports."""
 
     BINDINGS = [
-        Binding("s", "spot_check", "Spot-check", id="cards.spot_check"),
-        Binding("i", "import_card", "Import", id="cards.import"),
-        Binding("g", "lang", "Language", id="cards.lang"),
+        Binding("s", "spot_check", "Spot-check", tooltip="Spot-check the card: you write the user's lines",
+                id="cards.spot_check"),
+        Binding("i", "import_card", "Import", tooltip="Import a card file", id="cards.import"),
+        Binding("g", "lang", "Language", tooltip="Language filter: all, en, ru", id="cards.lang"),
         Binding("escape,q", "back", "Back", id="cards.back"),
     ]
 
@@ -106,6 +110,7 @@ class CharactersScreen(Screen):
         super().__init__()
         self.lang = 0
         self.cards: list[Character] = []
+        self._last_path = ""  # the path of an import that failed
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -147,12 +152,22 @@ class CharactersScreen(Screen):
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
         card = self.current()
         if card is not None:
-            self.query_one("#card-text", Static).update(card_text(card))
+            self.query_one("#card-text", Static).update(card_text(card, self._user_name()))
             self.query_one("#card-detail").scroll_home(animate=False)
 
     @on(OptionList.OptionSelected, "#cards-list")
     def selected(self) -> None:
         self.action_spot_check()
+
+    def _user_name(self) -> str | None:
+        from pingpong.core.config import user_name
+        from pingpong.core.errors import UserError
+
+        try:
+            return user_name(self.app.home)
+        except UserError as exc:
+            self.notify(str(exc), severity="warning")
+            return None
 
     def current(self) -> Character | None:
         index = self.query_one(OptionList).highlighted
@@ -192,19 +207,29 @@ class CharactersScreen(Screen):
     def action_import_card(self) -> None:
         def chosen(path: str | None) -> None:
             if path:
-                self.import_path(path)
+                self._last_path = path  # shown again if the import fails, to fix a typo
+                if self.import_path(path):
+                    self._last_path = ""
 
         self.app.push_screen(PathPrompt("Import a card file",
-                                        "Character Card JSON / PNG / .charx, PingPong settings JSON, our YAML"),
-                             chosen)
+                                        "Character Card JSON / PNG / .charx, PingPong settings JSON, our YAML",
+                                        value=self._last_path), chosen)
 
-    def import_path(self, path: str) -> list[str]:
-        """Import every card in the file into the user's library; errors become notifications."""
+    def import_path(self, path: str, *, replace: bool = False) -> list[str]:
+        """Import every card in the file into the user's library; errors become notifications.
+        Another file's card of the same name gets a new name; the same file imported again asks
+        before its cards are replaced (as `cards import` wants --force)."""
         from pingpong.characters.importers import import_card
+        from pingpong.core.safe_parse import real_path
 
         try:
             library = self.app.cards()
-            cards = import_card(path)
+            origin = str(real_path(Path(path)))
+            cards = import_card(path, taken={c.name for c in library.all() if c.origin != origin})
+            again = [c.name for c in cards if c.name in library.names() and library.source(c.name) == "user"]
+            if again and not replace:
+                self._ask_replace(path, again)
+                return []
             for card in cards:
                 library.save(card)
         except Exception as exc:
@@ -216,6 +241,18 @@ class CharactersScreen(Screen):
             self.lang = 0
         self.reload(select=names[0] if names else None)
         return names
+
+    def _ask_replace(self, path: str, names: list[str]) -> None:
+        from pingpong.tui.screens.choice import ChoiceScreen
+
+        def answered(choice: str | None) -> None:
+            if choice == "replace" and self.import_path(path, replace=True):
+                self._last_path = ""
+
+        self.app.push_screen(ChoiceScreen(
+            "Replace your cards?", f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} already in your "
+            f"library from this file; importing it again replaces {'it' if len(names) == 1 else 'them'}.",
+            [("r", "Replace", "replace"), ("escape", "Keep mine", "keep")]), answered)
 
     def action_back(self) -> None:
         self.app.pop_screen()

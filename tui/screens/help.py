@@ -1,4 +1,8 @@
-"""The help screen (F1 or ?): the keys of the screen you came from, and where things are."""
+"""The help screen (F1 or ?): the keys of the screen you came from, then every screen's keys.
+
+The keys are read from the screens' bindings (with [keymap] remaps applied), the same source the
+footer and the command palette use, so the three always agree.
+"""
 
 from __future__ import annotations
 
@@ -8,47 +12,64 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
-GUIDE = """\
+INTRO = """\
 # pingpong
 
 A **player** model plays a character card, an **interrogator** (a model, or you) plays a user
 inside a situation, and **judges** score each player turn (in_character, entertaining, fluency,
 1-5, plus a refusal flag). Everything is stored, so sessions can be resumed, replayed and re-scored.
 
-## Screens
-- **Home**: n new session, r resume, enter/p replay (a running one opens read-only), l leaderboard,
-  v compare side by side with another player's session, a rate conversations blind (a queue),
-  c characters, w watch a batch run, / filter, s sort, [ ] pages. The list refreshes by itself
-  every few seconds while sessions change (another terminal's run, say); F5 reloads it now.
-- **Live session**: space pause/continue, s step one turn, x stop, t take the interrogator seat,
-  h hand it to a model, up/down select a turn, o rate it, r retry a failed session. In a group
-  scene: ctrl+n (or n) chooses who speaks next, t sits you as a member or as the narrator.
-- **Rating**: t/c rate the turn or the whole conversation, 1-5 rate the focused metric, y/n refusal,
-  ctrl+s save, escape cancel.
-- **Rating queue** (a on Home, or `pingpong annotate`): whole conversations one by one, blind; 1-5 per
-  metric, y/n refusal, ctrl+s saves and shows the judges, ctrl+n next; escape stops, and the queue
-  continues there next time.
-- **Replay**: left/right (k/j) step, home/end jump, o rate the shown turn, f fork from it (runs on live),
-  J re-judge (ask the judges again for failed turns).
-- **Leaderboard**: m switches judges / human / merged scores, v shows the judged pairs side by side,
-  d switches between the PingPong and DMT boards, c picks the DMT metric whose curve is plotted.
-- **Side by side** (v on a session of Home): two players' sessions of the same situation, each
-  judge's verdict in both orders, and your pick: a (left better), b (right better), t (tie), stored
-  with your name; it counts instead of the judges in `pingpong compare`. left/right move between pairs.
-- **Watch a run**: runs on top (all, running, done, failed, intr = interrupted sessions), the
-  selected run's sessions below; enter opens one read-only, updating as it is written.
-- **Characters**: s spot-check the card yourself, i import a card file, e/r/a language filter.
-
-ctrl+p opens the command palette; ctrl+q quits from anywhere.
+Escape first leaves a text box (the Home filter, your message box); the next escape goes back.
+Leaving a running session asks whether to keep it running in the background (Home shows it as
+*live*; open it again to steer it) or to stop it. ctrl+p opens the command palette (what the
+current screen can do, with its keys); ctrl+q quits, asking first while sessions run.
 """
-
 
 KEY_NAMES = {"slash": "/", "left_square_bracket": "[", "right_square_bracket": "]",
              "question_mark": "?", "escape": "esc"}
 
 
+def _screens() -> list[tuple[str, type]]:
+    from pingpong.tui.screens.annotate import AnnotateScreen
+    from pingpong.tui.screens.characters import CharactersScreen
+    from pingpong.tui.screens.compare import CompareScreen
+    from pingpong.tui.screens.home import HomeScreen
+    from pingpong.tui.screens.leaderboard import LeaderboardScreen
+    from pingpong.tui.screens.live import LiveScreen
+    from pingpong.tui.screens.new_session import NewSessionScreen
+    from pingpong.tui.screens.override import OverrideScreen
+    from pingpong.tui.screens.replay import ReplayScreen
+    from pingpong.tui.screens.watch import WatchScreen
+    from pingpong.tui.widgets.rating import LabelField, RatingField, RefusalField, ScopeField
+    from pingpong.tui.widgets.transcript import Transcript
+
+    return [("Home", HomeScreen), ("Live session", LiveScreen), ("Live session and replay: the transcript", Transcript),
+            ("Rating", OverrideScreen), ("Rating: turn or whole conversation", ScopeField),
+            ("Rating: a metric", RatingField), ("Rating: a DMT round's label", LabelField),
+            ("Rating: the refusal flag", RefusalField), ("Rating queue", AnnotateScreen),
+            ("Replay", ReplayScreen), ("New session", NewSessionScreen), ("Leaderboard", LeaderboardScreen),
+            ("Side by side", CompareScreen), ("Watch a run", WatchScreen), ("Characters", CharactersScreen)]
+
+
+def key_lines(bindings, keymap: dict[str, str]) -> list[str]:
+    """One Markdown line per binding: its keys now, what it does, and its id (for [keymap])."""
+    from pingpong.tui.keymap import keys_of
+
+    lines, seen = [], set()
+    for binding in bindings:
+        if not isinstance(binding, Binding):
+            continue
+        desc = binding.tooltip or binding.description  # the tooltip is the long form of a footer word
+        if not desc or (binding.id and binding.id in seen):
+            continue
+        seen.add(binding.id or "")
+        keys = ", ".join(f"`{KEY_NAMES.get(k, k)}`" for k in keys_of(binding, keymap))
+        lines.append(f"- {keys} {desc}" + (f" *({binding.id})*" if binding.id else ""))
+    return lines
+
+
 class HelpScreen(ModalScreen[None]):
-    """Keys of the current screen, then the general guide."""
+    """Keys of the current screen, then the guide with every screen's keys."""
 
     BINDINGS = [Binding("escape,f1,question_mark,q", "close", "Close", id="help.close")]
 
@@ -58,21 +79,25 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            yield Markdown(self._keys() + GUIDE)
+            yield Markdown(self._keys() + INTRO + self._all())
+
+    def _keymap(self) -> dict[str, str]:
+        return dict(getattr(self.app, "keymap", {}) or {})
 
     def _keys(self) -> str:
         if self.under is None:
             return ""
-        lines = [f"## Keys here ({type(self.under).__name__.removesuffix('Screen') or 'app'})", ""]
-        seen = set()
-        for binding in self.under.BINDINGS:
-            # the tooltip is the long form of a description shortened for the footer
-            key, desc = binding.key, binding.tooltip or binding.description  # type: ignore[union-attr]
-            if desc and key not in seen:
-                seen.add(key)
-                keys = " ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))
-                lines.append(f"- `{keys}` {desc}")
+        name = type(self.under).__name__.removesuffix("Screen") or "app"
+        lines = [f"## Keys here ({name})", "", *key_lines(self.under.BINDINGS, self._keymap())]
         return "\n".join(lines) + "\n\n"
+
+    def _all(self) -> str:
+        keymap = self._keymap()
+        parts = ["\n## Every screen\n"]
+        for title, cls in _screens():
+            parts.append(f"\n### {title}\n\n" + "\n".join(key_lines(cls.BINDINGS, keymap)) + "\n")
+        parts.append("\n### Everywhere\n\n" + "\n".join(key_lines(type(self.app).BINDINGS, keymap)) + "\n")
+        return "".join(parts)
 
     def action_close(self) -> None:
         self.dismiss(None)

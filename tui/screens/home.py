@@ -77,13 +77,18 @@ class SessionsLoaded(TMessage):
         self.done = done
 
 
-def interrogator_label(spec_interrogator: str, human: int, total: int) -> str:
-    """Who sat in the interrogator seat: the model, 'human', or 'mixed'."""
-    if total == 0 or human == 0:
-        return "human" if spec_interrogator == "human" else spec_interrogator
-    if human == total:
-        return "human"
-    return "mixed"
+class FilterInput(Input):
+    """The filter box takes the keys only when asked (/ or f, or a click): a first user's n or q
+    must never land in it because the table had nothing to hold the focus."""
+
+    can_focus = False
+
+    def on_mouse_down(self) -> None:
+        self.can_focus = True
+        self.focus()
+
+    def on_blur(self) -> None:
+        self.can_focus = False
 
 
 class HomeScreen(Screen):
@@ -95,9 +100,10 @@ class HomeScreen(Screen):
 
     # The footer fits 80 columns with short descriptions; the hidden ones are in the help (F1).
     BINDINGS = [
-        Binding("n", "app.new_session", "New", id="home.new"),
-        Binding("r", "resume", "Resume", id="home.resume"),
-        Binding("p", "replay", "Replay", show=False, id="home.replay"),  # enter does the same
+        Binding("n", "app.new_session", "New", tooltip="New session", id="home.new"),
+        Binding("r", "resume", "Resume", tooltip="Resume the selected session", id="home.resume"),
+        Binding("p", "replay", "Replay", tooltip="Replay the selected session (enter)", show=False,
+                id="home.replay"),
         Binding("l", "app.leaderboard", "Board", tooltip="Leaderboard", id="home.leaderboard"),
         Binding("c", "app.characters", "Cards", tooltip="Character cards", id="home.characters"),
         Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
@@ -106,11 +112,11 @@ class HomeScreen(Screen):
         Binding("a", "app.annotate", "Rate", show=False, tooltip="Rating queue: rate conversations blind",
                 id="home.annotate"),
         Binding("slash,f", "filter", "Find", tooltip="Filter the sessions", id="home.filter"),
-        Binding("s", "sort", "Sort", id="home.sort"),
+        Binding("s", "sort", "Sort", tooltip="Sort by the next column", id="home.sort"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, id="home.next_page"),
         Binding("f5", "reload", "Reload", show=False, id="home.reload"),
-        Binding("q", "app.quit", "Quit", id="home.quit"),
+        Binding("q", "app.quit", "Quit", tooltip="Quit pingpong", id="home.quit"),
     ]
 
     def __init__(self) -> None:
@@ -129,7 +135,7 @@ class HomeScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="home-bar"):
-            yield Input(placeholder="filter: character, situation, model, status…", id="home-filter")
+            yield FilterInput(placeholder="filter: character, situation, model, status…", id="home-filter")
             yield Static("", id="home-count")
         yield SizedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
@@ -191,15 +197,14 @@ class HomeScreen(Screen):
         """Post the first chunk as soon as it is read, then everything."""
         self._stamp = self._read_stamp(store)  # before reading: a change during the load shows next time
         refused = queries.refused_sessions(store.conn)
-        seats = queries.interrogator_seats(store.conn)
+        live = self.app.runs.ids()  # running in this app (maybe in the background): shown as "live"
         rows: list[Row] = []
         offset = 0
         while True:
             chunk = store.sessions(limit=CHUNK, offset=offset, newest_first=True)
             for s in chunk:
-                human, total = seats.get(s.id, (0, 0))
-                rows.append(Row(s.id, s.character, s.situation, s.player,
-                                interrogator_label(s.interrogator, human, total), s.status, s.final,
+                status = "live" if s.status == "running" and s.id in live else s.status
+                rows.append(Row(s.id, s.character, s.situation, s.player, s.interrogator_seat, status, s.final,
                                 (s.created_at or "")[5:16].replace("T", " "),
                                 final_note(s.status, s.judges, s.id in refused), s.final_text))
             offset += len(chunk)
@@ -285,7 +290,17 @@ class HomeScreen(Screen):
             f"{count} session{'' if len(self.rows) == 1 else 's'}{more}  sort {COLUMNS[self.sort_index][0]}{arrow}{page}")
 
     def action_filter(self) -> None:
-        self.query_one("#home-filter", Input).focus()
+        box = self.query_one("#home-filter", Input)
+        box.can_focus = True
+        box.focus()
+
+    def leave_input(self) -> None:
+        """Escape in the filter: keep the filter, give the keys back to the table (n, q, ... work again)."""
+        table = self.query_one(DataTable)
+        if table.display:
+            table.focus()
+        else:
+            self.set_focus(None)
 
     def action_sort(self) -> None:
         self.sort_index = (self.sort_index + 1) % len(COLUMNS)
@@ -321,6 +336,8 @@ class HomeScreen(Screen):
         row = self.selected()
         if row is None:
             self.notify("No session selected; n starts one", severity="warning")
+        elif row.status == "live":
+            self.app.open_live(row.id)  # this app runs it: its controls come back
         elif row.status == "running":
             self.app.open_live(row.id, follow=True)
         else:
@@ -339,6 +356,8 @@ class HomeScreen(Screen):
             self.notify("No session selected; n starts one", severity="warning")
         elif row.status == "finished":
             self.notify(f"Session {row.id} is finished; enter replays it", severity="information")
+        elif row.status == "live":
+            self.app.open_live(row.id)
         elif row.status == "running":
             self.app.open_live(row.id, follow=True)
         else:

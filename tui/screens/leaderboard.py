@@ -52,8 +52,8 @@ class LeaderboardScreen(Screen):
     on the DMT board c picks the plotted metric; v shows judged pairs side by side."""
 
     BINDINGS = [
-        Binding("m", "source", "Scores", id="board.scores"),
-        Binding("g", "lang", "Language", id="board.lang"),
+        Binding("m", "source", "Scores", tooltip="Scores: judges, people or merged", id="board.scores"),
+        Binding("g", "lang", "Language", tooltip="Language filter", id="board.lang"),
         Binding("v", "app.compare", "Versus", show=False, tooltip="Judged pairs side by side", id="board.compare"),
         Binding("d", "board", "Board", id="board.method", tooltip="switch between the PingPong and DMT boards"),
         Binding("c", "curve", "Curve", id="board.curve", tooltip="which DMT metric's curve to plot"),

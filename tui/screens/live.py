@@ -1,10 +1,12 @@
-"""The live session: the engine runs in an async worker, its events come back as Messages.
+"""The live session: the engine runs in an app-level worker (tui.runs), its events come back as
+Messages.
 
 Streamed text is buffered and drawn at most ten times a second. A person can take the
 interrogator seat (an input box appears while the engine waits for them) and hand it back; in a
 group scene, a member's seat or the narrator's, and choose who speaks next (live_scene). In a
 dmt session the box also shows the seed's topic and intent with a suggested sub-intent, and the
-person can end the dialogue (the stop check runs as well).
+person can end the dialogue (the stop check runs as well). Leaving a running session asks whether
+to keep it running in the background or to stop it.
 With follow=True the screen is a read-only view that polls the database (a session another
 process is running) until the session ends.
 """
@@ -36,6 +38,9 @@ from pingpong.core.events import (
     TurnStarted,
     VerdictReady,
 )
+from pingpong.sessions.scoring import stored_final
+from pingpong.sessions.seats import seat_label, spans
+from pingpong.tui.runs import EngineEvent, EngineStopped
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
@@ -45,50 +50,39 @@ from pingpong.tui.worker_store import WorkerStore
 REDRAW_SECONDS = 0.1
 
 
-class EngineEvent(TMessage):
-    """One engine event, delivered to the screen."""
-
-    def __init__(self, event: Any) -> None:
-        super().__init__()
-        self.event = event
-
-
-class EngineStopped(TMessage):
-    """The engine worker ended (error = an exception that escaped run_session)."""
-
-    def __init__(self, error: str | None = None) -> None:
-        super().__init__()
-        self.error = error
-
-
 class SessionLoaded(TMessage):
-    """A fresh copy of the stored session (follow mode and reloads), with what it cost so far."""
+    """A fresh copy of the stored session (follow mode and reloads), what it cost so far, and the message
+    it is streaming."""
 
-    def __init__(self, stored: Any, spend: Any = None) -> None:
+    def __init__(self, stored: Any, spend: Any = None, draft: Any = None) -> None:
         super().__init__()
         self.stored = stored
         self.spend = spend
+        self.draft = draft
 
 
 class LiveScreen(GroupScene, Screen):
     """Run (or follow) one session turn by turn."""
 
     BINDINGS = [
-        Binding("space", "toggle_pause", "Pause", id="live.pause"),
-        Binding("s", "step", "Step", id="live.step"),
-        Binding("c", "continue", "Continue", show=False, id="live.continue"),
-        Binding("x,ctrl+x", "stop", "Stop", id="live.stop"),
+        # one of these two shows at a time (check_action): the footer says what space does now
+        Binding("space", "pause", "Pause", id="live.pause"),
+        Binding("space,c", "continue", "Continue", id="live.continue"),
+        Binding("s", "step", "Step", tooltip="Step: run one turn, then pause", id="live.step"),
+        Binding("x,ctrl+x", "stop", "Stop", tooltip="Stop the session (asks first)", id="live.stop"),
         # only one of these two shows at a time (check_action), so the footer fits 80 columns;
         # ctrl+b first: it is the key that also works while typing in the input box
-        Binding("t,ctrl+t", "take_seat", "Take seat", id="live.take_seat"),
-        Binding("ctrl+b,h", "hand_back", "Hand back", id="live.hand_back"),
+        Binding("t,ctrl+t", "take_seat", "Take seat", tooltip="Take the interrogator seat (type the user's turns)",
+                id="live.take_seat"),
+        Binding("ctrl+b,h", "hand_back", "Hand back", tooltip="Hand your seat to a model (h outside the input)",
+                id="live.hand_back"),
         Binding("ctrl+n,n", "next_speaker", "Speaker", id="live.next_speaker",
                 tooltip="choose who speaks next in a group scene (ctrl+n also while typing)"),
         Binding("ctrl+g,e", "end_dialogue", "End", id="live.end_dialogue",
                 tooltip="End the dialogue here (dmt): the judges then label its rounds"),
-        Binding("o", "override", "Rate", id="live.override"),
-        Binding("r", "retry", "Retry", id="live.retry"),
-        Binding("escape", "back", "Back", id="live.back"),
+        Binding("o", "override", "Rate", tooltip="Rate the selected turn", id="live.override"),
+        Binding("r", "retry", "Retry", tooltip="Retry (resume) the session", id="live.retry"),
+        Binding("escape", "back", "Back", tooltip="Back (a running session asks first)", id="live.back"),
     ]
 
     def __init__(self, session_id: int, *, follow: bool = False, paused: bool = False) -> None:
@@ -97,13 +91,16 @@ class LiveScreen(GroupScene, Screen):
         self.follow = follow
         self.start_paused = paused
         self.control = None
+        self.session_run = None  # the app's SessionRun while this screen shows a running session
         self.stored = None
+        self._user_turns: list[tuple[int, str]] = []  # (turn, author) of the interrogator seat's messages
         self.verdicts: list = []
         self.human: list = []
         self.status = "loading"
         self.seat = ""
         self.player_seat = ""
         self._was_waiting = False
+        self._shown_paused = False  # whether the footer and header last showed the session paused
         self._next_seat: dict[str, str] = {}  # seat changes asked for, not yet applied by the engine
         self._started: dict[str, int] = {"user": 0, "assistant": 0}  # highest turn begun per role
         self.running = False
@@ -149,7 +146,10 @@ class LiveScreen(GroupScene, Screen):
             return
         self.spend = self.app.session_spend(self.session_id)
         self._show_stored(stored)
-        if stored.status in ("running", "interrupted"):
+        run = self.app.runs.get(self.session_id)
+        if run is not None:  # running in the background: take its controls back
+            self._attach_run(run)
+        elif stored.status in ("running", "interrupted"):
             self.start_engine()
         elif stored.status == "failed":
             self._fail(stored.error or "the session failed")
@@ -158,35 +158,36 @@ class LiveScreen(GroupScene, Screen):
 
     def on_unmount(self) -> None:
         self._read_store.close()
+        if self.session_run is not None and self.session_run.listener is self:
+            self.session_run.listener = None  # the session goes on in the background
 
     # -- engine -------------------------------------------------------------------------
     def start_engine(self) -> None:
         from pingpong.core.engine import SessionControl
 
-        self.control = SessionControl(paused=self.start_paused)
+        control = SessionControl(paused=self.start_paused)
         self.start_paused = False  # a retry starts running
+        self._next_seat = {}
+        self._attach_run(self.app.runs.start(self.session_id, control, self))
+
+    def _attach_run(self, run) -> None:
+        """Show (and steer) a session the app runs: this screen gets its events from now on."""
+        self.session_run = run
+        run.listener = self
+        self.control = run.control
         self.error = None
         self.running = True
         self.status = "running"
-        self._next_seat = {}
-        self.run_engine()
+        draft = run.draft
+        if draft is not None:  # the message being written when this screen came (back)
+            key = (draft.turn, draft.role)
+            self._authors[key] = draft.author
+            self._buffer[key] = draft.text
+            self._current = key
+            self._dirty = draft.author != HUMAN
         self._refresh_info()
         self.refresh_bindings()
         self._update_human_box()
-
-    @work(exclusive=True, group="engine", exit_on_error=False)
-    async def run_engine(self) -> None:
-        from pingpong.sessions.live import run_session
-
-        error = None
-        try:
-            async for event in run_session(self.app.store, self.app.pool, self.session_id, self.control,
-                                           offload=True):
-                self.post_message(EngineEvent(event))
-        except Exception as exc:  # shown with a retry action, never a crash of the app
-            error = str(exc) if type(exc).__name__ == "UserError" else f"{type(exc).__name__}: {exc}"
-        finally:  # also when stopped (the control cancels this task)
-            self.post_message(EngineStopped(error))
 
     def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
@@ -221,6 +222,8 @@ class LiveScreen(GroupScene, Screen):
             self._buffer.pop((msg.turn, msg.role), None)
             self._current = None
             self._dirty = False
+            if msg.role == "user":
+                self._user_turns.append((msg.turn, msg.author))
             self.query_one(Transcript).add_message(msg)
             self._set_notice(f"turn {msg.turn}: {self.label(msg.speaker) if self.is_scene else msg.author} done")
             if msg.notes.get("stop") in ("goal_reached", "max_rounds"):
@@ -278,6 +281,7 @@ class LiveScreen(GroupScene, Screen):
 
     def on_engine_stopped(self, message: EngineStopped) -> None:
         self.running = False
+        self.session_run = None
         self.query_one("#human-box").display = False
         self._drop_partial()
         if message.error:
@@ -302,7 +306,10 @@ class LiveScreen(GroupScene, Screen):
         self.refresh_bindings()
 
     def _tick(self) -> None:
-        """Batched redraw of the streaming reply, and the human input box when it is needed."""
+        """Batched redraw of the streaming reply, the human input box when it is needed, and the
+        footer when a step has just paused the session."""
+        if bool(self.control is not None and self.control.paused) != self._shown_paused:
+            self._paused_changed()
         if self._dirty and self._current is not None:
             self._dirty = False
             turn, role = self._current
@@ -429,10 +436,10 @@ class LiveScreen(GroupScene, Screen):
         self.status = stored.status
         self.verdicts = list(stored.verdicts)
         self.human = list(stored.human_scores)
-        last_user = [m.author for m in stored.messages if m.role == "user"]
-        last_player = [m.author for m in stored.messages if m.role == "assistant"]
-        self.seat = last_user[-1] if last_user and not self.is_scene else stored.spec.interrogator
-        self.player_seat = last_player[-1] if last_player else stored.spec.player
+        if self.session_run is None:  # a running engine reports its seats itself
+            self.seat = stored.seat("interrogator")
+            self.player_seat = stored.seat("player")
+        self._user_turns = [(m.turn, m.author) for m in stored.messages if m.role == "user"]
         for role in ("user", "assistant"):
             self._started[role] = max((m.turn for m in stored.messages if m.role == role), default=0)
         transcript = self.query_one(Transcript)
@@ -454,20 +461,28 @@ class LiveScreen(GroupScene, Screen):
         with self._read_store.use() as store:
             stored = store.session(self.session_id)
             spend = self.app.session_spend(self.session_id, store)
-        self.post_message(SessionLoaded(stored, spend))
+            draft = store.draft(self.session_id)
+        self.post_message(SessionLoaded(stored, spend, draft))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
-        stored = message.stored
+        stored, draft = message.stored, message.draft
         self.spend = message.spend
         key = (stored.status, len(stored.messages), sum(len(v.turns) for v in stored.verdicts),
-               len(stored.human_scores))
+               len(stored.human_scores), draft)
         if key == self._loaded_key:
             return
         self._loaded_key = key
         self._show_stored(stored)
-        if stored.status == "running":
+        transcript = self.query_one(Transcript)
+        if draft is not None and stored.status == "running":  # the reply being streamed, as saved
+            transcript.set_streaming(draft.turn, draft.role, draft.author, draft.text)
+            self._set_notice(f"turn {draft.turn}: {draft.author} writing as {_role(draft.role)}…  "
+                             f"({stored.turns_done}/{stored.num_turns} turns done)")
+        elif stored.status == "running":
+            transcript.clear_streaming()
             self._set_notice(f"watching: {stored.turns_done}/{stored.num_turns} turns done")
         else:
+            transcript.clear_streaming()
             self._set_notice(f"{stored.status}" + (f": {stored.error}" if stored.error else ""))
 
     def _reload_scores(self) -> None:
@@ -490,7 +505,7 @@ class LiveScreen(GroupScene, Screen):
             info.append(f"#{self.session_id} ", style="bold")
             info.append(f"{spec.character}", style="bold cyan")
             info.append(f" in {spec.situation}  ")
-            info.append(f"player {spec.player}  interrogator {self.seat or spec.interrogator}")
+            info.append(f"player {self.player_seat or spec.player}  interrogator {self.seat_label()}")
             judges = ", ".join(spec.judges) if spec.judges else "none"
             info.append(f"  judges {judges}  {spec.method}", style="dim")
             if self.spend is not None:
@@ -498,8 +513,18 @@ class LiveScreen(GroupScene, Screen):
         status = self.status
         if self.control is not None and self.running and getattr(self.control, "paused", False):
             status = "paused"
+        if stored is not None and status == "finished":
+            final = stored_final(stored.model_copy(update={"verdicts": self.verdicts, "human_scores": self.human}))
+            if final.text():
+                info.append(f"  final {final.text()}", style="bold")
         info.append(f"  [{status}]", style=_STATUS_STYLE.get(status, "bold"))
         self.query_one("#session-info", Static).update(info)
+
+    def seat_label(self) -> str:
+        """Who sat in the interrogator seat, worded as Home and `sessions show` word it."""
+        stored = self.stored
+        current = self.seat or (stored.spec.interrogator if stored is not None else "")
+        return seat_label(spans(self._user_turns), current, self.status != "finished")
 
     def _set_notice(self, text: str, *, warn: bool = False) -> None:
         self.notice = text
@@ -516,46 +541,69 @@ class LiveScreen(GroupScene, Screen):
         if action in ("take_seat", "hand_back") and live and self.is_scene:
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN or self._holds_member_seat()
             return yours if action == "hand_back" else True
-        if action in ("take_seat", "hand_back") and live:
-            yours = self._next_seat.get("interrogator", self.seat) == HUMAN
-            return yours if action == "hand_back" else not yours
         if action == "end_dialogue":
-            return live and self._dmt() and not self.control.ending and self._dialogue_open()
-        if action in ("toggle_pause", "step", "continue", "stop", "take_seat", "hand_back"):
+            return live and self._dmt() and not self.control.ending and self._dialogue_open()  # type: ignore[union-attr]
+        if action == "take_seat" and live:
+            return self._next_seat.get("interrogator", self.seat) != HUMAN
+        if action == "hand_back" and live:
+            return self._held_seat() is not None
+        if action in ("pause", "continue") and live:
+            return self.control.paused == (action == "continue")  # type: ignore[union-attr]
+        if action in ("pause", "step", "continue", "stop", "take_seat", "hand_back"):
             return live
         if action == "retry":
             return not self.follow and not self.running and self.status in ("failed", "interrupted")
         return True
 
-    def action_toggle_pause(self) -> None:
-        if self.control is None:
-            return
-        if self.control.paused:
-            self.control.resume()
-            self._set_notice("continuing")
-        else:
+    def _held_seat(self) -> str | None:
+        """The seat a person holds (or will from the next turn): "interrogator", "player" or None."""
+        for seat, current in (("interrogator", self.seat), ("player", self.player_seat)):
+            if self._next_seat.get(seat, current) == HUMAN:
+                return seat
+        return None
+
+    def _paused_changed(self) -> None:
+        self._shown_paused = bool(self.control is not None and self.control.paused)
+        self._refresh_info()
+        self.refresh_bindings()
+
+    def action_pause(self) -> None:
+        if self.control is not None and not self.control.paused:
             self.control.pause()
             self._set_notice("paused: space continues, s runs one turn")
-        self._refresh_info()
+            self._paused_changed()
 
     def action_continue(self) -> None:
         if self.control is not None and self.control.paused:
             self.control.resume()
             self._set_notice("continuing")
-            self._refresh_info()
+            self._paused_changed()
 
     def action_step(self) -> None:
         if self.control is None:
             return
         self.control.step()
         self._set_notice("running one turn, then pausing")
-        self._refresh_info()
+        self._paused_changed()
 
     def action_stop(self) -> None:
+        """Ask, then stop: the message being written is dropped; r resumes later."""
         if self.control is None or not self.running:
             return
-        self.control.cancel()
-        self.workers.cancel_group(self, "engine")
+        from pingpong.tui.screens.choice import ChoiceScreen
+
+        def answered(choice: str | None) -> None:
+            if choice == "stop":
+                self._stop_now()
+
+        self.app.push_screen(ChoiceScreen(
+            f"Stop session {self.session_id}?",
+            "The message being written is dropped; the session can be resumed later (r).",
+            [("s", "Stop", "stop"), ("k", "Keep running", "keep")]), answered)
+
+    def _stop_now(self) -> None:
+        if self.session_run is not None:
+            self.session_run.stop()
         self._set_notice("stopping…")
 
     def _dialogue_open(self) -> bool:
@@ -596,8 +644,10 @@ class LiveScreen(GroupScene, Screen):
         self.refresh_bindings()
 
     def action_hand_back(self) -> None:
-        if self.control is None or not self.running:
-            self.notify("The session is not running", severity="warning")
+        """Give the seat a person holds (the interrogator's, or a spot-check's player seat) to a model."""
+        seat = self._held_seat() if self.control is not None and self.running else None
+        if seat is None:
+            self.notify("You hold no seat in a running session", severity="warning")
             return
         if self.is_scene:
             self._scene_hand_back()
@@ -608,13 +658,13 @@ class LiveScreen(GroupScene, Screen):
 
         def chosen(name: str | None) -> None:
             if name and self.control is not None:
-                self.control.set_seat("interrogator", name)
-                self._next_seat["interrogator"] = name
-                self._set_notice(f"interrogator seat goes to {name} from the next user turn")
+                self.control.set_seat(seat, name)
+                self._next_seat[seat] = name
+                self._set_notice(f"{seat} seat goes to {name} from the next {_role_of_seat(seat)} turn")
                 self._update_human_box()
                 self.refresh_bindings()
 
-        self.app.push_screen(ModelPicker(names, title="Hand the interrogator seat to"), chosen)
+        self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to"), chosen)
 
     def action_override(self) -> None:
         transcript = self.query_one(Transcript)
@@ -644,17 +694,36 @@ class LiveScreen(GroupScene, Screen):
         self.start_engine()
         self.refresh_bindings()
 
+    def leave_input(self) -> None:
+        """Escape in the message box: back to the transcript (what you typed stays in the box)."""
+        self.query_one(Transcript).focus()
+
     def action_back(self) -> None:
-        if self.focused is self.query_one("#human-input"):
-            self.query_one(Transcript).focus()  # leave the box first; a second escape leaves
+        """Back to where you came from; a session running here asks: background, stop, or stay."""
+        if not self.running:
+            self.app.pop_screen()
             return
-        if self.running:
-            self.action_stop()
-        self.app.pop_screen()
+        from pingpong.tui.screens.choice import ChoiceScreen
+
+        def answered(choice: str | None) -> None:
+            if choice == "stop":
+                self._stop_now()
+            if choice in ("keep", "stop"):
+                self.app.pop_screen()
+
+        self.app.push_screen(ChoiceScreen(
+            f"Leave session {self.session_id}?",
+            "It is still running. Keep it running in the background (Home shows it as live; open it "
+            "again to steer it), or stop it (it can be resumed later).",
+            [("k", "Keep running", "keep"), ("s", "Stop", "stop"), ("escape", "Stay", "stay")]), answered)
 
 
 _STATUS_STYLE = {"running": "bold green", "finished": "bold blue", "failed": "bold red",
                  "interrupted": "bold yellow", "paused": "bold yellow"}
+
+
+def _role_of_seat(seat: str) -> str:
+    return "user" if seat == "interrogator" else "player"
 
 
 def _role(role: str) -> str:

@@ -40,17 +40,18 @@ class PathPrompt(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="path.cancel")]
 
-    def __init__(self, title: str, hint: str = "") -> None:
+    def __init__(self, title: str, hint: str = "", value: str = "") -> None:
         super().__init__()
         self.title_text = title
         self.hint = hint
+        self.value = value
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
             if self.hint:
                 yield Static(self.hint, classes="hint")
-            yield Input(placeholder="/path/to/file", id="path-input")
+            yield Input(self.value, placeholder="/path/to/file", id="path-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()

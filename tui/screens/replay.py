@@ -25,9 +25,10 @@ class ReplayScreen(Screen):
         Binding("left,k", "step(-1)", "Prev", id="replay.prev", priority=True),
         Binding("home", "jump(0)", "First", id="replay.first", priority=True, show=False),
         Binding("end", "jump(1)", "Last", id="replay.last", priority=True, show=False),
-        Binding("o", "override", "Rate", id="replay.override"),
-        Binding("f", "fork", "Fork", id="replay.fork"),
-        Binding("J", "rejudge", "Rejudge", id="replay.rejudge"),
+        Binding("o", "override", "Rate", tooltip="Rate the shown turn", id="replay.override"),
+        Binding("f", "fork", "Fork", tooltip="Fork from the shown turn (runs on live)", id="replay.fork"),
+        Binding("J", "rejudge", "Rejudge", tooltip="Re-judge: ask the judges again for failed turns",
+                id="replay.rejudge"),
         Binding("escape,q", "back", "Back", id="replay.back"),
     ]
 
@@ -90,10 +91,11 @@ class ReplayScreen(Screen):
         if spec.cast:
             info.append(spec.situation, style="bold cyan")
             tested = transcript.speaker_label(spec.character)
-            info.append(f"  {len(spec.cast)} characters, tested {tested}  narrator {spec.interrogator}")
+            info.append(f"  {len(spec.cast)} characters, tested {tested}  narrator {stored.seat_label()}")
         else:
             info.append(spec.character, style="bold cyan")
-            info.append(f" in {spec.situation}  player {spec.player}  interrogator {spec.interrogator}")
+            info.append(f" in {spec.situation}  player {stored.seat_label('player')}  "
+                        f"interrogator {stored.seat_label()}")
         info.append(f"  [{stored.status}]", style="bold")
         if self.spend is not None:
             info.append(f"  spent {self.spend.text()}", style="dim")

@@ -19,26 +19,41 @@ from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
 NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
+SINGLE = "single sessions"
 STATUSES = ("running", "finished", "failed", "interrupted")
 # short headers so the runs table fits 80 columns (the counts line below spells them out)
-RUN_COLUMNS = ("id", "run", "all", "running", "done", "failed", "intr")
+RUN_COLUMNS = ("id", "run", "planned", "running", "done", "failed", "intr")
 SESSION_COLUMNS = ("id", "character", "situation", "status", "turns", "judged", "player")
-NAME_WIDTH = 32  # longer run names are cut in the middle: players on the left, language on the right
+NAMES = {"run", "character", "situation", "player"}  # the columns that share the room left
 
 
-def short_name(name: str, width: int = NAME_WIDTH) -> str:
+def short_name(name: str, width: int) -> str:
+    """Cut in the middle when longer than `width` (a run name: players left, language right)."""
     if len(name) <= width:
         return name
     right = width // 3
     return name[:width - right - 1] + "…" + name[-right:]
 
 
+def fit_names(titles: tuple[str, ...], rows: list[list[str]], width: int) -> list[list[str]]:
+    """The rows with the name columns cut only as much as a table `width` cells wide needs."""
+    from pingpong.tui.commands.table import Column, fit
+
+    columns = [Column(t, least=12 if t in NAMES else 40, number=t not in NAMES) for t in titles]
+    # a DataTable pads each cell by one on both sides (fit counts two between columns) and keeps
+    # two cells for its scroll bar
+    index, widths = fit(columns, rows, max(20, width - 4))
+    return [[short_name(cell, w) if t in NAMES else cell for cell, t, w in zip(row, titles, widths)]
+            for row in rows]
+
+
 @dataclass(frozen=True)
 class RunRow:
     id: int
     name: str
-    total: int
+    total: int  # sessions written so far
     counts: tuple[int, int, int, int]  # per STATUSES
+    planned: int  # sessions the run will have (its plan), at least those written
 
 
 @dataclass(frozen=True)
@@ -62,10 +77,16 @@ class WatchLoaded(TMessage):
 
 
 def read_runs(db) -> list[RunRow]:
+    import json
+
     out = []
-    for rid, name, total, *counts in queries.run_status_counts(db.conn, STATUSES):
-        out.append(RunRow(NO_RUN if rid is None else rid, name or "(single sessions)", total,
-                          tuple(int(x or 0) for x in counts)))
+    for rid, name, config, total, *counts in queries.run_status_counts(db.conn, STATUSES):
+        try:
+            planned = int(json.loads(config or "{}").get("planned") or 0)
+        except (ValueError, TypeError, AttributeError):
+            planned = 0
+        out.append(RunRow(NO_RUN if rid is None else rid, name or SINGLE, total,
+                          tuple(int(x or 0) for x in counts), max(planned, total)))  # type: ignore[arg-type]
     return out
 
 
@@ -133,9 +154,9 @@ class WatchScreen(Screen):
             table = self.query_one("#runs-table", DataTable)
             cursor = table.cursor_row
             table.clear()
-            for r in message.runs:
-                table.add_row(str(r.id) if r.id else "-", short_name(r.name), str(r.total), *map(str, r.counts),
-                              key=str(r.id))
+            cells = [[str(r.id) if r.id else "-", r.name, str(r.planned), *map(str, r.counts)] for r in message.runs]
+            for r, row in zip(message.runs, fit_names(RUN_COLUMNS, cells, self.size.width)):
+                table.add_row(*row, key=str(r.id))
             if table.row_count:
                 index = next((i for i, r in enumerate(message.runs) if r.id == message.run_id), cursor)
                 table.move_cursor(row=min(index, table.row_count - 1))
@@ -146,10 +167,11 @@ class WatchScreen(Screen):
                 table = self.query_one("#run-sessions", DataTable)
                 cursor = table.cursor_row
                 table.clear()
-                for s in message.sessions:
-                    planned = f"/{s.num_turns}" if s.num_turns else ""
-                    table.add_row(str(s.id), short_name(s.character, 20), short_name(s.situation, 20),
-                                  s.status, f"{s.turns}{planned}", str(s.judged), s.player, key=str(s.id))
+                cells = [[str(s.id), s.character, s.situation, s.status,
+                          f"{s.turns}/{s.num_turns}" if s.num_turns else str(s.turns), str(s.judged), s.player]
+                         for s in message.sessions]
+                for s, row in zip(message.sessions, fit_names(SESSION_COLUMNS, cells, self.size.width)):
+                    table.add_row(*row, key=str(s.id))
                 if table.row_count:
                     table.move_cursor(row=min(cursor, table.row_count - 1))
         self._counts()
@@ -161,9 +183,16 @@ class WatchScreen(Screen):
                 "No runs yet. Start one in another terminal, e.g. "
                 "pingpong run --player offline --interrogator offline --judge offline")
             return
-        parts = "".join(f", {name} {n}" for name, n in zip(STATUSES, run.counts) if n)  # zeros left out
+        done = run.counts[STATUSES.index("finished")]
+        parts = "".join(f", {name} {n}" for name, n in zip(STATUSES, run.counts) if n and name != "finished")
         # the counts first: a long run name may run off the line, the table above shows it too
-        self.query_one("#watch-counts", Static).update(f"{run.total} sessions{parts}  enter opens  ({run.name})")
+        self.query_one("#watch-counts", Static).update(
+            f"{done} of {run.planned} sessions done{parts}  enter opens  · {run.name}")
+
+    def on_resize(self) -> None:
+        """Names take the room there is: draw both tables again at the new width."""
+        self.runs, self.sessions = [], []
+        self.poll()
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def run_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -18,12 +18,13 @@ class RatingField(Static, can_focus=True):
     RatingField:focus { background: $accent 30%; }
     """
     BINDINGS = [
-        Binding("1", "rate(1)", "1", show=False),
-        Binding("2", "rate(2)", "2", show=False),
-        Binding("3", "rate(3)", "3", show=False),
-        Binding("4", "rate(4)", "4", show=False),
-        Binding("5", "rate(5)", "5", show=False),
-        Binding("0,backspace,delete", "rate(0)", "Clear", show=False),
+        Binding("1", "rate(1)", "1", tooltip="Rate the focused metric 1", show=False, id="rating.1"),
+        Binding("2", "rate(2)", "2", tooltip="Rate the focused metric 2", show=False, id="rating.2"),
+        Binding("3", "rate(3)", "3", tooltip="Rate the focused metric 3", show=False, id="rating.3"),
+        Binding("4", "rate(4)", "4", tooltip="Rate the focused metric 4", show=False, id="rating.4"),
+        Binding("5", "rate(5)", "5", tooltip="Rate the focused metric 5", show=False, id="rating.5"),
+        Binding("0,backspace,delete", "rate(0)", "Clear", tooltip="Clear the focused metric's rating", show=False,
+                id="rating.clear"),
     ]
 
     value: reactive[int | None] = reactive(None)
@@ -63,9 +64,9 @@ class RefusalField(Static, can_focus=True):
     RefusalField:focus { background: $accent 30%; }
     """
     BINDINGS = [
-        Binding("y", "set(1)", "Yes", show=False),
-        Binding("n", "set(0)", "No", show=False),
-        Binding("0,backspace,delete", "set(-1)", "Clear", show=False),
+        Binding("y", "set(1)", "Yes", tooltip="Refusal: yes", show=False, id="refusal.yes"),
+        Binding("n", "set(0)", "No", tooltip="Refusal: no", show=False, id="refusal.no"),
+        Binding("0,backspace,delete", "set(-1)", "Clear", tooltip="Refusal: clear", show=False, id="refusal.clear"),
     ]
 
     value: reactive[bool | None] = reactive(None)
