@@ -92,10 +92,12 @@ class StoredSession(BaseModel):
 
     def seat_spans(self, role: str) -> list[tuple[str, int, int]]:
         """(author, first turn, last turn) of the stretches of turns each occupant of a seat wrote."""
+        from pingpong.core.methods import get_method
         from pingpong.sessions.seats import spans
 
         kind = "user" if role == "interrogator" else "assistant"
-        return spans((m.turn, m.author) for m in self.messages if m.role == kind)
+        scripted = get_method(self.spec.method).scripted_authors
+        return spans((m.turn, m.author) for m in self.messages if m.role == kind and m.author not in scripted)
 
     def seat_label(self, role: str = "interrogator") -> str:
         """Who sat in the seat, as every view says it (sessions.seats)."""

@@ -727,6 +727,7 @@ class Store:
         situation: str | None = None, method: str | None = None, newest_first: bool = False,
     ) -> list[SessionSummary]:
         """Sessions matching the filters (run: a run name or id), oldest first unless newest_first."""
+        from pingpong.core.methods import get_method
         from pingpong.sessions.scoring import session_finals
 
         where: list[str] = []
@@ -761,7 +762,9 @@ class Store:
         out = []
         for r in rows:
             now_seated = json.loads(r.pop("seats") or "{}").get("interrogator") or r["interrogator"]
-            r["interrogator_seat"] = seat_label(writers.get(r["id"], []), now_seated, r["status"] != "finished")
+            scripted = get_method(r["method"]).scripted_authors   # a seed's or probe's own lines: no seat's
+            r["interrogator_seat"] = seat_label([w for w in writers.get(r["id"], []) if w[0] not in scripted],
+                                                now_seated, r["status"] != "finished")
             r["judges"] = json.loads(r["judges"] or "[]")
             final = finals.get(r["id"])
             r["final"] = final.to_json() if final else None

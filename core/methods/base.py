@@ -25,6 +25,9 @@ class Method(ABC):
     metrics: ClassVar[tuple[str, ...]]
     """Scored metrics, in display order (refusal flags included where the method has them)."""
     scale: ClassVar[Scale]
+    scripted_authors: ClassVar[frozenset[str]] = frozenset()
+    """Authors of the lines the method writes itself (a seed's first query, a probe's question): no
+    seat's occupant, so views of who sat in a seat leave them out."""
     min_reply_chars: ClassVar[int] = 2
     """A shorter player reply is asked for again (PingPong's rule); 1 where one letter is an answer."""
 

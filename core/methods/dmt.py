@@ -136,6 +136,7 @@ def stop_decision(transcript: Sequence[Message]) -> str | None:
 
 class Dmt(Method):
     name = "dmt"
+    scripted_authors = frozenset({SEED_AUTHOR})
     metrics = DMT_METRICS
     scale = "good-bad"
 

@@ -72,6 +72,7 @@ def score_answer(answer: str, data: dict[str, Any] | None) -> list[Score]:
 
 class RoleBench(Method):
     name = "rolebench"
+    scripted_authors = frozenset({AUTHOR})
     metrics = METRICS
     scale = "0-1"
 

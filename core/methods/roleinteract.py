@@ -31,7 +31,7 @@ from pingpong.core.methods.roleinteract_probes import (
     score_memory,
 )
 from pingpong.core.methods.roleinteract_scene import METRIC as SCENE_METRIC
-from pingpong.core.methods.roleinteract_scene import converse_scene, is_scene, judge_scene
+from pingpong.core.methods.roleinteract_scene import SCENE_AUTHOR, converse_scene, is_scene, judge_scene
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine, Usage, UserWriter
@@ -49,6 +49,7 @@ def _user(turn: int, text: str) -> Message:
 
 class RoleInteract(Method):
     name = "roleinteract"
+    scripted_authors = frozenset({AUTHOR, SCENE_AUTHOR})
     metrics = METRICS
     scale = "0-1"
     min_reply_chars = 1   # "B" answers a multiple-choice question

@@ -240,7 +240,7 @@ async def test_version_1_stops_at_the_first_refusal(fake_server, fake_pool):
 
 
 async def test_a_consumer_that_wants_no_deltas_gets_none_but_the_same_messages(fake_server, fake_pool):
-    events = await collect(engine(fake_pool, deltas=False))
+    events = await collect(engine(fake_pool, deltas=None))
 
     assert not of(events, Delta)
     replies = [m for m in messages(events) if m.role == "assistant"]

@@ -9,9 +9,11 @@ from typing import Any
 
 from pingpong.core.methods.roleinteract import METRICS
 from pingpong.tui.commands.output import print_board
+from pingpong.tui.commands.table import Column
 
 TITLES = {"self_style": "Style", "self_knowledge": "Knowledge", "emotion": "Emotion", "situation": "Situation",
-          "social_preference": "Social", "memory_short": "Memory short", "memory_long": "Memory long"}
+          "social_preference": "Social", "memory_short": "Memory short", "memory_long": "Memory long",
+          "social_preference_group": "Group"}
 
 
 def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
@@ -34,15 +36,26 @@ def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
                 r["score"], r["unparseable"], r["conversations"])])
         return
 
-    def cell(row: dict[str, Any], dim: str) -> str:
-        v, ci = row["dimensions"].get(dim), row["dimensions_ci"].get(dim)
-        return "-" if v is None else (f"{v:.2f} ± {ci:.2f}" if ci is not None else f"{v:.2f}")
+    def num(value: float | None, digits: int = 2) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
 
-    headers = ["Rank", "Player", "Lang", *(TITLES.get(d, d) for d in dims), "Mean", "Unparseable", "Questions"]
-    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", *(cell(r, d) for d in dims),
-             "-" if r["score"] is None else f"{r['score']:.3f}", str(r["unparseable"]),
-             str(sum(r["questions"].values()))] for r in rows]
-    print_board(headers, body, fmt, out, title="RoleInteract (share of each dimension answered right)",
+    if fmt == "markdown":
+        columns = [Column(t) for t in ("Rank", "Player", "Lang", *(TITLES.get(d, d) for d in dims), "Mean",
+                                       "Unparseable", "Questions")]
+        body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
+                 *(num(r["dimensions"].get(d)) + (f" ± {r['dimensions_ci'][d]:.2f}" if r["dimensions"].get(d) is not None
+                                                  and r["dimensions_ci"].get(d) is not None else "") for d in dims),
+                 num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
+    else:  # the half widths in columns of their own, the first to go on a narrow screen
+        columns = [Column("Rank", 9, number=True), Column("Player", 10), Column("Lang", 8, least=2),
+                   *(c for d in dims for c in (Column(TITLES.get(d, d), 6, number=True, short=TITLES.get(d, d)[:5]),
+                                                Column("±", 1, number=True, name=f"{d}_ci"))),
+                   Column("Mean", 9, number=True), Column("Unparseable", 3, number=True, short="Unp"),
+                   Column("Questions", 4, number=True, short="n")]
+        body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
+                 *(x for d in dims for x in (num(r["dimensions"].get(d)), num(r["dimensions_ci"].get(d)))),
+                 num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
+    print_board(columns, body, fmt, out, title="RoleInteract (share of each dimension answered right)",
                 caption="± = half width of the 95% bootstrap interval over questions",
                 empty="no finished roleinteract sessions yet")
 

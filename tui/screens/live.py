@@ -38,6 +38,7 @@ from pingpong.core.events import (
     TurnStarted,
     VerdictReady,
 )
+from pingpong.core.methods import get_method
 from pingpong.sessions.scoring import stored_final
 from pingpong.sessions.seats import seat_label, spans
 from pingpong.tui.runs import EngineEvent, EngineStopped
@@ -524,7 +525,9 @@ class LiveScreen(GroupScene, Screen):
         """Who sat in the interrogator seat, worded as Home and `sessions show` word it."""
         stored = self.stored
         current = self.seat or (stored.spec.interrogator if stored is not None else "")
-        return seat_label(spans(self._user_turns), current, self.status != "finished")
+        scripted = get_method(stored.spec.method).scripted_authors if stored is not None else frozenset()
+        return seat_label(spans(t for t in self._user_turns if t[1] not in scripted), current,
+                          self.status != "finished")
 
     def _set_notice(self, text: str, *, warn: bool = False) -> None:
         self.notice = text
@@ -645,12 +648,12 @@ class LiveScreen(GroupScene, Screen):
 
     def action_hand_back(self) -> None:
         """Give the seat a person holds (the interrogator's, or a spot-check's player seat) to a model."""
+        if self.is_scene and self.control is not None and self.running:  # the narrator's or a member's seat
+            self._scene_hand_back()
+            return
         seat = self._held_seat() if self.control is not None and self.running else None
         if seat is None:
             self.notify("You hold no seat in a running session", severity="warning")
-            return
-        if self.is_scene:
-            self._scene_hand_back()
             return
         from pingpong.tui.screens.pickers import ModelPicker
 
