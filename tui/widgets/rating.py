@@ -3,6 +3,8 @@ yes/no refusal flag (y/n)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message as TMessage
@@ -56,29 +58,27 @@ class RatingField(Static, can_focus=True):
             self.screen.focus_next()
 
 
-class RefusalField(Static, can_focus=True):
-    """Was the turn a refusal? y / n, 0 to leave unset."""
+class TwoWayField(Static, can_focus=True):
+    """A yes/no kind of field set with keys (the subclass binds them), 0 to leave it unset."""
 
     DEFAULT_CSS = """
-    RefusalField { height: 1; padding: 0 1; }
-    RefusalField:focus { background: $accent 30%; }
+    TwoWayField { height: 1; padding: 0 1; }
+    TwoWayField:focus { background: $accent 30%; }
     """
-    BINDINGS = [
-        Binding("y", "set(1)", "Yes", tooltip="Refusal: yes", show=False, id="refusal.yes"),
-        Binding("n", "set(0)", "No", tooltip="Refusal: no", show=False, id="refusal.no"),
-        Binding("0,backspace,delete", "set(-1)", "Clear", tooltip="Refusal: clear", show=False, id="refusal.clear"),
-    ]
+    LABELS: ClassVar[tuple[str, str]] = ("y", "n")
+    WIDTH: ClassVar[int] = 13
 
     value: reactive[bool | None] = reactive(None)
 
-    def __init__(self, *, judges: str = "", id: str | None = None) -> None:
+    def __init__(self, title: str, *, judges: str = "", id: str | None = None) -> None:
         super().__init__(id=id)
+        self.title = title
         self.judges = judges
 
     def render(self) -> Text:
         text = Text()
-        text.append(f"{'refusal':<13}", style="bold")
-        for label, val in (("y", True), ("n", False)):
+        text.append(f"{self.title:<{self.WIDTH}}", style="bold")
+        for label, val in zip(self.LABELS, (True, False)):
             style = "reverse bold" if self.value is val else "dim"
             text.append(f" {label} ", style=style)
         if self.judges:
@@ -89,6 +89,19 @@ class RefusalField(Static, can_focus=True):
         self.value = None if n < 0 else bool(n)
         if n >= 0:
             self.screen.focus_next()
+
+
+class RefusalField(TwoWayField):
+    """Was the turn a refusal? y / n, 0 to leave unset."""
+
+    BINDINGS = [
+        Binding("y", "set(1)", "Yes", tooltip="Refusal: yes", show=False, id="refusal.yes"),
+        Binding("n", "set(0)", "No", tooltip="Refusal: no", show=False, id="refusal.no"),
+        Binding("0,backspace,delete", "set(-1)", "Clear", tooltip="Refusal: clear", show=False, id="refusal.clear"),
+    ]
+
+    def __init__(self, *, judges: str = "", id: str | None = None) -> None:
+        super().__init__("refusal", judges=judges, id=id)
 
 
 class ScopeField(Static, can_focus=True):
@@ -134,37 +147,17 @@ class ScopeField(Static, can_focus=True):
         self.action_set(int(not self.whole))
 
 
-class LabelField(Static, can_focus=True):
+class LabelField(TwoWayField):
     """One metric of a DMT round labelled good or bad: g / b, 0 to leave unset."""
 
-    DEFAULT_CSS = """
-    LabelField { height: 1; padding: 0 1; }
-    LabelField:focus { background: $accent 30%; }
-    """
+    LABELS = ("good", "bad")
+    WIDTH = 24
     BINDINGS = [
-        Binding("g", "set(1)", "Good", show=False),
-        Binding("b", "set(0)", "Bad", show=False),
-        Binding("0,backspace,delete", "set(-1)", "Clear", show=False),
+        Binding("g", "set(1)", "Good", tooltip="Label: good", show=False, id="label.good"),
+        Binding("b", "set(0)", "Bad", tooltip="Label: bad", show=False, id="label.bad"),
+        Binding("0,backspace,delete", "set(-1)", "Clear", tooltip="Label: clear", show=False, id="label.clear"),
     ]
 
-    value: reactive[bool | None] = reactive(None)
-
     def __init__(self, metric: str, *, judges: str = "", id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(metric, judges=judges, id=id)
         self.metric = metric
-        self.judges = judges
-
-    def render(self) -> Text:
-        text = Text()
-        text.append(f"{self.metric:<24}", style="bold")
-        for label, val in (("good", True), ("bad", False)):
-            style = "reverse bold" if self.value is val else "dim"
-            text.append(f" {label} ", style=style)
-        if self.judges:
-            text.append(f"  judges {self.judges}", style="dim")
-        return text
-
-    def action_set(self, n: int) -> None:
-        self.value = None if n < 0 else bool(n)
-        if n >= 0:
-            self.screen.focus_next()
