@@ -82,26 +82,21 @@ def _pm(value: float | None, low: float | None, high: float | None, digits: int)
 
 
 def render(report: dict[str, Any], out) -> None:
-    """The win rates against the baseline and the ratings, as two tables."""
-    from rich.console import Console
-    from rich.table import Table
+    """The win rates against the baseline and the ratings, as two tables that fit the terminal."""
+    from pingpong.tui.commands.table import Column, print_table
 
-    console = Console(file=out, width=None if out.isatty() else 160)
-    rates = Table(title=f"Win rate against {report['baseline']} (judge {report['judge']})",
-                  caption="win rate = (wins + ties / 2) / comparisons, with its 95% bootstrap interval; "
-                          "a pair whose two orders disagree is a tie")
-    for h in ("Player", "Comparisons", "Wins", "Ties", "Losses", "Win rate [95% CI]"):
-        rates.add_column(h, justify="left" if h == "Player" else "right")
-    for r in report["win_rates"]:
-        rates.add_row(r["player"], str(r["n"]), str(r["wins"]), str(r["ties"]), str(r["losses"]),
-                      _pm(r["win_rate"], r["ci_low"], r["ci_high"], 3))
-    console.print(rates)
-    ratings = Table(title="Bradley-Terry ratings (Elo scale)",
-                    caption="mean 1000; 400 points more = odds of 10 to 1; [95% bootstrap interval]")
-    for h in ("Rank", "Player", "Rating [95% CI]"):
-        ratings.add_column(h, justify="left" if h == "Player" else "right")
-    for r in report["ratings"]:
-        ratings.add_row(str(r["rank"]), r["player"], _pm(r["rating"], r["ci_low"], r["ci_high"], 0))
-    console.print(ratings)
+    out.write(f"Win rate against {report['baseline']} (judge {report['judge']})\n")
+    print_table([Column("Player", 10), Column("Comparisons", 4, number=True, short="n"),
+                 Column("Wins", 5, number=True), Column("Ties", 5, number=True), Column("Losses", 5, number=True),
+                 Column("Win rate [95% CI]", 9, number=True, short="Win rate")],
+                [[r["player"], str(r["n"]), str(r["wins"]), str(r["ties"]), str(r["losses"]),
+                  _pm(r["win_rate"], r["ci_low"], r["ci_high"], 3)] for r in report["win_rates"]],
+                out=out, empty="no compared pairs yet")
+    out.write("Bradley-Terry ratings (Elo scale): mean 1000; 400 points more = odds of 10 to 1\n")
+    print_table([Column("Rank", 9, number=True), Column("Player", 10),
+                 Column("Rating [95% CI]", 9, number=True, short="Rating")],
+                [[str(r["rank"]), r["player"], _pm(r["rating"], r["ci_low"], r["ci_high"], 0)]
+                 for r in report["ratings"]], out=out)
+    out.write("win rate = (wins + ties / 2) / comparisons; a pair whose two orders disagree is a tie\n")
     if report["unjudged"]:
-        console.print(f"{report['unjudged']} of {report['pairs']} pair(s) have no verdict yet and are left out")
+        out.write(f"{report['unjudged']} of {report['pairs']} pair(s) have no verdict yet and are left out\n")
