@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from pingpong.sessions import queries
+from pingpong.tui.screens import in_view
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
@@ -164,7 +165,7 @@ class HomeScreen(Screen):
 
     def refresh_if_changed(self) -> None:
         """Timer: reload when the stored sessions changed, only while this screen is shown."""
-        if self.is_current and self.loaded and not self._loading():
+        if in_view(self) and self.loaded and not self._loading():
             self.check_changes()
 
     @work(thread=True, exclusive=True, group="home-check", exit_on_error=False)

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from pingpong.sessions import queries
+from pingpong.tui.screens import in_view
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
@@ -137,7 +138,8 @@ class WatchScreen(Screen):
         self._store.close()
 
     def poll(self) -> None:
-        self.read(self.run_id)
+        if in_view(self):   # a session opened from here covers it: nothing to redraw meanwhile
+            self.read(self.run_id)
 
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
     def read(self, run_id: int | None) -> None:
