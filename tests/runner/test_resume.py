@@ -70,7 +70,7 @@ def test_pairs_of_a_run_killed_beside_a_surviving_run_are_taken_over_by_it(slow_
     """One process runs alpha's pairs; a second one of the same run finds them running there and
     does beta's. The first is killed (-9): the survivor resumes its pairs instead of ending with
     'run elsewhere', so nothing is left behind."""
-    fake.latency = 0.5   # the first run must still be talking when the survivor has started
+    fake.latency = 3.0   # every call outlasts the survivor's start-up, however busy the machine
     first = spawn(slow_home, *run_args("--run", "shared", "--concurrency", "4", players=("alpha",)))
     wait_for(slow_home, lambda counts, talking: counts.get("running", 0) >= 4, first)
     survivor = spawn(slow_home, *run_args("--run", "shared", "--concurrency", "4"))
