@@ -8,7 +8,7 @@ answer lacked; whatever is still missing is recorded as failed (``pingpong judge
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pingpong.core.domain import METRICS, Score, Situation
@@ -17,6 +17,7 @@ from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.base import Method
 
 if TYPE_CHECKING:
+    from pingpong.core.domain import Message
     from pingpong.core.engine import SessionEngine, Usage, UserWriter
 
 JUDGED: tuple[str, ...] = ("is_refusal", *METRICS)
@@ -62,16 +63,25 @@ async def interrogator_line(engine: "SessionEngine", turn: int, who: str,
             engine.fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {second}", "interrogator", who)
 
 
-async def alternate(engine: "SessionEngine", write: "UserWriter", stop: Callable[[], bool] = lambda: False) -> None:
+UserLine = Callable[[int], Awaitable["Message | None"]]
+"""The user side's line for a turn (None: the dialogue stops there)."""
+
+
+def seat_lines(engine: "SessionEngine", write: "UserWriter") -> UserLine:
+    """User lines from the interrogator seat: a person's, or its model's through ``write``."""
+    return lambda turn: engine.user_message(turn, write)
+
+
+async def alternate(engine: "SessionEngine", line: UserLine, stop: Callable[[], bool] = lambda: False) -> None:
     """User line, player reply, for the planned turns (from where a resumed session stopped);
-    ends early when ``stop()`` says so before a user line, or the writer gives no line."""
+    ends early when ``stop()`` says so before a user line, or ``line`` gives none."""
     turn, role = engine.resume_point()
     while turn <= engine.num_turns:
         if role == "user":
             if stop():
                 return
             await engine.gate("user")
-            message = await engine.user_message(turn, write)
+            message = await line(turn)
             if message is None:
                 return
             engine.complete(message)
@@ -86,7 +96,7 @@ class PingPong(Method):
     scale = "1-5"
 
     async def converse(self, engine: "SessionEngine") -> None:
-        await alternate(engine, interrogator_line)
+        await alternate(engine, seat_lines(engine, interrogator_line))
 
     async def judge(self, engine: "SessionEngine") -> None:
         names = list(dict.fromkeys(engine.spec.judges))

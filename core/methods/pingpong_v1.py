@@ -14,7 +14,7 @@ from pingpong.core.domain import HUMAN, METRICS
 from pingpong.core.judging import failed_scores, parse_tester
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.base import Method
-from pingpong.core.methods.pingpong import JUDGED, alternate, owed_turns
+from pingpong.core.methods.pingpong import JUDGED, alternate, owed_turns, seat_lines
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine, Usage
@@ -32,7 +32,7 @@ class PingPongV1(Method):
     scale = "1-10"
 
     async def converse(self, engine: "SessionEngine") -> None:
-        await alternate(engine, self._tester_line, stop=lambda: refused(engine))
+        await alternate(engine, seat_lines(engine, self._tester_line), stop=lambda: refused(engine))
 
     async def judge(self, engine: "SessionEngine") -> None:
         """Score the last reply (the tester's final call has no line to write)."""

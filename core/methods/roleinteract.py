@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from pingpong.core.domain import Message, Score, Situation
 from pingpong.core.methods.base import Method
+from pingpong.core.methods.pingpong import alternate, interrogator_line, seat_lines
 from pingpong.core.methods.roleinteract_data import DIMENSIONS, MEMORY_DIMENSIONS, MemoryProbe
 from pingpong.core.methods.roleinteract_probes import (
     MEMORY,
@@ -84,27 +85,23 @@ class RoleInteract(Method):
     # -- memory --------------------------------------------------------------------------------
 
     async def _converse_memory(self, engine: "SessionEngine") -> None:
+        """Plant, padding, the question again: user lines from the probe (or, for padding the probe
+        leaves to it, the interrogator seat), each answered by the player."""
         data = engine.situation.data
         probe = MemoryProbe.model_validate(data["probe"])
         last = memory_turns(probe)
-        turn, role = engine.resume_point()
-        while turn <= last:
-            if role == "user":
-                await engine.gate("user")
-                if turn == 1:
-                    message: Message | None = _user(1, probe.plant)
-                elif turn == last:
-                    message = _user(turn, probe.ask)
-                elif probe.padding_from == "interrogator":
-                    message = await engine.user_message(turn, _padding_writer(engine.situation))
-                else:
-                    message = _user(turn, data["padding_lines"][turn - 2])
-                if message is None:
-                    return
-                engine.complete(message)
-            await engine.gate("assistant")
-            engine.complete(await engine.player_message(turn))
-            turn, role = turn + 1, "user"
+        padding = seat_lines(engine, _padding_writer(engine.situation))
+
+        async def line(turn: int) -> Message | None:
+            if turn == 1:
+                return _user(1, probe.plant)
+            if turn == last:
+                return _user(turn, probe.ask)
+            if probe.padding_from == "interrogator":
+                return await padding(turn)
+            return _user(turn, data["padding_lines"][turn - 2])
+
+        await alternate(engine, line)
 
     # -- scoring ---------------------------------------------------------------------------------
 
@@ -121,8 +118,6 @@ class RoleInteract(Method):
 def _padding_writer(situation: Situation) -> "UserWriter":
     """The interrogator seat's small-talk line, written as PingPong's interrogator writes its lines,
     but told to chat about unrelated things instead of the probe."""
-    from pingpong.core.methods.pingpong import interrogator_line
-
     brief = situation.model_copy(update={"text": PADDING_BRIEF.get(situation.lang, PADDING_BRIEF["en"]),
                                          "data": {}})
 
