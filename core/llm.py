@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import functools
 import random
 import time
 from collections.abc import Sequence
@@ -78,28 +77,6 @@ class Completion:
 
 
 CHAT_PATH = "/chat/completions"
-
-
-@functools.cache
-def _raw_stream_class() -> type:
-    """openai's AsyncStream yielding plain dicts and noting whether the server ended it with
-    ``[DONE]`` (openai swallows that event); built once (subscripting it is not free).
-
-    Some servers never send a finish_reason: a stream they closed with [DONE] is whole,
-    one that just stopped is not, and only this flag tells the two apart.
-    """
-    from openai import AsyncStream
-
-    class RawStream(AsyncStream[object]):
-        done = False
-
-        async def _iter_events(self):  # type: ignore[no-untyped-def]
-            async for sse in super()._iter_events():
-                if sse.data.startswith("[DONE]"):
-                    self.done = True
-                yield sse
-
-    return RawStream
 
 
 def _first_choice(data: Any) -> dict:
@@ -413,18 +390,17 @@ class OpenAIChatModel:
     async def _attempt(self, messages, params, stream: bool, timeout: float, on_delta):
         """One HTTP request: (text, finish_reason, usage dict or None). The stream is always closed.
 
-        The body goes out through the client's plain `post` and comes back as plain
-        dicts (cast_to=object): the typed `create` path validates and rebuilds every
-        message and every chunk, which costs more CPU than the rest of a batch run.
+        The body goes out through the client's `post_json` and comes back as plain dicts
+        (core.openai_client): the typed `create` path validates and rebuilds every message
+        and every chunk, which costs more CPU than the rest of a batch run.
         """
         with self._ep.lease() as client:
             return await self._request(client, messages, params, stream, timeout, on_delta)
 
     async def _request(self, client, messages, params, stream: bool, timeout: float, on_delta):
         body = {"model": self.spec.model, "messages": messages, **params}
-        options = {"timeout": timeout}
         if not stream:
-            data = await client.post(CHAT_PATH, cast_to=object, body=body, options=options)
+            data = await client.post_json(CHAT_PATH, body, timeout=timeout)
             choice = _first_choice(data)
             text = (choice.get("message") or {}).get("content") or ""
             if text and on_delta is not None:
@@ -432,8 +408,7 @@ class OpenAIChatModel:
             return text, choice.get("finish_reason"), _usage(data)
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
-        response = await client.post(CHAT_PATH, cast_to=object, body=body, options=options,
-                                     stream=True, stream_cls=_raw_stream_class())
+        response = await client.post_json(CHAT_PATH, body, timeout=timeout, stream=True)
         parts: list[str] = []
         finish = None
         usage = None
@@ -543,13 +518,15 @@ class ModelPool:
         if ep is None:
             import ssl
 
-            from openai import AsyncOpenAI, DefaultAioHttpClient
+            from openai import DefaultAioHttpClient
+
+            from pingpong.core.openai_client import LeanAsyncOpenAI
 
             secret = api_key(spec)
             tls = ssl.create_default_context()  # loaded once, shared by the endpoint's clients
 
             def make_client() -> Any:
-                return AsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
+                return LeanAsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
                                    http_client=DefaultAioHttpClient(verify=tls))  # aiohttp: less CPU than httpx
 
             ep = _Endpoint(key, make_client, AdaptiveLimiter(spec.max_concurrency), secret)

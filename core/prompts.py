@@ -72,6 +72,7 @@ class PromptRenderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=False,
+            auto_reload=False,  # read once per process: checking each file's mtime on every call costs a stat per prompt
         )
 
     # -- low level -------------------------------------------------------

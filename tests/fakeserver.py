@@ -70,6 +70,7 @@ class Reply:
     finish_reason: str | None = "stop"
     words_per_chunk: int = 3
     done: bool = True
+    headers: dict[str, str] = field(default_factory=dict)  # sent with a whole (unstreamed) answer
 
 
 @dataclass
@@ -300,7 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
         }
         if usage:
             obj["usage"] = usage
-        self._send_json(200, obj)
+        self._send_json(200, obj, b.headers)
 
     def _stream(self, body: dict, b: Reply, cut_after: int | None = None) -> None:
         fake = self._fake()

@@ -1,0 +1,66 @@
+"""The lean openai client sends what the library itself sends, request after request."""
+
+from __future__ import annotations
+
+import json
+
+from openai import AsyncOpenAI
+
+from pingpong.core.llm import ChatRequest
+from pingpong.core.openai_client import LeanAsyncOpenAI
+from tests.fakeserver import reply
+
+MSGS = [{"role": "system", "content": "You are Ada. Ünïcode stays as it is."}, {"role": "user", "content": "Hi?"}]
+
+
+async def _posts(client: AsyncOpenAI, bodies: list[dict], timeout: float) -> None:
+    for body in bodies:
+        if isinstance(client, LeanAsyncOpenAI):
+            await client.post_json("/chat/completions", body, timeout=timeout)
+        else:
+            await client.post("/chat/completions", cast_to=object, body=body, options={"timeout": timeout})
+
+
+async def test_requests_match_the_library_byte_for_byte(fake_server):
+    bodies = [{"model": "m", "messages": MSGS, "temperature": 0.5},
+              {"model": "m", "messages": [*MSGS, {"role": "assistant", "content": "Hello."}]},
+              {"model": "m", "messages": MSGS, "max_tokens": 7}]
+    for cls in (AsyncOpenAI, LeanAsyncOpenAI):
+        async with cls(base_url=fake_server.base_url, api_key="sk-test-1234", max_retries=0) as client:
+            await _posts(client, bodies, timeout=12.5)
+    sent = fake_server.chat_requests
+    library, lean = sent[:3], sent[3:]
+    assert [r.body for r in lean] == bodies == [r.body for r in library]
+    for ours, theirs in zip(lean, library, strict=True):
+        assert ours.headers == theirs.headers  # content-length included: the bodies are the same
+    assert lean[1].headers["authorization"] == "Bearer sk-test-1234"
+    assert lean[1].headers["x-stainless-read-timeout"] == "12.5"
+
+
+async def test_another_timeout_is_its_own_kind(fake_server):
+    async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0) as client:
+        body = {"model": "m", "messages": MSGS}
+        for timeout in (30.0, 30.0, 4.0, 30.0):
+            await client.post_json("/chat/completions", body, timeout=timeout)
+    assert [r.headers["x-stainless-read-timeout"] for r in fake_server.chat_requests] == ["30.0", "30.0", "4.0", "30.0"]
+
+
+async def test_a_cookie_the_server_sets_goes_back_on_later_requests(fake_server):
+    fake_server.script(reply("first", headers={"Set-Cookie": "lb=node-2; Path=/"}), reply("second"), reply("third"))
+    async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0) as client:
+        for _ in range(3):
+            await client.post_json("/chat/completions", {"model": "m", "messages": MSGS}, timeout=5.0)
+    assert [r.headers.get("cookie") for r in fake_server.chat_requests] == [None, "lb=node-2", "lb=node-2"]
+
+
+async def test_streamed_and_whole_answers_through_the_pool(fake_server, fake_pool):
+    fake_server.script(reply("Streamed words arrive in pieces."), reply("A whole answer."))
+    pieces: list[str] = []
+    streamed = await fake_pool.get("player").complete(ChatRequest("player", MSGS), on_delta=pieces.append)
+    whole = await fake_pool.get("judge-a").complete(ChatRequest("judge", MSGS))
+    assert (streamed.text, whole.text) == ("Streamed words arrive in pieces.", "A whole answer.")
+    assert "".join(pieces) == streamed.text and len(pieces) > 1
+    first, second = fake_server.chat_requests
+    assert first.body["stream"] is True and "stream" not in second.body
+    assert int(second.headers["content-length"]) == len(json.dumps(second.body, ensure_ascii=False,
+                                                                   separators=(",", ":")).encode())
