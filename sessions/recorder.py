@@ -55,12 +55,14 @@ class Recorder:
 
     def handle(self, event: Event) -> None:
         if isinstance(event, TurnStarted):
-            self._draft, self._draft_at = Draft(turn=event.turn, role=event.role, author=event.author), 0.0
+            # The first save waits DRAFT_SECONDS too: a reply that comes whole (unstreamed, or
+            # quick) is then never written twice, as a draft and as the message.
+            self._draft, self._draft_at = Draft(turn=event.turn, role=event.role, author=event.author), time.monotonic()
             return
         if isinstance(event, Delta):
             if self._draft is not None:
                 self._draft.text += event.text
-                if time.monotonic() - self._draft_at >= DRAFT_SECONDS:  # the first piece at once
+                if time.monotonic() - self._draft_at >= DRAFT_SECONDS:
                     self._draft_at = time.monotonic()
                     self.store.save_draft(self.session_id, self._draft)
             return
