@@ -137,6 +137,8 @@ def main() -> None:
                     help="ask for whole answers (params stream = false) instead of streamed ones")
     ap.add_argument("--plain-loop", action="store_true", help="asyncio's own event loop instead of uvloop")
     ap.add_argument("--profile", action="store_true", help="cProfile the run, print the top functions")
+    ap.add_argument("--lean-server", action="store_true",
+                    help="serve from benchmarks/lean_server.py (less CPU) instead of tests/fakeserver.py")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.serve:
@@ -145,18 +147,25 @@ def main() -> None:
     main_bench(opts)
 
 
-def start_server(latency: float, chunk_delay: float = 0.0, reply_words: int = 0) -> tuple[subprocess.Popen, str]:
-    """The fake server in a child process (its CPU is not the runner's); returns it and its URL."""
-    code = ("import sys; sys.path.insert(0, %r); from benchmarks.runner_bench import serve; serve(%r, %r, %r)"
-            % (str(ROOT), latency, chunk_delay, reply_words))
-    server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def start_server(latency: float, chunk_delay: float = 0.0, reply_words: int = 0,
+                 lean: bool = False) -> tuple[subprocess.Popen, str]:
+    """The fake server in a child process (its CPU is not the runner's); returns it and its URL.
+    lean: benchmarks/lean_server.py (aiohttp, a fraction of the CPU) instead of tests/fakeserver.py."""
+    if lean:
+        argv = [sys.executable, str(ROOT / "benchmarks" / "lean_server.py"), "--latency", str(latency),
+                "--chunk-delay", str(chunk_delay), "--reply-words", str(reply_words)]
+    else:
+        argv = [sys.executable, "-c",
+                "import sys; sys.path.insert(0, %r); from benchmarks.runner_bench import serve; serve(%r, %r, %r)"
+                % (str(ROOT), latency, chunk_delay, reply_words)]
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     return server, server.stdout.readline().strip()
 
 
 def main_bench(opts: argparse.Namespace) -> None:
     os.environ["BENCH_KEY"] = "not-a-key"
-    server, base_url = start_server(opts.latency)
+    server, base_url = start_server(opts.latency, lean=opts.lean_server)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)

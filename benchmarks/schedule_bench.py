@@ -1,7 +1,8 @@
 """How close a batch run with mixed conversation lengths comes to its lower bound.
 
 154 conversations (14 characters x 11 situations of 1 to 6 turns, 2 judges) at
-concurrency 64 against the fake server in a child process (100 ms per answer).
+concurrency 64 against benchmarks/lean_server.py in a child process (100 ms per
+answer; --threaded-server: tests/fakeserver.py, which competes for the CPU).
 No schedule can beat max(longest chain, sum of chains / concurrency), where a
 conversation's chain is its dependent calls one after another (interrogator and
 player per turn, then the slower of its judges, which run at once); the chains are
@@ -69,7 +70,7 @@ async def run_once(root: Path, chars: list[str], sits: list[str], concurrency: i
 
 
 def measure(label: str, opts: argparse.Namespace, stream: bool, chunk_delay: float, reply_words: int) -> None:
-    server, base_url = start_server(opts.latency, chunk_delay, reply_words)
+    server, base_url = start_server(opts.latency, chunk_delay, reply_words, lean=not opts.threaded_server)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -95,6 +96,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--plan-order", action="store_true", help="start conversations in plan order (the old way)")
     ap.add_argument("--only", choices=("unstreamed", "streamed"), help="run one setting only")
+    ap.add_argument("--threaded-server", action="store_true", help="tests/fakeserver.py instead of the lean one")
     opts = ap.parse_args()
     os.environ["BENCH_KEY"] = "not-a-key"
     if opts.only != "streamed":

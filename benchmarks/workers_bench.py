@@ -3,9 +3,10 @@
 Starts the fake server in a child process (5 ms per answer by default), writes a
 home with a grid of characters x situations, then times the real CLI (`pingpong
 run`, a child process) with --workers 1 and with --workers N on fresh databases.
-The fake server is Python too and shares the machine's cores, so on a small machine
-it caps what more workers can show; a real local server (vLLM, llama.cpp) does not
-use the runner's cores.
+The server is benchmarks/lean_server.py (aiohttp, a small share of a core); with
+--threaded-server it is tests/fakeserver.py, which takes about as much CPU per request
+as the runner and so, on a 2-core machine, the core a second worker would use. A real
+local server (vLLM, llama.cpp) runs on its own cores or GPU.
 
     .venv/bin/python benchmarks/workers_bench.py [--latency 0.005] [--workers 2] [--grid 12]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -28,22 +30,27 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.runner_bench import start_server, write_home  # noqa: E402
 
 
-def timed_run(root: Path, chars: list[str], sits: list[str], workers: int, concurrency: int) -> tuple[float, int]:
-    """(wall seconds, requests) of one `pingpong run` on a fresh database."""
+def timed_run(root: Path, chars: list[str], sits: list[str], workers: int,
+              concurrency: int) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the command and its workers, requests) of one `pingpong run`
+    on a fresh database."""
     (root / "pingpong.db").unlink(missing_ok=True)
     args = [sys.executable, "-m", "pingpong.tui.cli", "--home", str(root), "run", "--player", "player",
             "--interrogator", "asker", "--judge", "judge-a", "--judge", "judge-b",
             "--characters", ",".join(chars), "--situations", ",".join(sits),
             "--concurrency", str(concurrency), "--workers", str(workers)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"run failed: {done.stderr.strip()}")
     conn = sqlite3.connect(root / "pingpong.db")
     requests = conn.execute("SELECT count(*) FROM model_calls").fetchone()[0]
     conn.close()
-    return wall, requests
+    return wall, cpu, requests
 
 
 def main() -> None:
@@ -53,18 +60,19 @@ def main() -> None:
     ap.add_argument("--grid", type=int, default=12, help="characters = situations = N (default 12)")
     ap.add_argument("--turns", type=int, default=6)
     ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--threaded-server", action="store_true", help="tests/fakeserver.py instead of the lean one")
     opts = ap.parse_args()
     os.environ["BENCH_KEY"] = "not-a-key"
-    server, base_url = start_server(opts.latency)
+    server, base_url = start_server(opts.latency, lean=not opts.threaded_server)
     root = Path(tempfile.mkdtemp())
     try:
         chars, sits = write_home(root, base_url, opts.grid, opts.turns, stream=False)
         figures = {}
         for workers in (1, opts.workers):
-            wall, requests = timed_run(root, chars, sits, workers, opts.concurrency)
+            wall, cpu, requests = timed_run(root, chars, sits, workers, opts.concurrency)
             figures[workers] = requests / wall
-            print(f"--workers {workers}: {requests} requests in {wall:.2f} s = {requests / wall:.0f} requests/s "
-                  f"(whole command, start-up included)")
+            print(f"--workers {workers}: {requests} requests in {wall:.2f} s = {requests / wall:.0f} requests/s, "
+                  f"{cpu / requests * 1000:.2f} ms CPU per request (whole command, start-up included)")
         print(f"speed-up {figures[opts.workers] / figures[1]:.2f}x with {opts.workers} workers "
               f"on {os.cpu_count()} cores (goal >= 1.7x with 2 workers on 2 cores)")
     finally:
