@@ -102,6 +102,7 @@ async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int,
     floor = min([await client_floor(pool, calls[0], concurrency) for _ in range(3)])
     await pool.aclose()
     store.close()
+    print(f"commits              {runner.commits.commits} shared by {runner.commits.writes} writes of the recorder")
     return progress, wall, cpu, calls, floor
 
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 
 from pingpong.core.domain import Character, SessionSpec, Situation
 from pingpong.core.errors import StorageError, UserError
 from pingpong.core.events import Event, SessionFailed, SessionFinished
+from pingpong.sessions.commits import CommitGroup
 from pingpong.sessions.recorder import Recorder
 from pingpong.sessions.store import Store
 
@@ -54,7 +56,8 @@ def _engine(session_id: int, **kwargs):
 
 
 async def run_session(store: Store, pool, session_id: int, control=None, *,
-                      renderer=None, offload: bool = False, deltas: float | None = 0.0) -> AsyncGenerator[Event, None]:
+                      renderer=None, offload: bool = False, deltas: float | None = 0.0,
+                      commits: CommitGroup | None = None) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
 
     A finished session or one alive in another process raises UserError. offload: commit in a
@@ -62,7 +65,8 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     consumer is cancelled or stops iterating before the end, the session becomes
     `interrupted`; an unexpected error marks it `failed` and propagates. deltas: how streamed
     pieces reach the consumer (core.engine.SessionEngine: the batch runner takes them gathered,
-    for the drafts another process's Watch screen shows).
+    for the drafts another process's Watch screen shows). commits: share transactions with the
+    other sessions on this loop (the batch runner; sessions/commits.py).
     """
     from pingpong.core.methods import get_method
 
@@ -84,7 +88,9 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     try:
         async with aclosing(engine.run()) as events:
             async for event in events:
-                if offload and recorder.writes(event):
+                if commits is not None and recorder.writes(event):
+                    await commits.write(functools.partial(recorder.handle, event))
+                elif offload and recorder.writes(event):
                     await asyncio.to_thread(recorder.handle, event)
                 else:
                     recorder.handle(event)

@@ -236,6 +236,10 @@ class BatchRunner:
         self.setup = setup
         self.concurrency = concurrency
         self.renderer = renderer
+        from pingpong.sessions.commits import CommitGroup
+
+        self.commits = CommitGroup(store)
+        """The conversations' writes, committed together when they come together."""
         self.progress = RunProgress({p: PlayerCounts() for p in setup.players})
         self.run_id: int | None = None
         self._todo: list[tuple[PlanItem, int | None]] | None = None
@@ -406,7 +410,7 @@ class BatchRunner:
                 on_event = self.progress.on_event
                 kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
                 async with aclosing(live.run_session(self.store, self.pool, sid, deltas=DRAFT_SECONDS,
-                                                         **kwargs)) as events:
+                                                     commits=self.commits, **kwargs)) as events:
                     async for event in events:
                         on_event(counts, event)
                         if type(event) is SessionFinished:

@@ -293,6 +293,22 @@ class Store:
                     raise storage_error(exc, self.path) or exc from None
                 raise
 
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Inside transaction(): what the block writes is undone alone if it raises, and the
+        transaction goes on (several sessions' writes share one commit, see sessions/commits.py)."""
+        assert self._depth, "savepoint() belongs inside transaction()"
+        conn = self.db.conn
+        conn.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO part")
+                conn.execute("RELEASE part")
+            raise
+        conn.execute("RELEASE part")
+
     def _rollback(self) -> None:
         """Undo the open transaction, if SQLite has not already (it does after some I/O errors)."""
         if self.db.conn.in_transaction:

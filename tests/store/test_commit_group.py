@@ -1,0 +1,72 @@
+"""Writes of several sessions that arrive together share one commit; each still stands alone."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pingpong.core.domain import Message
+from pingpong.core.errors import StorageError
+from pingpong.sessions.commits import CommitGroup
+from tests.store.conftest import make_spec
+
+
+def _sessions(store, character, situation, n: int) -> list[int]:
+    return [store.create_session(make_spec(), character, situation) for _ in range(n)]
+
+
+def _say(store, sid: int, text: str, turn: int = 1):
+    return lambda: store.add_message(sid, Message(turn=turn, role="user", author="offline", text=text))
+
+
+async def test_writes_of_one_pass_share_a_commit(store, character, situation):
+    sids = _sessions(store, character, situation, 5)
+    group = CommitGroup(store)
+    await asyncio.gather(*(group.write(_say(store, sid, f"hello {sid}")) for sid in sids))
+    assert (group.commits, group.writes) == (1, 5)
+    assert [store.session(sid).messages[0].text for sid in sids] == [f"hello {sid}" for sid in sids]
+    await group.write(_say(store, sids[0], "again", turn=2))  # a later pass: a commit of its own
+    assert (group.commits, group.writes) == (2, 6)
+
+
+async def test_a_failing_write_is_undone_alone_and_raised_in_its_session(store, character, situation):
+    good, bad = _sessions(store, character, situation, 2)
+
+    def half_then_fail() -> None:
+        _say(store, bad, "half written")()
+        raise ValueError("the recorder tripped")
+
+    group = CommitGroup(store)
+    results = await asyncio.gather(group.write(_say(store, good, "kept")), group.write(half_then_fail),
+                                   return_exceptions=True)
+    assert results[0] is None and isinstance(results[1], ValueError)
+    assert [m.text for m in store.session(good).messages] == ["kept"]
+    assert store.session(bad).messages == []  # its half was rolled back with its savepoint
+    assert (group.commits, group.writes) == (1, 1)
+
+
+async def test_a_full_disk_fails_every_write_of_the_commit(store, character, situation):
+    one, two = _sessions(store, character, situation, 2)
+    pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL, as a full disk gives
+    big = "x" * 20_000  # needs new pages
+    group = CommitGroup(store)
+    results = await asyncio.gather(group.write(_say(store, one, "short")), group.write(_say(store, two, big)),
+                                   return_exceptions=True)
+    assert all(isinstance(r, StorageError) and "disk is full" in str(r) for r in results)
+    assert store.session(one).messages == [] and store.session(two).messages == []
+    assert group.commits == 0
+
+
+async def test_a_cancelled_session_does_not_stop_the_others(store, character, situation):
+    first, second = _sessions(store, character, situation, 2)
+    group = CommitGroup(store)
+    cancelled = asyncio.ensure_future(group.write(_say(store, first, "written anyway")))
+    kept = asyncio.ensure_future(group.write(_say(store, second, "kept")))
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    await kept
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    assert [m.text for m in store.session(second).messages] == ["kept"]
