@@ -498,16 +498,17 @@ class Store:
     def add_call(self, session_id: int, call: CallRecord) -> None:
         self.add_calls(session_id, [call])
 
-    def add_calls(self, session_id: int, calls: Sequence[CallRecord]) -> None:
+    def add_calls(self, session_id: int, calls: Sequence[CallRecord], *, pair_score_id: int | None = None) -> None:
+        """Log model calls made for a session (pair_score_id: for that pairwise verdict of it)."""
         stamp = now()
         with self.transaction() as db:
             db.conn.executemany(
                 "insert into model_calls (session_id, role, model, turn, attempt, status, error,"
-                " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at)"
-                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at, pair_score_id)"
+                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(session_id, call.role, call.model, call.turn, call.attempt, call.status, call.error,
                   call.prompt_tokens, call.completion_tokens, int(call.tokens_estimated),
-                  call.latency_ms, stamp) for call in calls],
+                  call.latency_ms, stamp, pair_score_id) for call in calls],
             )
 
     def add_verdict(self, session_id: int, verdict: JudgeVerdict, *, created_at: str | None = None) -> None:
@@ -569,10 +570,11 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def add_pair_verdict(self, session_a: int, session_b: int, judge: str, shown: str, score: Score, *,
-                         created_at: str | None = None) -> None:
+                         calls: Sequence[CallRecord] = (), created_at: str | None = None) -> None:
         """A judge's pairwise verdict for one order (``shown`` 'ab': session_a was shown first, 'ba': second);
         ``score.value`` is for session_a (1 better, 0 worse, 0.5 as good). An ok verdict is never
-        rewritten; a failed one is replaced by the retry's result."""
+        rewritten; a failed one is replaced by the retry's result. ``calls`` (the judge's requests for it)
+        are logged with the verdict, under the session shown first."""
         if not session_a < session_b:
             raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
         if shown not in ("ab", "ba"):
@@ -591,6 +593,11 @@ class Store:
                 [session_a, session_b, shown, score.metric, score.value, score.scale, judge, score.explanation,
                  score.status, score.error, stamp],
             )
+            if calls:
+                (verdict_id,) = db.execute(
+                    "select id from pair_scores where session_a = ? and session_b = ? and by = ? and metric = ?"
+                    " and shown = ? and source = 'judge'", [session_a, session_b, judge, score.metric, shown]).fetchone()
+                self.add_calls(session_a if shown == "ab" else session_b, calls, pair_score_id=verdict_id)
 
     def add_pair_preference(self, session_id: int, other_id: int, value: float | str, author: str,
                             reason: str | None = None, *, created_at: str | None = None) -> int:
