@@ -857,13 +857,8 @@ class Store:
         """Insert an imported session with its messages, calls and scores as given (one transaction);
         None when a session with the same creation time, seats, card and situation exists."""
         with self.transaction() as db:
-            dup = db.execute(
-                "select 1 from sessions where created_at = ? and player = ? and interrogator is ?"
-                " and character = ? and situation = ?",
-                [session["created_at"], session["player"], session.get("interrogator"), session.get("character"),
-                 session.get("situation")],
-            ).fetchone()
-            if dup:
+            if self.find_session(session["created_at"], session["player"], session.get("interrogator"),
+                                 session.get("character"), session.get("situation")) is not None:
                 return None
             run_id = None
             if run is not None:
@@ -881,6 +876,51 @@ class Store:
                     db.execute(f"insert into {table} ({', '.join(row)}) values ({', '.join('?' * len(row))})",
                                list(row.values()))
             return int(sid or 0)
+
+    def find_session(self, created_at: str, player: str, interrogator: str | None, character: str | None,
+                     situation: str | None) -> int | None:
+        """The id of the session created at that time with those seats, card and situation (what
+        identifies a session across databases: ids change on import), None when there is none."""
+        with self._lock:
+            row = self.db.conn.execute(
+                "select min(id) from sessions where created_at = ? and player = ? and interrogator is ?"
+                " and character is ? and situation is ?", [created_at, player, interrogator, character, situation],
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def insert_pair_row(self, session_a: int, session_b: int, row: dict[str, Any],
+                        calls: Sequence[dict[str, Any]]) -> bool:
+        """Insert an imported pairwise verdict as given (``row``: the pair_scores columns but the pair, value
+        for session_a) with its judge's calls (model_calls columns but the session); False when it is
+        stored already: a judge's ok verdict is never replaced (a failed one is, by an ok one), and a
+        person's pick with the same author, value and time is not added twice."""
+        if not session_a < session_b:
+            raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
+        cols = ("session_a", "session_b", *row)
+        values = [session_a, session_b, *row.values()]
+        with self.transaction() as db:
+            if row["source"] == "human":
+                if db.execute("select 1 from pair_scores where session_a = ? and session_b = ? and source = 'human'"
+                              " and by = ? and value is ? and created_at = ?",
+                              [session_a, session_b, row["by"], row["value"], row["created_at"]]).fetchone():
+                    return False
+                found = db.execute(f"insert into pair_scores ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
+                                   " returning id", values).fetchone()
+            else:
+                updates = ", ".join(f"{c} = excluded.{c}" for c in row if c not in ("source", "by", "metric", "shown"))
+                found = db.execute(
+                    f"insert into pair_scores ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
+                    " on conflict (session_a, session_b, by, metric, shown) where source = 'judge'"
+                    f" do update set {updates} where pair_scores.status = 'failed' and excluded.status = 'ok'"
+                    " returning id", values).fetchone()
+            if found is None:
+                return False
+            shown_first = session_b if row.get("shown") == "ba" else session_a
+            for call in calls:
+                call = {"session_id": shown_first, **call, "pair_score_id": found[0]}
+                db.execute(f"insert into model_calls ({', '.join(call)}) values ({', '.join('?' * len(call))})",
+                           list(call.values()))
+            return True
 
     @property
     def conn(self) -> sqlite3.Connection:
