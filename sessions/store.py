@@ -846,6 +846,14 @@ class Store:
                 "select position, session_id, done_at from annotation_items where queue_id = ? order by position",
                 [queue_id])]
 
+    def move_annotation_item_last(self, queue_id: int, position: int) -> None:
+        """Put one item of a queue after all the others (a person skipped it for now)."""
+        with self.transaction() as db:
+            db.execute("update annotation_items set position = (select max(position) + 1 from annotation_items"
+                       " where queue_id = ?) where queue_id = ? and position = ? and position <"
+                       " (select max(position) from annotation_items where queue_id = ?)",
+                       [queue_id, queue_id, position, queue_id])
+
     def mark_annotated(self, queue_id: int, position: int) -> None:
         """The person saved their ratings of this item: the queue resumes after it."""
         with self.transaction() as db:
