@@ -119,8 +119,11 @@ def load_models(home: Home) -> dict[str, ModelSpec]:
     return models
 
 
-def author(home: Home) -> str:
-    """Who a person's scores are recorded under: `author` in config.toml, else the OS user."""
+def author(home: Home, given: str | None = None) -> str:
+    """Who a person's scores are recorded under: ``given`` (a command's --author) when it names
+    someone, else `author` in config.toml, else the OS user."""
+    if given and given.strip():
+        return given.strip()
     name = read_config(home).get("author")
     if isinstance(name, str) and name.strip():
         return name.strip()

@@ -52,28 +52,26 @@ def _num(x: Any) -> float | None:
 
 @dataclass
 class SpearmanRow:
-    judge: str
+    """One Spearman correlation with people's scores, on the units both sides cover: a judge (or the
+    ensemble) against the people's mean, or one person against the mean of the others. `who` is
+    written under the key `role` names ("judge" or "author"), as DESIGN.md's JSON has it."""
+
+    role: str
+    who: str
     metric: str
     n: int
     spearman: float | None
     p_value: float | None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {self.role: self.who, "metric": self.metric, "n": self.n, "spearman": self.spearman,
+                "p_value": self.p_value}
 
 
-@dataclass
-class AnnotatorRow:
-    """One person's Spearman against the mean of the other people, on the units both cover."""
-
-    author: str
-    metric: str
-    n: int
-    spearman: float | None
-    p_value: float | None
-
-    def to_json(self) -> dict:
-        return asdict(self)
+def correlate(role: str, who: str, metric: str, x: Sequence[float], y: Sequence[float]) -> SpearmanRow:
+    """The row of `who`'s values ``y`` against people's ``x`` (paired, the same units in the same order)."""
+    rho, p = spearman(x, y)
+    return SpearmanRow(role, who, metric, len(x), rho, p)
 
 
 @dataclass
@@ -129,7 +127,7 @@ class AgreementReport:
     refusals: list[RefusalTable]
     raters: list[RaterAgreement]
     rankings: list[RankingAgreement]
-    annotators: list[AnnotatorRow] = field(default_factory=list)
+    annotators: list[SpearmanRow] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """DESIGN.md's document: everything the table format shows."""
@@ -335,8 +333,8 @@ def agreement_report(
             common = sorted((u for u in human if metric in human[u] and metric in units.get(u, {})),
                             key=lambda u: (u[0], u[1] or 0))
             if common:
-                rho, p = spearman([human[u][metric] for u in common], [units[u][metric] for u in common])
-                spearman_rows.append(SpearmanRow(name, metric, len(common), rho, p))
+                spearman_rows.append(correlate("judge", name, metric, [human[u][metric] for u in common],
+                                               [units[u][metric] for u in common]))
 
     refusals = []
     for name, units in sources.items():
@@ -396,7 +394,7 @@ def rater_agreement(by_author: dict[str, dict[Unit, Values]]) -> list[RaterAgree
     return out
 
 
-def annotator_agreement(by_author: dict[str, dict[Unit, Values]]) -> list[AnnotatorRow]:
+def annotator_agreement(by_author: dict[str, dict[Unit, Values]]) -> list[SpearmanRow]:
     """Per metric (and final), each person's Spearman against the mean of the other people, over
     the units that person and at least one other scored."""
     out = []
@@ -412,8 +410,7 @@ def annotator_agreement(by_author: dict[str, dict[Unit, Values]]) -> list[Annota
             if not keep.any():
                 continue
             mean_others = np.where(seen, others, 0.0).sum(axis=0)[keep] / counts[keep]
-            rho, p = spearman(matrix[i][keep], np.round(mean_others, FINAL_DIGITS))
-            out.append(AnnotatorRow(author, metric, int(keep.sum()), rho, p))
+            out.append(correlate("author", author, metric, matrix[i][keep], np.round(mean_others, FINAL_DIGITS)))
     return out
 
 

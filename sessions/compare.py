@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from pingpong.core.domain import PAIRWISE, Score
+from pingpong.core.domain import PAIRWISE, CallRecord, Score
 from pingpong.core.errors import UserError
 from pingpong.core.pairwise import PairJudgement, judge_pair, pair_label
 from pingpong.sessions import queries
@@ -108,16 +108,18 @@ def owed_orders(rows: Iterable[queries.PairRow], plans: Sequence[PairPlan], judg
 
 @dataclass
 class JudgeTally:
-    """What one `judge_pairs` call did: judgements asked for, and how many of them failed."""
+    """What one `judge_pairs` call did: judgements asked for, how many of them failed, the calls made."""
 
     asked: int = 0
     failed: int = 0
+    calls: list[CallRecord] = field(default_factory=list)
 
 
 async def judge_pairs(store: "Store", pool: "ModelPool", judge: str, plans: Sequence[PairPlan], *,
                       renderer: "PromptRenderer | None" = None, concurrency: int = 8) -> JudgeTally:
     """Ask ``judge`` for every order of every pair it has not judged yet (failed ones again), at most
-    ``concurrency`` at once; each verdict is committed as it arrives."""
+    ``concurrency`` at once; each verdict is committed as it arrives, with the calls it took (retries
+    included) logged under the session shown first, so costs count them."""
     work = owed_orders(queries.pair_rows(store.conn, [p.a for p in plans]), plans, judge)
     tally = JudgeTally(asked=len(work))
     sessions: dict[int, StoredSession] = {}
@@ -132,9 +134,11 @@ async def judge_pairs(store: "Store", pool: "ModelPool", judge: str, plans: Sequ
         async with gate:
             a, b = stored(plan.a), stored(plan.b)
             first, second = (a, b) if shown == "ab" else (b, a)
+            calls: list[CallRecord] = []
             result = await judge_pair(pool, judge, a.character, a.situation, first.messages, second.messages,
-                                      renderer=renderer, method=plan.method)
-            store.add_pair_verdict(plan.a, plan.b, judge, shown, verdict_score(result, shown))
+                                      renderer=renderer, method=plan.method, on_call=calls.append)
+            store.add_pair_verdict(plan.a, plan.b, judge, shown, verdict_score(result, shown), calls=calls)
+            tally.calls += calls
             if result.choice is None:
                 tally.failed += 1
 

@@ -3,6 +3,13 @@
 Database ids are left out (they would change on import); rows come out in id order,
 keys sorted, so export -> import into an empty database -> export is byte-identical.
 Process ownership (pid, host) is not carried over: it means nothing on another machine.
+
+Pairwise verdicts (`pingpong compare`, people's picks) sit on the line of the pair's first session
+(the smaller id), in `pair_scores`: DESIGN.md's score fields without `turn`, plus `shown` (the order
+a judge saw, "ab": this line's session first; null for a person), `versus` (the other session, named
+by what identifies a session across databases: its `created_at`, `player` and `interrogator`, with
+this line's character and situation; it is another line of the same file) and `calls` (the judge's
+model calls for it, as the line's `calls`). `value` is for this line's session.
 """
 
 from __future__ import annotations
@@ -38,7 +45,13 @@ CHILD_TABLES = {  # key in the document -> (table, columns)
 }
 """Each line's lists: messages in transcript order, model calls, and every score (judges' and people's)
 in DESIGN.md's shape; good/bad labels are written as "good"/"bad"."""
-DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES}
+PAIR_COLUMNS = ("shown", "source", "by", "metric", "value", "scale", "explanation", "status", "error", "created_at")
+VERSUS_KEYS = ("created_at", "player", "interrogator")
+PAIR_KEYS = {"versus", *PAIR_COLUMNS, "calls"}
+SHOWN = ("ab", "ba")
+PAIR_VALUES = (0.0, 0.5, 1.0)
+"""A pairwise value: 1 this line's session played better, 0 worse, 0.5 as well."""
+DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES, "pair_scores"}
 JSONL_DEPTH = MAX_DEPTH + 1
 """Deepest nesting in an import file: a session holds its card one level down, and a card may nest
 MAX_DEPTH deep."""
@@ -71,21 +84,38 @@ def session_documents(store) -> Iterator[dict]:
     runs = {rid: {"name": name, "created_at": created, "config": _decode("config", config)}
             for rid, name, created, config in queries.rows(conn, "runs", ("id", "name", "created_at", "config"))}
     children: dict[str, dict[int, list[dict]]] = {}
+    pair_calls: dict[int, list[dict]] = {}  # pairwise verdict id -> its judge's calls
     for key, (table, cols) in CHILD_TABLES.items():
         by_session: dict[int, list[dict]] = {}
-        for row in queries.rows(conn, table, ("session_id", *cols)):
+        link = ("pair_score_id",) if key == "calls" else ()
+        for row in queries.rows(conn, table, ("session_id", *cols, *link)):
             item = {c: _decode(c, v) for c, v in zip(cols, row[1:])}
             if key == "scores" and item["scale"] == "good-bad" and item["value"] is not None:
                 item["value"] = "good" if item["value"] == 1 else "bad"
-            by_session.setdefault(row[0], []).append(item)
+            if link and row[-1] is not None:
+                pair_calls.setdefault(row[-1], []).append(item)
+            else:
+                by_session.setdefault(row[0], []).append(item)
         children[key] = by_session
+    pairs = _pair_items(conn, pair_calls)
     for row in queries.rows(conn, "sessions", ("id", "run_id", *SESSION_COLUMNS)):
         sid, run_id = row[0], row[1]
         doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[2:])}
         doc["run"] = runs.get(run_id)
         for key in CHILD_TABLES:
             doc[key] = children[key].get(sid, [])
+        doc["pair_scores"] = pairs.get(sid, [])
         yield doc
+
+
+def _pair_items(conn, calls: dict[int, list[dict]]) -> dict[int, list[dict]]:
+    """{session_a: its pairwise verdicts as written on its line}, in id order."""
+    ident = {row[0]: dict(zip(VERSUS_KEYS, row[1:])) for row in queries.rows(conn, "sessions", ("id", *VERSUS_KEYS))}
+    out: dict[int, list[dict]] = {}
+    for pid, a, b, *values in queries.rows(conn, "pair_scores", ("id", "session_a", "session_b", *PAIR_COLUMNS)):
+        out.setdefault(a, []).append({"versus": ident[b], **dict(zip(PAIR_COLUMNS, values)),
+                                      "calls": calls.get(pid, [])})
+    return out
 
 
 def export_jsonl(store, out: TextIO) -> int:
@@ -155,6 +185,7 @@ def validate_document(doc: Any, where: str) -> None:
             _check_row(key, row, here)
     _check_transcript(doc, where)
     _check_judge_scores(doc.get("scores", []), where)
+    _check_pairs(doc, where)
 
 
 TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
@@ -251,6 +282,78 @@ def _check_row(key: str, row: dict, where: str) -> None:
         _check_model(Score, data, where, strict=True)
 
 
+def versus_key(doc: dict, versus: dict) -> tuple:
+    """What identifies the session a pairwise verdict of ``doc``'s line names (sessions.store.find_session)."""
+    return (versus.get("created_at"), versus.get("player"), versus.get("interrogator"), doc.get("character"),
+            doc.get("situation"))
+
+
+def own_key(doc: dict) -> tuple:
+    return versus_key(doc, doc)
+
+
+def _check_pairs(doc: dict, where: str) -> None:
+    """Each pairwise verdict in its shape, on the pairwise scale, a judge's once per order."""
+    items = doc.get("pair_scores", [])
+    if not isinstance(items, list):
+        raise _fail(where, "pair_scores: expected a list")
+    first: dict[tuple, int] = {}
+    for i, item in enumerate(items):
+        here = f"{where}: pair_scores[{i}]"
+        if not isinstance(item, dict):
+            raise _fail(here, "expected an object")
+        extra = sorted(set(item) - PAIR_KEYS)
+        if extra:
+            raise _fail(here, f"unknown field '{extra[0]}'")
+        versus = item.get("versus")
+        if not isinstance(versus, dict) or set(versus) != set(VERSUS_KEYS):
+            raise _fail(here, f"versus: expected an object with {', '.join(VERSUS_KEYS)}")
+        if not (isinstance(versus["created_at"], str) and isinstance(versus["player"], str)
+                and (versus["interrogator"] is None or isinstance(versus["interrogator"], str))):
+            raise _fail(here, "versus: created_at and player must be text, interrogator text or null")
+        if versus_key(doc, versus) == own_key(doc):
+            raise _fail(here, "versus: names this line's own session")
+        _check_row("scores", {k: item.get(k) for k in PAIR_COLUMNS if k != "shown"}, here)
+        if item.get("status") == "ok" and item.get("value") not in PAIR_VALUES:
+            raise _fail(here, f"value {item.get('value')!r}: expected 1 (this session better), 0 (the other) or 0.5")
+        shown = item.get("shown")
+        if (shown not in SHOWN) if item["source"] == "judge" else shown is not None:
+            raise _fail(here, "shown: a judge's verdict says 'ab' or 'ba' (which session it read first), "
+                              "a person's is null")
+        calls = item.get("calls", [])
+        if not isinstance(calls, list):
+            raise _fail(here, "calls: expected a list")
+        for k, call in enumerate(calls):
+            if not isinstance(call, dict):
+                raise _fail(f"{here}: calls[{k}]", "expected an object")
+            unknown = sorted(set(call) - set(CHILD_TABLES["calls"][1]))
+            if unknown:
+                raise _fail(f"{here}: calls[{k}]", f"unknown field '{unknown[0]}'")
+            _check_row("calls", call, f"{here}: calls[{k}]")
+        if item["source"] == "judge":
+            key = (versus_key(doc, versus), item["by"], item["metric"], shown)
+            if key in first:
+                raise _fail(here, f"judge '{item['by']}' gave the {shown} order of this pair twice "
+                                  f"(also pair_scores[{first[key]}])")
+            first[key] = i
+
+
+def _check_versus(docs: list[tuple[str, dict]]) -> None:
+    """Every pairwise verdict names another session of the same file with the same method."""
+    methods = {own_key(doc): doc["spec"].get("method", "pingpong") for _, doc in docs}
+    for where, doc in docs:
+        for i, item in enumerate(doc.get("pair_scores", [])):
+            versus = item["versus"]
+            other = methods.get(versus_key(doc, versus))
+            if other is None:
+                raise _fail(f"{where}: pair_scores[{i}]", f"versus: no session of '{versus['player']}' created at "
+                                                          f"{versus['created_at']} with this line's character and "
+                                                          "situation in the file")
+            if other != methods[own_key(doc)]:
+                raise _fail(f"{where}: pair_scores[{i}]", f"versus: a {other} session is not compared with a "
+                                                          f"{methods[own_key(doc)]} one")
+
+
 def jsonl_lines(text: str) -> list[str]:
     """The lines of a JSONL text: split at newlines only (str.splitlines would also split at
     U+2028, U+0085 and others, which JSON leaves raw inside strings)."""
@@ -268,10 +371,11 @@ def parse_jsonl(text: str, name: str) -> list[dict]:
         except json.JSONDecodeError as exc:
             raise UserError(f"{name}: line {n}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
         validate_document(doc, f"{name}: line {n}")
-        docs.append(doc)
+        docs.append((f"{name}: line {n}", doc))
     if not docs:
         raise UserError(f"{name}: no sessions in the file")
-    return docs
+    _check_versus(docs)
+    return [doc for _, doc in docs]
 
 
 # ------------------------------------------------------------------ import
@@ -292,15 +396,35 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
     creation time, player, interrogator, character and situation) is skipped."""
     summary = ImportSummary(path=name, format="jsonl", conversations=len(docs))
     judges: set[str] = set()
+    ids: dict[tuple, int] = {}
     with store.transaction():
         for doc in docs:
             session = {c: _encode(c, doc.get(c)) for c in SESSION_COLUMNS}
             children = {table: [{c: _encode(c, r.get(c)) for c in cols} for r in doc.get(key) or []]
                         for key, (table, cols) in CHILD_TABLES.items()}
-            if store.insert_session_rows(session, doc.get("run"), children) is None:
+            sid = store.insert_session_rows(session, doc.get("run"), children)
+            if sid is None:  # stored before: its pairwise verdicts may still be new
+                ids[own_key(doc)] = store.find_session(*own_key(doc))
                 summary.skipped += 1
                 continue
+            ids[own_key(doc)] = sid
             judges.update(r["by"] for r in doc.get("scores") or [] if r.get("source") == "judge")
             summary.new_sessions += 1
+        for doc in docs:
+            for item in doc.get("pair_scores") or []:
+                summary.pairs += _import_pair(store, ids[own_key(doc)], ids[versus_key(doc, item["versus"])], item)
     summary.judges = sorted(judges)
     return summary
+
+
+def _import_pair(store, this: int, other: int, item: dict) -> int:
+    """Store one pairwise verdict of ``this`` line's session against ``other`` (1 when it was new).
+    The database keeps a pair smaller id first, so the verdict is turned round when ``other`` is older."""
+    if this == other:
+        return 0
+    row = {c: _encode(c, item.get(c)) for c in PAIR_COLUMNS}
+    if this > other:
+        row["value"] = None if row["value"] is None else 1.0 - row["value"]
+        row["shown"] = {"ab": "ba", "ba": "ab"}.get(row["shown"])
+    calls = [{c: _encode(c, call.get(c)) for c in CHILD_TABLES["calls"][1]} for call in item.get("calls") or []]
+    return int(store.insert_pair_row(min(this, other), max(this, other), row, calls))

@@ -80,6 +80,7 @@ class ImportSummary:
     new_sessions: int = 0
     merged: int = 0  # verdicts added to sessions that were already stored
     skipped: int = 0  # already stored (same conversation, same judge / same session)
+    pairs: int = 0  # pairwise verdicts stored (our JSONL)
     judges: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # entries skipped: one line each
     unit: str = "conversations"
@@ -88,6 +89,8 @@ class ImportSummary:
         parts = [f"{self.new_sessions} new sessions"]
         if self.merged:
             parts.append(f"{self.merged} judge verdicts added to stored sessions")
+        if self.pairs:
+            parts.append(f"{self.pairs} pairwise verdicts")
         if self.skipped:
             parts.append(f"{self.skipped} already stored, skipped")
         if self.warnings:

@@ -364,3 +364,12 @@ def m011_drafts(db: sqlite_utils.Database) -> None:
         pk="session_id",
         foreign_keys=[("session_id", "sessions", "id")],
     )
+
+
+@migration
+def m012_pair_calls(db: sqlite_utils.Database) -> None:
+    """Model calls gain `pair_score_id`: the pairwise verdict (`pingpong compare`) a judge call was made
+    for, NULL for a session's own calls. Such a call belongs to the session shown first in its order,
+    so what comparing costs counts towards both players' sessions, where every cost figure looks."""
+    db.execute("ALTER TABLE model_calls ADD COLUMN pair_score_id INTEGER REFERENCES pair_scores(id)")
+    db.execute("CREATE INDEX idx_model_calls_pair ON model_calls (pair_score_id) WHERE pair_score_id IS NOT NULL")

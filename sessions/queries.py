@@ -188,7 +188,7 @@ def human_rows_matching(conn: sqlite3.Connection, flt: SessionFilter) -> list[Hu
 
 def rows(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> Iterator[tuple]:
     """Every row of one of our tables, in id order (for the lossless export)."""
-    if table not in ("runs", "sessions", "messages", "model_calls", "scores"):
+    if table not in ("runs", "sessions", "messages", "model_calls", "scores", "pair_scores"):
         raise ValueError(f"not an exported table: {table}")
     order = "session_id, seq" if table == "messages" else "id"
     yield from conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")

@@ -514,16 +514,17 @@ class Store:
     def add_call(self, session_id: int, call: CallRecord) -> None:
         self.add_calls(session_id, [call])
 
-    def add_calls(self, session_id: int, calls: Sequence[CallRecord]) -> None:
+    def add_calls(self, session_id: int, calls: Sequence[CallRecord], *, pair_score_id: int | None = None) -> None:
+        """Log model calls made for a session (pair_score_id: for that pairwise verdict of it)."""
         stamp = now()
         with self.transaction() as db:
             db.conn.executemany(
                 "insert into model_calls (session_id, role, model, turn, attempt, status, error,"
-                " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at)"
-                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at, pair_score_id)"
+                " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(session_id, call.role, call.model, call.turn, call.attempt, call.status, call.error,
                   call.prompt_tokens, call.completion_tokens, int(call.tokens_estimated),
-                  call.latency_ms, stamp) for call in calls],
+                  call.latency_ms, stamp, pair_score_id) for call in calls],
             )
 
     def add_verdict(self, session_id: int, verdict: JudgeVerdict, *, created_at: str | None = None) -> None:
@@ -585,10 +586,11 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def add_pair_verdict(self, session_a: int, session_b: int, judge: str, shown: str, score: Score, *,
-                         created_at: str | None = None) -> None:
+                         calls: Sequence[CallRecord] = (), created_at: str | None = None) -> None:
         """A judge's pairwise verdict for one order (``shown`` 'ab': session_a was shown first, 'ba': second);
         ``score.value`` is for session_a (1 better, 0 worse, 0.5 as good). An ok verdict is never
-        rewritten; a failed one is replaced by the retry's result."""
+        rewritten; a failed one is replaced by the retry's result. ``calls`` (the judge's requests for it)
+        are logged with the verdict, under the session shown first."""
         if not session_a < session_b:
             raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
         if shown not in ("ab", "ba"):
@@ -607,6 +609,11 @@ class Store:
                 [session_a, session_b, shown, score.metric, score.value, score.scale, judge, score.explanation,
                  score.status, score.error, stamp],
             )
+            if calls:
+                (verdict_id,) = db.execute(
+                    "select id from pair_scores where session_a = ? and session_b = ? and by = ? and metric = ?"
+                    " and shown = ? and source = 'judge'", [session_a, session_b, judge, score.metric, shown]).fetchone()
+                self.add_calls(session_a if shown == "ab" else session_b, calls, pair_score_id=verdict_id)
 
     def add_pair_preference(self, session_id: int, other_id: int, value: float | str, author: str,
                             reason: str | None = None, *, created_at: str | None = None) -> int:
@@ -855,6 +862,14 @@ class Store:
                 "select position, session_id, done_at from annotation_items where queue_id = ? order by position",
                 [queue_id])]
 
+    def move_annotation_item_last(self, queue_id: int, position: int) -> None:
+        """Put one item of a queue after all the others (a person skipped it for now)."""
+        with self.transaction() as db:
+            db.execute("update annotation_items set position = (select max(position) + 1 from annotation_items"
+                       " where queue_id = ?) where queue_id = ? and position = ? and position <"
+                       " (select max(position) from annotation_items where queue_id = ?)",
+                       [queue_id, queue_id, position, queue_id])
+
     def mark_annotated(self, queue_id: int, position: int) -> None:
         """The person saved their ratings of this item: the queue resumes after it."""
         with self.transaction() as db:
@@ -866,13 +881,8 @@ class Store:
         """Insert an imported session with its messages, calls and scores as given (one transaction);
         None when a session with the same creation time, seats, card and situation exists."""
         with self.transaction() as db:
-            dup = db.execute(
-                "select 1 from sessions where created_at = ? and player = ? and interrogator is ?"
-                " and character = ? and situation = ?",
-                [session["created_at"], session["player"], session.get("interrogator"), session.get("character"),
-                 session.get("situation")],
-            ).fetchone()
-            if dup:
+            if self.find_session(session["created_at"], session["player"], session.get("interrogator"),
+                                 session.get("character"), session.get("situation")) is not None:
                 return None
             run_id = None
             if run is not None:
@@ -890,6 +900,51 @@ class Store:
                     db.execute(f"insert into {table} ({', '.join(row)}) values ({', '.join('?' * len(row))})",
                                list(row.values()))
             return int(sid or 0)
+
+    def find_session(self, created_at: str, player: str, interrogator: str | None, character: str | None,
+                     situation: str | None) -> int | None:
+        """The id of the session created at that time with those seats, card and situation (what
+        identifies a session across databases: ids change on import), None when there is none."""
+        with self._lock:
+            row = self.db.conn.execute(
+                "select min(id) from sessions where created_at = ? and player = ? and interrogator is ?"
+                " and character is ? and situation is ?", [created_at, player, interrogator, character, situation],
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def insert_pair_row(self, session_a: int, session_b: int, row: dict[str, Any],
+                        calls: Sequence[dict[str, Any]]) -> bool:
+        """Insert an imported pairwise verdict as given (``row``: the pair_scores columns but the pair, value
+        for session_a) with its judge's calls (model_calls columns but the session); False when it is
+        stored already: a judge's ok verdict is never replaced (a failed one is, by an ok one), and a
+        person's pick with the same author, value and time is not added twice."""
+        if not session_a < session_b:
+            raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
+        cols = ("session_a", "session_b", *row)
+        values = [session_a, session_b, *row.values()]
+        with self.transaction() as db:
+            if row["source"] == "human":
+                if db.execute("select 1 from pair_scores where session_a = ? and session_b = ? and source = 'human'"
+                              " and by = ? and value is ? and created_at = ?",
+                              [session_a, session_b, row["by"], row["value"], row["created_at"]]).fetchone():
+                    return False
+                found = db.execute(f"insert into pair_scores ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
+                                   " returning id", values).fetchone()
+            else:
+                updates = ", ".join(f"{c} = excluded.{c}" for c in row if c not in ("source", "by", "metric", "shown"))
+                found = db.execute(
+                    f"insert into pair_scores ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
+                    " on conflict (session_a, session_b, by, metric, shown) where source = 'judge'"
+                    f" do update set {updates} where pair_scores.status = 'failed' and excluded.status = 'ok'"
+                    " returning id", values).fetchone()
+            if found is None:
+                return False
+            shown_first = session_b if row.get("shown") == "ba" else session_a
+            for call in calls:
+                call = {"session_id": shown_first, **call, "pair_score_id": found[0]}
+                db.execute(f"insert into model_calls ({', '.join(call)}) values ({', '.join('?' * len(call))})",
+                           list(call.values()))
+            return True
 
     @property
     def conn(self) -> sqlite3.Connection:

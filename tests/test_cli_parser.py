@@ -44,7 +44,8 @@ LINES = [
     (["sessions", "score", "3", "--versus", "4", "--value", "0.5"], "pingpong.tui.commands.sessions:score"),
     (["leaderboard", "--costs", "--format", "json"], "pingpong.tui.commands.stats:leaderboard"),
     (["report", "--run", "r", "--out", "site"], "pingpong.tui.commands.report:report"),
-    (["annotate", "--sample", "5", "--player", "a", "--player", "b"], "pingpong.tui.commands.app:annotate"),
+    (["annotate", "--sample", "5", "--player", "a", "--player", "b", "--method", "dmt", "--author", "zoe"],
+     "pingpong.tui.commands.app:annotate"),
     (["export", "--format", "annotations", "--out", "people.jsonl"], "pingpong.tui.commands.exchange:export"),
 ]
 

@@ -38,6 +38,9 @@ class AnnotateRequest:
 
     sample: int | None = None
     players: list[str] | None = None
+    methods: list[str] | None = None
+    author: str | None = None
+    """Who rates (`--author`); None: config `author`, else the OS user."""
 
 
 @dataclass
@@ -191,7 +194,8 @@ class PingPongApp(App):
         elif isinstance(self.initial, NewSessionRequest):
             self.action_new_session(self.initial.defaults)
         elif isinstance(self.initial, AnnotateRequest):
-            self.action_annotate(self.initial.sample, self.initial.players)
+            req = self.initial
+            self.action_annotate(req.sample, req.players, req.methods, req.author)
 
     async def on_unmount(self) -> None:
         await self.runs.close()  # before the store closes: each session is left interrupted, resumable
@@ -237,10 +241,11 @@ class PingPongApp(App):
 
         self.push_screen(CharactersScreen())
 
-    def action_annotate(self, sample: int | None = None, players: list[str] | None = None) -> None:
+    def action_annotate(self, sample: int | None = None, players: list[str] | None = None,
+                        methods: list[str] | None = None, author: str | None = None) -> None:
         from pingpong.tui.screens.annotate import AnnotateScreen
 
-        self.push_screen(AnnotateScreen(sample=sample, players=players))
+        self.push_screen(AnnotateScreen(sample=sample, players=players, methods=methods, author=author))
 
     def action_watch(self) -> None:
         from pingpong.tui.screens.watch import WatchScreen

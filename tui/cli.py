@@ -151,6 +151,11 @@ def _annotate_args(p: argparse.ArgumentParser) -> None:
                         "worked on continues")
     p.add_argument("--player", action="append", default=None, metavar="M",
                    help="only this player's sessions; repeat for several (default: every player)")
+    p.add_argument("--method", action="append", default=None, metavar="M",
+                   help="only this method's sessions; repeat for several (default: every method people rate: "
+                        "pingpong, pingpong-v1, dmt)")
+    p.add_argument("--author", metavar="A", help="who rates (default: author in config.toml, else OS user); "
+                                                 "each person has their own queues")
 
 
 def _sessions_args(p: argparse.ArgumentParser) -> None:
@@ -248,7 +253,7 @@ COMMANDS = {
     "report": ("pingpong.tui.commands.report:report",
                "static HTML: the leaderboards, each player's grid, every conversation", _report_args),
     "annotate": ("pingpong.tui.commands.app:annotate",
-                 "rate whole conversations blind, one by one (a rating queue that resumes)", _annotate_args),
+                 "rate conversations blind, one by one, by each method's rubric (a rating queue that resumes)", _annotate_args),
     "sessions": (None, "list, show, score and resume stored sessions", _sessions_args),
     "export": ("pingpong.tui.commands.exchange:export", "export sessions", _export_args),
     "import": ("pingpong.tui.commands.exchange:import_",

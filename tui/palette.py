@@ -25,7 +25,7 @@ PLACES: tuple[tuple[str, str, str], ...] = (
     ("Compare side by side", "two players' sessions of the same situation, the judge's verdicts, your pick",
      "compare"),
     ("DMT leaderboard", "DMT-Score of player models with the curves Score_1..Score_T", "dmt_leaderboard"),
-    ("Rating queue (annotate)", "rate whole conversations blind, judges' scores shown after you save", "annotate"),
+    ("Rating queue (annotate)", "rate conversations blind, judges' scores shown after you save", "annotate"),
     ("Watch a batch run", "follow a batch run written by another process", "watch"),
     ("Help", "keys and screens", "help"),
 )

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from pingpong.core.domain import JudgeVerdict, Message, Scale, Situation
+from pingpong.core.domain import Character, JudgeVerdict, Message, Scale, Situation
 from pingpong.core.prompts import Messages
 
 if TYPE_CHECKING:
@@ -30,6 +30,14 @@ class Method(ABC):
     seat's occupant, so views of who sat in a seat leave them out."""
     min_reply_chars: ClassVar[int] = 2
     """A shorter player reply is asked for again (PingPong's rule); 1 where one letter is an answer."""
+    people_rate: ClassVar[Literal["conversation", "rounds"] | None] = None
+    """What a person rates in the blind rating queue (`pingpong annotate`): the whole conversation,
+    each round, or nothing (None: scored by exact rules, which a person corrects rather than rates)."""
+
+    def rated_metrics(self, character: Character) -> tuple[str, ...]:
+        """The metrics a person rates for this card, each on ``scale_of`` (refusal flag included where
+        the method has one)."""
+        return self.metrics
 
     def scale_of(self, metric: str) -> Scale | None:
         """The scale ``metric`` is scored on in this method (None: not one of its metrics)."""

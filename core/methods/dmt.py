@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pingpong.core.domain import HUMAN, Message, Score
+from pingpong.core.domain import HUMAN, Character, Message, Score
 from pingpong.core.judging import failed_scores, json_candidates
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods import dmt_prompts
@@ -139,6 +139,11 @@ class Dmt(Method):
     scripted_authors = frozenset({SEED_AUTHOR})
     metrics = DMT_METRICS
     scale = "good-bad"
+    people_rate = "rounds"
+
+    def rated_metrics(self, character: Character) -> tuple[str, ...]:
+        """Only the metrics the card's role type calls for (METHOD.md), as the judges label them."""
+        return metrics_for(character.role_type)
 
     async def converse(self, engine: "SessionEngine") -> None:
         turn, role = engine.resume_point()

@@ -94,6 +94,7 @@ class PingPong(Method):
     name = "pingpong"
     metrics = JUDGED
     scale = "1-5"
+    people_rate = "conversation"
 
     async def converse(self, engine: "SessionEngine") -> None:
         await alternate(engine, seat_lines(engine, interrogator_line))

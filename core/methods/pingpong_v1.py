@@ -30,6 +30,7 @@ class PingPongV1(Method):
     name = "pingpong-v1"
     metrics = JUDGED
     scale = "1-10"
+    people_rate = "conversation"
 
     async def converse(self, engine: "SessionEngine") -> None:
         await alternate(engine, seat_lines(engine, self._tester_line), stop=lambda: refused(engine))

@@ -158,3 +158,68 @@ def test_bad_price_is_one_line_exit_2(tmp_path, price, where):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and where in result.stderr and "config.toml" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_pairwise_judging_is_logged_and_costs_count_it_where_costs_show(tmp_path, monkeypatch, fake):
+    """`compare`'s judge calls go into the call log, each order's under the session shown first: the
+    leaderboard, a session's spend and the run summary then include what comparing cost, as the
+    server counted it."""
+    from pingpong.core.config import load_models, prices
+    from pingpong.core.home import Home
+    from pingpong.sessions.costs import session_spend
+    from pingpong.sessions.store import Store
+    from tests.runner.conftest import KEY_ENV, write_library
+    from tests.runner.test_compare_cli import judge_pairs_reply, serve_players_and_judge
+
+    monkeypatch.setenv(KEY_ENV, "not-a-real-key")
+    home = tmp_path / "home"
+    write_config(home, priced_models(fake.base_url))
+    write_library(home)
+    serve_players_and_judge(fake)
+    assert pingpong(home, *run_args("--run", "night")).rc == 0
+    before = {r["player"]: r["cost"] for r in json.loads(pingpong(home, "leaderboard", "--costs", "--format",
+                                                                  "json").out)}
+    sent = len(fake.chat_requests)
+    result = pingpong(home, "compare", "--baseline", "beta", "--judge", "judge-two")
+    assert result.rc == 0, result.err
+
+    pairwise = fake.chat_requests[sent:]
+    assert len(pairwise) == 8
+    inp, out = PRICES["judge-two"]
+    extra = {"alpha": 0.0, "beta": 0.0}
+    for request in pairwise:
+        first = request.body["messages"][-1]["content"].split("# Conversation 2")[0]
+        shown_first = "alpha" if "from alpha-model" in first else "beta"
+        completion = max(1, len(judge_pairs_reply(request.body).split()))
+        extra[shown_first] += (words(request.body) * inp + completion * out) / 1e6
+    assert extra["alpha"] > 0 and extra["beta"] > 0
+    assert f"with judge-two for ${sum(extra.values()):.4f};" in result.err
+
+    logged = rows(home, "SELECT c.role, c.model, c.status, c.turn, s.player, p.shown, p.session_a = s.id"
+                        " FROM model_calls c JOIN pair_scores p ON p.id = c.pair_score_id"
+                        " JOIN sessions s ON s.id = c.session_id")
+    assert len(logged) == 8
+    assert {r[:4] for r in logged} == {("judge", "judge-two", "ok", None)}
+    assert all(is_a == (shown == "ab") for *_, shown, is_a in logged)  # the session shown first
+
+    after = {r["player"]: r["cost"] for r in json.loads(pingpong(home, "leaderboard", "--costs", "--format",
+                                                                 "json").out)}
+    for player in ("alpha", "beta"):
+        assert after[player] == pytest.approx(before[player] + extra[player], abs=1e-6)
+
+    store = Store(Home(home).db_path)
+    try:
+        price_of = prices(load_models(Home(home)))
+        (sid,) = rows(home, "SELECT session_a FROM pair_scores LIMIT 1")[0]
+        own = rows(home, "SELECT count(*) FROM model_calls WHERE session_id = ? AND pair_score_id IS NULL", [sid])
+        assert own[0][0] > 0
+        spend = session_spend(store.conn, sid, price_of)
+        per_call = rows(home, "SELECT sum(prompt_tokens) + sum(completion_tokens) FROM model_calls"
+                              " WHERE session_id = ? AND status = 'ok'", [sid])[0][0]
+        assert spend.total.tokens == per_call  # the session's own calls and its pairwise ones
+    finally:
+        store.close()
+
+    again = pingpong(home, *run_args("--run", "night"))  # nothing left to run: the summary of the run
+    assert again.rc == 0, again.err
+    assert f"run costs: ${sum(after.values()):.4f} " in again.out

@@ -33,7 +33,7 @@ def populate(store):
 def test_turn_level_spearman_equals_scipy(store):
     populate(store)
     report = agreement_report(store, level="turn")
-    rows = {(r.judge, r.metric): r for r in report.spearman}
+    rows = {(r.who, r.metric): r for r in report.spearman}
     human = [(a + b) / 2 for i in range(2) for a, b in zip(ANN[i], BOB[i])]  # mean of the two people
     j1 = [J1[i][t][0] for i in range(2) for t in range(3)]
     j2 = [J2[i][t][0] for i in range(2) for t in range(3)]
@@ -51,7 +51,7 @@ def test_turn_level_spearman_equals_scipy(store):
 def test_conversation_level_and_refusals(store):
     populate(store)
     report = agreement_report(store, level="conversation")
-    row = next(r for r in report.spearman if r.judge == "J1" and r.metric == "in_character")
+    row = next(r for r in report.spearman if r.who == "J1" and r.metric == "in_character")
     assert row.n == 2 and row.spearman is not None
     j1 = {t.judge: t for t in report.refusals}
     # turn 3 of session 1: ann says refusal, J1 too (both); session 2 turn 3: neither

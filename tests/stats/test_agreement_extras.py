@@ -44,7 +44,7 @@ def mean(values):
 def test_conversation_ratings_are_paired_with_each_judges_mean(store):
     populate(store)
     report = agreement_report(store, level="conversation")
-    rows = {(r.judge, r.metric): r for r in report.spearman}
+    rows = {(r.who, r.metric): r for r in report.spearman}
     for m, metric in enumerate(("in_character", "entertaining", "fluency")):
         people = [mean([r[i][m] for r in PEOPLE.values() if r[i] is not None]) for i in range(4)]
         j1 = [mean([t[m] for t in J1[i]]) for i in range(4)]
@@ -63,7 +63,7 @@ def test_conversation_ratings_are_paired_with_each_judges_mean(store):
 def test_each_person_against_the_others_and_alpha(store):
     populate(store)
     report = agreement_report(store, level="conversation")
-    rows = {(a.author, a.metric): a for a in report.annotators}
+    rows = {(a.who, a.metric): a for a in report.annotators}
     for m, metric in enumerate(("in_character", "entertaining", "fluency")):
         for author, ratings in PEOPLE.items():
             units = [i for i in range(4) if ratings[i] is not None]

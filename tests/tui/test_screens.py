@@ -98,6 +98,21 @@ async def test_the_rating_dialog_rates_the_whole_conversation(app, store):
                     (None, "is_refusal", 0.0)]
 
 
+async def test_the_rating_dialog_rates_a_pingpong_v1_turn_on_ten_points(app, store):
+    from tests.tui.test_annotate import write_v1_session
+
+    sid = write_v1_session(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, sid)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        assert "0 is 10" in str(app.screen.query_one(".hint").render())
+        await pilot.press("0", "8", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is replay)
+    assert store.db.execute("select turn, metric, value, scale from scores where source = 'human' order by id"
+                            ).fetchall() == [(1, "in_character", 10.0, "1-10"), (1, "entertaining", 8.0, "1-10")]
+
+
 async def test_override_on_live_screen(app, store):
     sid = write_session(store)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -263,6 +263,42 @@ def test_rating_queue_after_saving(snap_compare, app, filled):
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
+def test_rating_queue_dmt_round(snap_compare, app, store):
+    """A DMT dialogue in the queue: the second round's good/bad labels, blind, the round selected."""
+    write_dmt_session(store)
+
+    async def before(pilot):
+        from pingpong.tui.screens.annotate import AnnotateScreen
+
+        await _home_loaded(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await pilot.press("g", "b", "right")
+        await wait_for(pilot, lambda: pilot.app.screen.round == 1)
+        await pilot.press("g")
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_rating_queue_ten_points(snap_compare, app, store):
+    """A pingpong-v1 conversation in the queue: 1-10 per metric (0 is 10)."""
+    from tests.tui.test_annotate import write_v1_session
+
+    write_v1_session(store)
+
+    async def before(pilot):
+        from pingpong.tui.screens.annotate import AnnotateScreen
+
+        await _home_loaded(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await pilot.press("0", "7")
+        await _settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
 def test_dmt_replay(snap_compare, app, store):
     """A DMT round in the replay: sub-topic, sub-intent, quality check, stop decision and labels."""
     write_dmt_session(store, bad={(3, "coherence")})

@@ -107,10 +107,11 @@ def annotate(args, home: Home) -> int:
     from pingpong.sessions.store import Store
     from pingpong.tui.app import AnnotateRequest, create_app
 
+    who = author(home, args.author)
     home.ensure()
     with Store(home.db_path) as store:
-        open_queue(store, author(home), sample=args.sample, players=args.player)
-    create_app(home, initial=AnnotateRequest(args.sample, args.player)).run()
+        open_queue(store, who, sample=args.sample, players=args.player, methods=args.method)
+    create_app(home, initial=AnnotateRequest(args.sample, args.player, args.method, who)).run()
     return 0
 
 

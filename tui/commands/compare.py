@@ -50,7 +50,9 @@ def compare(args, home: Home) -> int:
         print_json(report)
     else:
         render(report, sys.stdout)
-        print(f"judged {tally.asked} order(s) of {len(plans)} pair(s) with {args.judge}; {HINT}", file=sys.stderr)
+        cost = _cost(tally.calls, spec)
+        print(f"judged {tally.asked} order(s) of {len(plans)} pair(s) with {args.judge}{cost}; {HINT}",
+              file=sys.stderr)
     if tally.failed:
         raise RunFailed(f"{tally.failed} pairwise judgement(s) failed; run the same command again to retry them")
     return 0
@@ -71,6 +73,18 @@ async def _judge(store, models, spec, plans, concurrency: int, home: Home):
                                  concurrency=concurrency)
     finally:
         await pool.aclose()
+
+
+def _cost(calls, spec) -> str:
+    """' for $0.0123' when the judge has a price (config `price`) and was called; else nothing."""
+    from pingpong.sessions.costs import Spend
+
+    if not calls or spec.price is None:
+        return ""
+    spend = Spend()
+    for call in calls:
+        spend.add_call(call, {spec.name: spec.price})
+    return f" for {spend.text()}"
 
 
 def _pm(value: float | None, low: float | None, high: float | None, digits: int) -> str:

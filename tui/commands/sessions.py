@@ -152,7 +152,7 @@ def score(args, home: Home) -> int:
         metric, value = "is_refusal", args.refusal == "true"
     from pingpong.core.config import author as config_author
 
-    author = args.author.strip() if args.author and args.author.strip() else config_author(home)
+    author = config_author(home, args.author)
     store = _store(home)
     try:
         score_id = store.add_human_score(args.id, args.turn, metric, value, author, args.reason)
@@ -176,7 +176,7 @@ def _prefer(args, home: Home) -> int:
     if args.value is None:
         raise UserError(f"--value: required with --versus: 1 (session {args.id} better), "
                         f"0 (session {args.versus} better) or 0.5 (as good)")
-    author = args.author.strip() if args.author and args.author.strip() else config_author(home)
+    author = config_author(home, args.author)
     store = _store(home)
     try:
         score_id = store.add_pair_preference(args.id, args.versus, args.value, author, args.reason)

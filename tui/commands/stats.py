@@ -238,12 +238,14 @@ def render_agreement(report, out=None) -> None:
         out.write(title + "\n")
         print_table(columns, body, out=out, empty=empty)
 
+    def correlations(title: str, who: str, rows, empty: str = "") -> None:
+        table(title, [Column(who, 10), Column("Metric", 9), Column("n", 8, number=True),
+                      Column("Spearman", 9, number=True), Column("p-value", 7, number=True)],
+              [[r.who, r.metric, str(r.n), _fmt(r.spearman, 3), _fmt(r.p_value, 4)] for r in rows], empty=empty)
+
     units = "turns" if report.level == "turn" else "conversations"
-    table(f"Judges vs people (Spearman, {report.level} level)",
-          [Column("Judge", 10), Column("Metric", 9), Column("n", 8, number=True),
-           Column("Spearman", 9, number=True), Column("p-value", 7, number=True)],
-          [[r.judge, r.metric, str(r.n), _fmt(r.spearman, 3), _fmt(r.p_value, 4)] for r in report.spearman],
-          empty=f"no {units} carry both a person's score and a judge's yet")
+    correlations(f"Judges vs people (Spearman, {report.level} level)", "Judge", report.spearman,
+                 empty=f"no {units} carry both a person's score and a judge's yet")
     if report.refusals:
         table(f"Refusal flags: people vs judges ({units})",
               [Column("Judge", 10), *(Column(h, 5, number=True) for h in ("both", "person only", "judge only",
@@ -258,10 +260,7 @@ def render_agreement(report, out=None) -> None:
               [[r.metric, str(r.raters), str(r.units), _fmt(r.alpha, 3), _fmt(r.mean_spearman, 3)]
                for r in report.raters])
     if report.annotators:
-        table("Each person against the mean of the others (Spearman)",
-              [Column("Person", 10), Column("Metric", 9), Column("n", 8, number=True),
-               Column("Spearman", 9, number=True), Column("p-value", 7, number=True)],
-              [[a.author, a.metric, str(a.n), _fmt(a.spearman, 3), _fmt(a.p_value, 4)] for a in report.annotators])
+        correlations("Each person against the mean of the others (Spearman)", "Person", report.annotators)
     if report.rankings:
         table("Do rankings depend on the judge or the interrogator? (one seat fixed, Kendall's tau)",
               [Column("Varied", 10), Column("Fixed", 6), Column("Rankings", 3), Column("Pairs", 6, number=True),

@@ -1,10 +1,12 @@
-"""The rating queue (`pingpong annotate`, or `a` on Home): whole conversations rated blind, one by one.
+"""The rating queue (`pingpong annotate`, or `a` on Home): conversations rated blind, one by one.
 
 The person sees the character, the situation and the conversation, never who played it or what the
-judges said, until they have saved their own ratings (1-5 for each metric, optionally a refusal
-flag); then the judges' figures are shown and ctrl+n goes on. The queue and how far the person got
-live in the database (sessions.annotate), so leaving and coming back continues at the first
-conversation not saved yet.
+judges said, until they have saved their own ratings; then the judges' figures are shown and ctrl+n
+goes on. What they rate comes from the session's method (core.methods): the whole conversation on
+its scale (1-5 or 1-10 per metric, and the refusal flag) or, for a DMT dialogue, every round good
+or bad per metric its role type calls for (left/right move between rounds). ctrl+l skips a
+conversation: it comes back after the others. The queue and how far the person got live in the
+database (sessions.annotate), so leaving and coming back continues at the first one not saved yet.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 
 from pingpong.core.domain import METRICS
-from pingpong.tui.widgets.rating import RatingField, RefusalField
+from pingpong.core.methods import get_method
+from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, rating_fields
 from pingpong.tui.widgets.scoring import SHORT, conversation_means, fmt_score
 from pingpong.tui.widgets.transcript import Transcript
 
@@ -25,23 +28,35 @@ HIDDEN = "The judges' scores, and who played, show once you have saved your rati
 
 
 class AnnotateScreen(Screen):
-    """Rate the whole conversation: 1-5 per metric, y/n refusal, ctrl+s saves and reveals the judges,
-    ctrl+n goes to the next one; escape leaves (the queue resumes where you stopped)."""
+    """Rate the conversation (numbers per metric, y/n refusal) or label each round (g/b, left/right
+    between rounds); ctrl+s saves and reveals the judges, ctrl+n goes to the next one, ctrl+l skips
+    this one for later; escape leaves (the queue resumes where you stopped)."""
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="annotate.save"),
         Binding("ctrl+n", "next", "Next", tooltip="Next conversation (after saving)", id="annotate.next"),
+        Binding("ctrl+l", "skip", "Skip", tooltip="Skip: this conversation comes back after the others",
+                id="annotate.skip"),
+        Binding("left", "round(-1)", "Round", show=False, tooltip="Previous round (DMT)", id="annotate.prev_round"),
+        Binding("right", "round(1)", "Round", show=False, tooltip="Next round (DMT)", id="annotate.next_round"),
         Binding("escape", "back", "Back", id="annotate.back"),
     ]
 
-    def __init__(self, *, sample: int | None = None, players: list[str] | None = None) -> None:
+    def __init__(self, *, sample: int | None = None, players: list[str] | None = None,
+                 methods: list[str] | None = None, author: str | None = None) -> None:
         super().__init__()
         self.sample = sample
         self.players = players
+        self.methods = methods
+        self.author = author
         self.queue = None
         self.position: int | None = None
         self.stored = None
         self.saved = False
+        self.metrics: tuple[str, ...] = ()
+        self.rounds: list[int] = []   # a DMT dialogue's rounds, labelled one at a time; [] rates it whole
+        self.round = 0                # index into rounds
+        self.labels: dict[int, dict[str, bool]] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -49,30 +64,36 @@ class AnnotateScreen(Screen):
         with Horizontal(id="live-body"):
             yield Transcript(id="transcript")
             with Vertical(id="annotate-panel"):
-                yield Label("Rate the conversation", classes="dialog-title")
-                for metric in METRICS:
-                    yield RatingField(metric, id=f"rate-{metric}")
-                yield RefusalField(id="rate-refusal")
+                yield Label("Rate the conversation", id="annotate-title", classes="dialog-title")
+                yield Vertical(id="annotate-fields")
                 yield Input(placeholder="reason (optional)", id="annotate-reason")
                 yield Static(HIDDEN, id="annotate-judges")
         yield Static("", id="status-line")
         yield Footer(compact=True)
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from pingpong.sessions.annotate import open_queue
 
         self.sub_title = "rating queue"
         self.query_one(Transcript).can_focus = False
         try:
-            self.queue = open_queue(self.app.store, self.app.author(), sample=self.sample, players=self.players)
+            self.queue = open_queue(self.app.store, self.author or self.app.author(), sample=self.sample,
+                                    players=self.players, methods=self.methods)
         except Exception as exc:  # no sessions to rate, say: shown, never a crash
             self.notify(str(exc), severity="error")
             self.app.pop_screen()
             return
-        self._show(self.queue.next_position)
+        await self._show(self.queue.next_position)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "round":
+            return bool(self.rounds) and not self.saved   # only a DMT dialogue is labelled round by round
+        if action == "skip":
+            return self.position is not None and not self.saved
+        return True
 
     # -- one conversation ---------------------------------------------------------------------
-    def _show(self, position: int | None) -> None:
+    async def _show(self, position: int | None) -> None:
         queue = self.queue
         self.position, self.saved = position, False
         info = self.query_one("#session-info", Static)
@@ -81,27 +102,114 @@ class AnnotateScreen(Screen):
             info.update(Text(f"All {total} conversations of this queue are rated. Thank you.", style="bold"))
             self.query_one("#annotate-panel").display = False
             self.query_one(Transcript).load([])
+            self.rounds = []
             self._status("escape goes back")
+            self.refresh_bindings()
             return
-        item = queue.items[position]
-        self.stored = self.app.store.session(item.session_id)
-        stored = self.stored
+        item = next(i for i in queue.items if i.position == position)
+        stored = self.app.store.session(item.session_id)
+        method = get_method(stored.spec.method)
+        self.metrics = method.rated_metrics(stored.character)
+        by_round = method.people_rate == "rounds"
+        self.rounds = sorted({m.turn for m in stored.messages if m.role == "assistant"}) if by_round else []
+        self.round, self.labels = 0, {}
+        fields = self.query_one("#annotate-fields", Vertical)
+        await fields.remove_children()
+        await fields.mount_all(rating_fields(self.metrics, method.scale_of))
+        self.stored = stored   # the fields are in place: ready to rate
         head = Text()
-        head.append(f"Conversation {position + 1} of {len(queue.items)}  ", style="bold")
+        head.append(f"Conversation {queue.done + 1} of {len(queue.items)}  ", style="bold")
         head.append(stored.character.char_name, style="bold cyan")
         head.append(f"  situation: {stored.situation.text}")
         info.update(head)
         self.query_one(Transcript).load(stored.messages, blind=True)  # no verdicts, no authors: blind
-        for fld in self.query(RatingField):
-            fld.value = None
-        self.query_one(RefusalField).value = None
+        self.query_one("#annotate-panel").set_class(bool(self.rounds) or method.scale == "1-10", "-wide")
         self.query_one("#annotate-reason", Input).value = ""
         self.query_one("#annotate-judges", Static).update(HIDDEN)
-        self.query_one("#rate-in_character").focus()
-        self._status(f"rating as {queue.author}: 1-5 per metric, y/n refusal, ctrl+s saves")
+        self.refresh_bindings()
+        if self.rounds:
+            self._show_round()
+        else:
+            self.query_one("#annotate-title", Label).update(
+                "Rate the conversation" + ("" if method.scale == "1-5" else f" ({method.scale}, 0 is 10)"))
+        first = fields.children[0] if fields.children else None
+        if first is not None:
+            first.focus()
+        self._status(self._hint(method.scale))
+
+    def _hint(self, scale: str) -> str:
+        who = f"rating as {self.queue.author}: " if self.queue else ""
+        if self.rounds:
+            return who + "g/b per metric, left/right rounds, ctrl+s saves, ctrl+l skips"
+        keys = "1-5" if TOPS.get(scale, 5) == 5 else "1-10"
+        return who + f"{keys} per metric, y/n refusal, ctrl+s saves, ctrl+l skips"
 
     def _status(self, text: str) -> None:
         self.query_one("#status-line", Static).update(text)
+
+    # -- a DMT dialogue, round by round -------------------------------------------------------
+    def _show_round(self) -> None:
+        turn = self.rounds[self.round]
+        self.query_one("#annotate-title", Label).update(
+            f"Round {self.round + 1} of {len(self.rounds)}: good or bad?")
+        given = self.labels.get(turn, {})
+        for fld in self.query(LabelField):
+            fld.value = given.get(fld.metric)
+        self.query_one(Transcript).select_turn(turn)
+
+    def _keep_round(self) -> None:
+        """What the fields say about the round shown, kept while the person looks at another."""
+        if self.rounds:
+            self.labels[self.rounds[self.round]] = {f.metric: f.value for f in self.query(LabelField)
+                                                    if f.value is not None}
+
+    def on_two_way_field_changed(self, event: LabelField.Changed) -> None:
+        """The round's last metric labelled: on to the next round that still needs labels."""
+        fields = list(self.query(LabelField))
+        if not self.rounds or self.saved or event.field is not fields[-1] or event.field.value is None:
+            return
+        self._keep_round()
+        if self.round + 1 < len(self.rounds) and all(f.value is not None for f in fields):
+            self.action_round(1)
+
+    def action_round(self, step: int) -> None:
+        if not self.rounds or self.saved:
+            return
+        self._keep_round()
+        self.round = max(0, min(len(self.rounds) - 1, self.round + step))
+        self._show_round()
+        fields = self.query(LabelField)
+        if fields:
+            fields.first().focus()
+
+    # -- saving -------------------------------------------------------------------------------
+    def _values(self) -> dict[int | None, dict[str, float]] | None:
+        """{turn or None (whole conversation): {metric: value}}, or None (told why) when something is
+        left to rate."""
+        if self.rounds:
+            self._keep_round()
+            for i, turn in enumerate(self.rounds):
+                missing = [m for m in self.metrics if m not in self.labels.get(turn, {})]
+                if missing:
+                    self.round = i
+                    self._show_round()
+                    self.notify(f"Label round {i + 1} first: {', '.join(missing)}", severity="warning")
+                    return None
+            return {turn: {m: 1.0 if self.labels[turn][m] else 0.0 for m in self.metrics} for turn in self.rounds}
+        values: dict[str, float] = {}
+        missing = []
+        for fld in self.query(RatingField):
+            if fld.value is None:
+                missing.append(fld.metric)
+            else:
+                values[fld.metric] = float(fld.value)
+        if missing:
+            self.notify(f"Rate every metric first: {', '.join(missing)}", severity="warning")
+            return None
+        refusal = self.query(RefusalField)
+        if refusal and refusal.first().value is not None:
+            values["is_refusal"] = 1.0 if refusal.first().value else 0.0
+        return {None: values}
 
     def action_save(self) -> None:
         if self.stored is None or self.position is None or self.queue is None:
@@ -109,25 +217,22 @@ class AnnotateScreen(Screen):
         if self.saved:
             self.notify("Already saved: ctrl+n for the next conversation")
             return
-        values = {fld.metric: fld.value for fld in self.query(RatingField)}
-        missing = [m for m, v in values.items() if v is None]
-        if missing:
-            self.notify(f"Rate every metric first: {', '.join(missing)}", severity="warning")
+        rated = self._values()
+        if rated is None:
             return
-        refusal = self.query_one(RefusalField).value
         reason = self.query_one("#annotate-reason", Input).value.strip() or None
         store, author = self.app.store, self.queue.author
         try:
             with store.transaction():
-                for metric, value in values.items():
-                    store.add_human_score(self.stored.id, None, metric, int(value or 0), author, reason)
-                if refusal is not None:
-                    store.add_human_score(self.stored.id, None, "is_refusal", refusal, author, reason)
+                for turn, values in rated.items():
+                    for metric, value in values.items():
+                        store.add_human_score(self.stored.id, turn, metric, int(value), author, reason)
                 store.mark_annotated(self.queue.id, self.position)
         except Exception as exc:  # a refused score is a notification, not a crash
             self.notify(str(exc), severity="error")
             return
         self.saved = True
+        self.refresh_bindings()
         self.query_one("#annotate-judges", Static).update(self._reveal())
         self._status("saved: ctrl+n next; escape stops (you continue here next time)")
 
@@ -141,10 +246,15 @@ class AnnotateScreen(Screen):
         text.append(f"{stored.spec.player}\n")
         if not stored.verdicts:
             text.append("no judge scored this conversation\n", style="dim")
+        if self.rounds:
+            self._reveal_labels(text)
+            return text
+        out_of = "/10" if get_method(stored.spec.method).scale == "1-10" else ""
         for verdict in stored.verdicts:
             means = conversation_means([verdict])
             text.append(f"{verdict.judge}  ", style="bold cyan")
-            text.append("  ".join(f"{SHORT[m]} {fmt_score(round(means[m], 2))}" for m in METRICS if m in means))
+            text.append("  ".join(f"{SHORT[m]} {fmt_score(round(means[m], 2))}{out_of}" for m in METRICS
+                                  if m in means))
             if any(v.is_refusal for v in verdict.turns if v.status == "ok"):
                 text.append("  refusal", style="bold red")
             text.append("\n")
@@ -153,16 +263,38 @@ class AnnotateScreen(Screen):
             text.append(f"judges' final {final}\n", style="bold")
         return text
 
-    def action_next(self) -> None:
+    def _reveal_labels(self, text: Text) -> None:
+        """Each judge's good/bad labels of the rounds, and how many agree with the person's."""
+        for verdict in self.stored.verdicts:
+            given = {(s.turn, s.metric): s.value == 1 for s in verdict.scores
+                     if s.status == "ok" and s.scale == "good-bad" and s.value is not None}
+            good = sum(given.values())
+            same = sum(1 for (turn, metric), label in given.items() if self.labels.get(turn, {}).get(metric) == label)
+            text.append(f"{verdict.judge}  ", style="bold cyan")
+            text.append(f"{good} good, {len(given) - good} bad; agrees with you on {same} of {len(given)}\n")
+
+    async def action_next(self) -> None:
         if self.queue is None or self.position is None:
             return
         if not self.saved:
-            self.notify("Save your ratings first (ctrl+s)", severity="warning")
+            self.notify("Save your ratings first (ctrl+s), or skip this one (ctrl+l)", severity="warning")
             return
         from pingpong.sessions.annotate import load_queue
 
         self.queue = load_queue(self.app.store, self.queue.id, self.queue.author)
-        self._show(self.queue.next_position)
+        await self._show(self.queue.next_position)
+
+    async def action_skip(self) -> None:
+        """Leave this conversation for later: it moves to the end of the queue."""
+        if self.queue is None or self.position is None or self.saved:
+            return
+        from pingpong.sessions.annotate import skip
+
+        left = len(self.queue.items) - self.queue.done
+        self.queue = skip(self.app.store, self.queue, self.position)
+        if left == 1:
+            self.notify("Nothing else is left to rate: this one again")
+        await self._show(self.queue.next_position)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -18,7 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from pingpong.core.domain import METRICS, JudgeVerdict
-from pingpong.tui.widgets.rating import LabelField, RatingField, RefusalField, ScopeField
+from pingpong.core.methods import get_method
+from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, ScopeField
 from pingpong.tui.widgets.scoring import conversation_means, fmt_score, human_latest, judge_scores, mean_scores
 
 
@@ -46,12 +47,12 @@ def _refusal_note(verdicts: Sequence[JudgeVerdict], turn: int | None) -> str:
 
 
 def label_metrics(stored: Any) -> tuple[str, ...]:
-    """The metrics a person labels good/bad in a stored session's rounds (none: not a dmt session)."""
-    if stored is None or stored.spec.method != "dmt":
+    """The metrics a person labels good/bad in a stored session's rounds (none: its method is not
+    rated round by round)."""
+    if stored is None:
         return ()
-    from pingpong.core.methods.dmt_rules import metrics_for
-
-    return metrics_for(stored.character.role_type)
+    method = get_method(stored.spec.method)
+    return method.rated_metrics(stored.character) if method.people_rate == "rounds" else ()
 
 
 def _judges_said(verdicts: Sequence[JudgeVerdict], turn: int, metric: str) -> str:
@@ -73,9 +74,10 @@ class OverrideScreen(ModalScreen[Rating | None]):
     ]
 
     def __init__(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any] = (), *,
-                 whole: bool = False, labels: Sequence[str] = ()) -> None:
+                 whole: bool = False, labels: Sequence[str] = (), scale: str = "1-5") -> None:
         super().__init__()
         self.turn = turn
+        self.top = TOPS.get(scale, 5)  # pingpong-v1 rates on ten points
         self.verdicts = verdicts
         self.human = human
         self.labels = tuple(labels)   # a DMT round: good/bad per metric, for its turn only
@@ -92,11 +94,12 @@ class OverrideScreen(ModalScreen[Rating | None]):
             return
         with Vertical(id="override-dialog"):
             yield Label("", id="override-title")
-            yield Static("t/c: this turn or the whole conversation; 1-5 rates the focused metric, y/n sets "
+            keys = "1-5" if self.top == 5 else "1-9 (0 is 10)"
+            yield Static(f"t/c: this turn or the whole conversation; {keys} rates the focused metric, y/n sets "
                          "refusal, ctrl+s saves, esc cancels.", classes="hint")
             yield ScopeField(self.turn, whole=self.whole, id="rate-scope")
             for metric in METRICS:
-                yield RatingField(metric, id=f"rate-{metric}")
+                yield RatingField(metric, top=self.top, id=f"rate-{metric}")
             yield RefusalField(id="rate-refusal")
             yield Input(placeholder="reason (optional)", id="override-reason")
             with Horizontal(id="override-buttons"):
@@ -208,4 +211,6 @@ def rate_turn(screen, session_id: int, turn: int | None, verdicts: Sequence[Judg
         where = "the whole conversation" if rating.turn is None else f"turn {rating.turn}"
         screen.notify(f"saved {n} score{'s' if n != 1 else ''} for {where}")
 
-    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores, labels=labels), saved)
+    method = get_method(screen.app.store.session(session_id).spec.method)
+    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores, labels=labels,
+                                          scale=method.scale_of(METRICS[0]) or "1-5"), saved)

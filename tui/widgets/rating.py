@@ -1,8 +1,9 @@
-"""Keyboard rating fields: a 1-5 metric (number keys), a good/bad label (g/b, DMT rounds) and a
-yes/no refusal flag (y/n)."""
+"""Keyboard rating fields: a 1-5 or 1-10 metric (number keys), a good/bad label (g/b, DMT rounds)
+and a yes/no refusal flag (y/n); `rating_fields` builds those a method's metrics call for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -13,19 +14,18 @@ from textual.widgets import Static
 
 
 class RatingField(Static, can_focus=True):
-    """One metric rated 1-5: press a number; focus then moves to the next field."""
+    """One metric rated 1-5 (or 1-10, where 0 is 10): press a number; focus then moves to the next field."""
 
     DEFAULT_CSS = """
     RatingField { height: 1; padding: 0 1; }
     RatingField:focus { background: $accent 30%; }
     """
     BINDINGS = [
-        Binding("1", "rate(1)", "1", tooltip="Rate the focused metric 1", show=False, id="rating.1"),
-        Binding("2", "rate(2)", "2", tooltip="Rate the focused metric 2", show=False, id="rating.2"),
-        Binding("3", "rate(3)", "3", tooltip="Rate the focused metric 3", show=False, id="rating.3"),
-        Binding("4", "rate(4)", "4", tooltip="Rate the focused metric 4", show=False, id="rating.4"),
-        Binding("5", "rate(5)", "5", tooltip="Rate the focused metric 5", show=False, id="rating.5"),
-        Binding("0,backspace,delete", "rate(0)", "Clear", tooltip="Clear the focused metric's rating", show=False,
+        *(Binding(str(n), f"rate({n})", str(n), tooltip=f"Rate the focused metric {n}", show=False,
+                  id=f"rating.{n}") for n in range(1, 10)),
+        Binding("0", "rate(10)", "10", tooltip="Rate the focused metric 10 (on a 1-10 scale; on 1-5 it clears)",
+                show=False, id="rating.10"),
+        Binding("backspace,delete", "rate(0)", "Clear", tooltip="Clear the focused metric's rating", show=False,
                 id="rating.clear"),
     ]
 
@@ -36,22 +36,27 @@ class RatingField(Static, can_focus=True):
             super().__init__()
             self.field = field
 
-    def __init__(self, metric: str, *, judges: str = "", id: str | None = None) -> None:
+    def __init__(self, metric: str, *, top: int = 5, judges: str = "", id: str | None = None) -> None:
         super().__init__(id=id)
         self.metric = metric
+        self.top = top
         self.judges = judges
 
     def render(self) -> Text:
         text = Text()
         text.append(f"{self.metric:<13}", style="bold")
-        for n in range(1, 6):
+        for n in range(1, self.top + 1):
             style = "reverse bold" if self.value == n else "dim"
-            text.append(f" {n} ", style=style)
+            text.append(f" {n} " if self.top <= 5 else f" {n}", style=style)
         if self.judges:
             text.append(f"  judges {self.judges}", style="dim")
         return text
 
     def action_rate(self, n: int) -> None:
+        if n > self.top:
+            if n != 10:
+                return
+            n = 0  # 0 clears a 1-5 rating
         self.value = n or None
         self.post_message(self.Rated(self))
         if n:
@@ -70,6 +75,13 @@ class TwoWayField(Static, can_focus=True):
 
     value: reactive[bool | None] = reactive(None)
 
+    class Changed(TMessage):
+        """The person set or cleared the field."""
+
+        def __init__(self, field: "TwoWayField") -> None:
+            super().__init__()
+            self.field = field
+
     def __init__(self, title: str, *, judges: str = "", id: str | None = None) -> None:
         super().__init__(id=id)
         self.title = title
@@ -87,6 +99,7 @@ class TwoWayField(Static, can_focus=True):
 
     def action_set(self, n: int) -> None:
         self.value = None if n < 0 else bool(n)
+        self.post_message(self.Changed(self))
         if n >= 0:
             self.screen.focus_next()
 
@@ -161,3 +174,24 @@ class LabelField(TwoWayField):
     def __init__(self, metric: str, *, judges: str = "", id: str | None = None) -> None:
         super().__init__(metric, judges=judges, id=id)
         self.metric = metric
+
+
+TOPS = {"1-5": 5, "1-10": 10}
+"""The rating fields' top value per Likert scale."""
+
+
+def rating_fields(metrics: Sequence[str], scale_of: Callable[[str], str | None]) -> list[Static]:
+    """One field per metric a person rates, on its scale (``scale_of``, the method's): a good/bad
+    label or a 1-5 / 1-10 rating, then the refusal flag where the metrics have one."""
+    fields: list[Static] = []
+    for metric in metrics:
+        scale = scale_of(metric)
+        if metric == "is_refusal":
+            continue
+        if scale == "good-bad":
+            fields.append(LabelField(metric, id=f"rate-{metric}"))
+        elif scale in TOPS:
+            fields.append(RatingField(metric, top=TOPS[scale], id=f"rate-{metric}"))
+    if "is_refusal" in metrics:
+        fields.append(RefusalField(id="rate-refusal"))
+    return fields
