@@ -12,6 +12,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pingpong.sessions.store import Store
 
 
 class StoreClosed(Exception):
@@ -21,11 +25,11 @@ class StoreClosed(Exception):
 class WorkerStore:
     """Opened on first use (in the worker's thread), closed by close() or by the last user."""
 
-    def __init__(self, opener: Callable[[], object]):
+    def __init__(self, opener: Callable[[], Store]):
         self._opener = opener
         self._turn = threading.Lock()   # one user of the connection at a time
         self._state = threading.Lock()  # guards the three fields below
-        self._store = None
+        self._store: Store | None = None
         self._busy = False
         self._closed = False
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pingpong.core.errors import UserError
 from pingpong.tui.commands.output import console, error, fields_grid, print_json, warn
+
+if TYPE_CHECKING:
+    from pingpong.characters.importers import Imported
 
 
 def card_row(card, source: str) -> dict:
@@ -119,7 +123,7 @@ def import_cards(args, home) -> int:
     from pingpong.situations.library import SituationLibrary
 
     cards, situations = CardLibrary(home), SituationLibrary(home)
-    batch = []
+    batch: list[Imported] = []
     for path in args.paths:
         origin = str(real_path(Path(path)))
         # re-importing the same file replaces its cards instead of adding "-2" copies

@@ -48,9 +48,10 @@ def model_rows(home, check: bool = True) -> list[dict]:
 
     from pingpong.core.config import is_local, key_status, load_models
 
-    rows, probes = [], {}
+    rows: list[dict[str, object]] = []
+    probes: dict[int, tuple[str, str | None]] = {}
     for spec in load_models(home).values():
-        row = {
+        row: dict[str, object] = {
             "name": spec.name, "kind": spec.kind, "base_url": spec.base_url, "model": spec.model,
             "api_key_env": spec.api_key_env, "key_set": key_status(spec),
             "max_concurrency": spec.max_concurrency, "reachable": "skipped", "reason": None,
@@ -63,7 +64,7 @@ def model_rows(home, check: bool = True) -> list[dict]:
             row["reason"] = f"{spec.api_key_env} is not set"
         else:
             key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
-            probes[len(rows)] = (spec.base_url, key)
+            probes[len(rows)] = (spec.base_url or "", key)
         rows.append(row)
     if probes:
         with ThreadPoolExecutor(max_workers=min(16, len(probes))) as pool:

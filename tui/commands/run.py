@@ -114,7 +114,7 @@ async def _main(runner, specs, console, workers: int, home) -> tuple[bool, "RunP
                         group.stop()
                     await group.wait()
                 except asyncio.CancelledError:   # Ctrl-C while the workers finish their share
-                    asyncio.current_task().uncancel()
+                    _uncancel()
                     interrupted = True
                     group.stop()
                     await group.wait()
@@ -125,6 +125,15 @@ async def _main(runner, specs, console, workers: int, home) -> tuple[bool, "RunP
         await runner.pool.aclose()
 
 
+def _uncancel() -> None:
+    """Ctrl-C was handled here: the task goes on (it waits for the workers, then reports)."""
+    import asyncio
+
+    task = asyncio.current_task()
+    assert task is not None
+    task.uncancel()
+
+
 async def _run_here(runner) -> bool:
     """This process's share of the run; True when Ctrl-C stopped it."""
     import asyncio
@@ -132,6 +141,6 @@ async def _run_here(runner) -> bool:
     try:
         await runner.run()
     except asyncio.CancelledError:
-        asyncio.current_task().uncancel()
+        _uncancel()
         return True
     return False

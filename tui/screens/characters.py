@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -16,6 +17,9 @@ from textual.widgets.option_list import Option
 from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
 from pingpong.core.macros import with_names
 from pingpong.tui.screens.pickers import PathPrompt
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
 
 LANGS = (None, "en", "ru")
 SPOT_CHECK = "spot-check"
@@ -97,6 +101,8 @@ class SpotCheckScreen(ModalScreen[tuple[str, str | None, int] | None]):
 
 class CharactersScreen(Screen):
     """Card list with a detail pane; g switches language, s spot-checks, i imports."""
+
+    app: PingPongApp
 
     BINDINGS = [
         Binding("s", "spot_check", "Spot-check", tooltip="Spot-check the card: you write the user's lines",

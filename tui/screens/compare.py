@@ -9,6 +9,8 @@ leaderboard and the command palette (every judged pair).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +20,10 @@ from textual.widgets import Footer, Header, Static
 
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from pingpong.sessions.compare import PairOutcome
+    from pingpong.tui.app import PingPongApp
 
 SAYS = {1.0: "A better", 0.0: "B better", 0.5: "tie"}
 PICK = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -65,6 +71,8 @@ def verdict_text(outcome, width: int = 76) -> Text:
 class CompareScreen(Screen):
     """One pair at a time; right/left (n/p) move between pairs, a/b/t record your pick."""
 
+    app: PingPongApp
+
     BINDINGS = [
         Binding("a", "prefer('a')", "A better", tooltip="Record that A (left) is better", id="compare.a"),
         Binding("b", "prefer('b')", "B better", tooltip="Record that B (right) is better", id="compare.b"),
@@ -80,7 +88,7 @@ class CompareScreen(Screen):
         self.session_id = session_id
         self.pairs: list[tuple[int, int]] = []
         self.index = 0
-        self.outcome = None
+        self.outcome: PairOutcome | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
@@ -29,7 +30,7 @@ KEY_NAMES = {"slash": "/", "left_square_bracket": "[", "right_square_bracket": "
              "question_mark": "?", "escape": "esc"}
 
 
-def _screens() -> list[tuple[str, type]]:
+def _screens() -> list[tuple[str, type[DOMNode]]]:
     from pingpong.tui.screens.annotate import AnnotateScreen
     from pingpong.tui.screens.characters import CharactersScreen
     from pingpong.tui.screens.compare import CompareScreen

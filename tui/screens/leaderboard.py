@@ -6,7 +6,7 @@ each player's DMT curve Score_1..Score_T: of all metrics (their mean at each tau
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -18,6 +18,9 @@ from textual_plotext import PlotextPlot
 
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
 
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
@@ -50,6 +53,8 @@ def _pm(value: Any, ci: Any) -> str:
 class LeaderboardScreen(Screen):
     """m switches the scores used (merged / judges / human), g the language, d the method's board;
     on the DMT board c picks the plotted metric; v shows judged pairs side by side."""
+
+    app: PingPongApp
 
     BINDINGS = [
         Binding("m", "source", "Scores", tooltip="Scores: judges, people or merged", id="board.scores"),

@@ -10,6 +10,8 @@ end to end.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +22,9 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Select
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
 from pingpong.core.methods import available
 from pingpong.tui.widgets.clamped import ClampedText
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
 
 FREE = "__free__"
 DEFAULT_PROMPTING = "default"
@@ -39,6 +44,8 @@ def _row(label: str, *widgets, id: str | None = None) -> Horizontal:
 
 class NewSessionScreen(Screen):
     """Choose everything, then ctrl+s (or the Start button) opens the live session."""
+
+    app: PingPongApp
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", priority=True),
@@ -284,10 +291,11 @@ class NewSessionScreen(Screen):
                 return
             situation = Situation(name="free-form", lang=card.lang, text=text, num_turns=turns or 3)
         else:
-            situation = next((s for s in self._situations if s.name == sit_name), None)
-            if situation is None:
+            chosen = next((s for s in self._situations if s.name == sit_name), None)
+            if chosen is None:
                 self.notify("Choose a situation", severity="warning")
                 return
+            situation = chosen
         judges = list(self.query_one("#new-judges", SelectionList).selected)
         prompting = str(self.query_one("#new-prompting", Select).value)
         spec = SessionSpec(

@@ -107,6 +107,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
                 yield Button("Cancel", id="override-cancel")
 
     def _compose_labels(self) -> ComposeResult:
+        assert self.turn is not None, "labels belong to a round"
         current = human_latest(self.human, self.turn)
         with Vertical(id="override-dialog"):
             yield Label(f"Your labels for round {self.turn}", id="override-title")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -16,9 +18,15 @@ from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from pingpong.sessions.records import StoredSession
+    from pingpong.tui.app import PingPongApp
+
 
 class ReplayScreen(Screen):
     """left/right (or k/j) step one turn, home/end jump; o rates the shown turn, f forks from it, J re-judges."""
+
+    app: PingPongApp
 
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", id="replay.next", priority=True),
@@ -35,7 +43,7 @@ class ReplayScreen(Screen):
     def __init__(self, session_id: int) -> None:
         super().__init__()
         self.session_id = session_id
-        self.stored = None
+        self.stored: StoredSession | None = None  # None until loaded (or when it cannot be)
         self.turns: list[int] = []
         self.steps: list = []
         self.index = 0
@@ -67,6 +75,7 @@ class ReplayScreen(Screen):
     def _load_steps(self) -> None:
         from pingpong.sessions.replay import steps_of
 
+        assert self.stored is not None
         self.steps = steps_of(self.stored)
         self.turns = [step.turn for step in self.steps]
 
@@ -167,6 +176,7 @@ class ReplayScreen(Screen):
         from pingpong.sessions.live import judge_session
 
         error = None
+        assert self.stored is not None
         try:
             async for _event in judge_session(self.app.store, self.app.pool, self.session_id,
                                               list(self.stored.spec.judges)):
@@ -178,10 +188,10 @@ class ReplayScreen(Screen):
     def on_rejudged(self, message: "Rejudged") -> None:
         if message.error:
             self.notify(f"Re-judging failed: {message.error}", severity="error")
-        self.stored = self.app.store.session(self.session_id)
+        self.stored = stored = self.app.store.session(self.session_id)
         self._load_steps()
         self._show()
-        failed = sum(1 for v in self.stored.verdicts for s in v.scores if s.status == "failed")
+        failed = sum(1 for v in stored.verdicts for s in v.scores if s.status == "failed")
         self.notify("Re-judged" + (f"; {failed} score(s) still failed" if failed else ""))
 
     def action_back(self) -> None:

@@ -127,7 +127,7 @@ class ScopeField(Static, can_focus=True):
     BINDINGS = [
         Binding("t", "set(0)", "Turn", show=False),
         Binding("c", "set(1)", "Conversation", show=False),
-        Binding("left,right,space", "toggle", "Switch", show=False),
+        Binding("left,right,space", "switch", "Switch", show=False),
     ]
 
     whole: reactive[bool] = reactive(False)
@@ -156,7 +156,7 @@ class ScopeField(Static, can_focus=True):
         self.whole = bool(whole)
         self.post_message(self.Changed(self.whole))
 
-    def action_toggle(self) -> None:
+    def action_switch(self) -> None:
         self.action_set(int(not self.whole))
 
 
