@@ -364,3 +364,18 @@ def m011_drafts(db: sqlite_utils.Database) -> None:
         pk="session_id",
         foreign_keys=[("session_id", "sessions", "id")],
     )
+
+
+@migration
+def m012_session_list_indexes(db: sqlite_utils.Database) -> None:
+    """Indexes that keep the Home screen light on a big database (sessions.listing).
+
+    - `idx_sessions_updated`: what changed since the last look (a refresh reads only those rows).
+    - `idx_sessions_list`: the listed columns, so filtering and sorting every session scans a small
+      index instead of rows that carry the card and situation snapshots (kilobytes each).
+    - `idx_messages_user_author`: who wrote the user side, for the interrogator-seat filter.
+    """
+    db.execute("CREATE INDEX idx_sessions_updated ON sessions (updated_at)")
+    db.execute("CREATE INDEX idx_sessions_list ON sessions"
+               " (status, method, character, situation, player, interrogator, created_at, judges, seats)")
+    db.execute("CREATE INDEX idx_messages_user_author ON messages (author, session_id) WHERE role = 'user'")
