@@ -11,17 +11,22 @@ from tests.tui.conftest import CARDS, SITUATIONS, write_session
 from tests.tui.helpers import wait_for
 
 SIZE = (80, 24)
-MANY = 2 * PAGE + 30  # ids MANY (newest, first in the list) down to 1
+MANY = MOST + PAGE + 30  # ids MANY (newest, first in the list) down to 1
 
 
 def many(store, n: int = MANY) -> None:
-    for _ in range(n):
-        write_session(store, judges=(), turns=1)
+    with store.transaction():  # one commit
+        for _ in range(n):
+            write_session(store, judges=(), turns=1)
 
 
 def selected_id(home: HomeScreen) -> int | None:
     row = home.selected()
     return row.id if row else None
+
+
+def held(table) -> list[int]:
+    return [int(table.get_row_at(i)[0]) for i in range(table.row_count)]
 
 
 async def loaded(app, pilot) -> HomeScreen:
@@ -36,21 +41,31 @@ async def test_moving_past_the_rows_read_reads_on_and_the_ends_are_a_key_away(ap
     async with app.run_test(size=SIZE) as pilot:
         home = await loaded(app, pilot)
         table = home.query_one(DataTable)
-        assert table.row_count < MANY  # not every session is read
+        assert table.row_count == PAGE  # not every session is read
         assert selected_id(home) == MANY
         for _ in range(PAGE + 5):  # down, past the last row read at first
             await pilot.press("down")
         await wait_for(pilot, lambda: selected_id(home) == MANY - PAGE - 5)
         assert PAGE < table.row_count <= MOST
+        for _ in range(100):  # on down the list, page by page, past what the table holds at most
+            await pilot.press("pagedown")
+            await pilot.pause()
+            if selected_id(home) < MANY - MOST - 20:
+                break
+        assert selected_id(home) < MANY - MOST - 20
+        rows = held(table)
+        assert table.row_count <= MOST and MANY not in rows  # the first rows were let go
+        assert rows == list(range(rows[0], rows[0] - len(rows), -1))  # in order, none missing
+        assert rows[table.cursor_row] == selected_id(home)
         await pilot.press("ctrl+end")  # the oldest session, at the very end
         await wait_for(pilot, lambda: selected_id(home) == 1)
-        assert table.get_row_at(table.row_count - 1)[0] == "1" and table.row_count <= MOST
+        assert held(table)[-1] == 1 and table.row_count <= MOST
         assert f"page {-(-MANY // PAGE)}/{-(-MANY // PAGE)}" in str(home.query_one("#home-count").render())
         await pilot.press("up")
         assert selected_id(home) == 2
         await pilot.press("ctrl+home")  # and back to the newest
         await wait_for(pilot, lambda: selected_id(home) == MANY)
-        assert table.get_row_at(0)[0] == str(MANY)
+        assert held(table)[0] == MANY
 
 
 async def test_scrolling_to_the_end_of_the_rows_read_reads_on(app, store):
@@ -58,10 +73,10 @@ async def test_scrolling_to_the_end_of_the_rows_read_reads_on(app, store):
     async with app.run_test(size=SIZE) as pilot:
         home = await loaded(app, pilot)
         table = home.query_one(DataTable)
-        held = table.row_count
+        first = table.row_count
         table.scroll_end(animate=False)  # the mouse wheel, all the way down
-        await wait_for(pilot, lambda: table.row_count > held)
-        assert str(MANY - held) in {table.get_row_at(i)[0] for i in range(table.row_count)}
+        await wait_for(pilot, lambda: table.row_count > first)
+        assert MANY - first in held(table)
 
 
 async def test_a_new_session_comes_in_without_the_others_read_again(app, store):

@@ -28,7 +28,7 @@ from pingpong.tui.worker_store import WorkerStore
 
 PAGE = 200  # rows read at a time, and what [ and ] move by
 FIRST = 60  # rows read for the first screen (the rest of the page follows once it is drawn)
-MOST = 3 * PAGE  # rows the table holds at most: as the view moves on, the far ones are let go
+MOST = 2 * PAGE  # rows the table holds at most: as the view moves on, the far ones are let go
 FILTER_DELAY = 0.25  # seconds of no typing before the filter asks the database
 EMPTY_TEXT = (
     "[b]No sessions yet.[/b]\n\n"
@@ -112,7 +112,7 @@ class HomeScreen(Screen):
         super().__init__()
         self.sort_index = 0  # index into SORTS
         self.sort_reverse = True
-        self.loaded = False  # a whole list has been read and shown once
+        self.loaded = False  # a whole list has been read and its first rows shown, once
         self.listing: Listing | None = None  # the order of the current query (None while it is read)
         self.total = 0  # sessions in the database
         self._query = ListQuery()
@@ -204,7 +204,6 @@ class HomeScreen(Screen):
             self.call_after_refresh(self._read_order, message.generation)
         else:
             self.listing, self._top = message.listing, []
-        self.loaded = self.loaded or self.listing is not None
         size = max(PAGE, self.query_one(PagedTable).row_count) if not first else PAGE
         self._show(0 if first else self._start, size, 0 if first else None)
 
@@ -305,8 +304,8 @@ class HomeScreen(Screen):
             table.clear()  # little in common (a jump, a new filter): start afresh
             self._shown.clear()
             held = []
+        table.remove_rows(str(sid) for sid in set(held) - set(wanted))
         for sid in set(held) - set(wanted):
-            table.remove_row(str(sid))
             del self._shown[sid]
         for sid, cells in wanted.items():
             shown = self._shown.get(sid)
@@ -321,6 +320,7 @@ class HomeScreen(Screen):
             place = {str(sid): i for i, sid in enumerate(ids)}
             table.sort("id", key=place.__getitem__)
         self._rows = {sid: self._rows[sid] for sid in ids}  # let go of rows no longer held
+        self.loaded = self.loaded or self.listing is not None
         if table.row_count:
             visible = table.visible_rows()
             if cursor is not None:
@@ -346,8 +346,14 @@ class HomeScreen(Screen):
     @on(PagedTable.Edge)
     def edge(self, message: PagedTable.Edge) -> None:
         order = self.listing.ids if self.listing is not None else None
-        if order is None or self._want is not None:
+        if order is None:
             return
+        if message.side == "first":
+            self._show(0, PAGE, 0)
+        elif message.side == "last":
+            self._show(len(order) - PAGE, PAGE, len(order) - 1)
+        if self._want is not None:
+            return  # rows are on their way: the view is looked at again once they are shown
         table = self.query_one(PagedTable)
         start, held = self._start, table.row_count
         if message.side == "bottom" and start + held < len(order):
@@ -356,10 +362,6 @@ class HomeScreen(Screen):
         elif message.side == "top" and start > 0:
             first = max(0, start - PAGE)
             self._show(first, min(start + held, first + MOST) - first, None)
-        elif message.side == "first":
-            self._show(0, PAGE, 0)
-        elif message.side == "last":
-            self._show(len(order) - PAGE, PAGE, len(order) - 1)
 
     def _show_state(self) -> None:
         """The empty-state panel instead of the table, and the focus, as the list now is."""
