@@ -373,3 +373,18 @@ def m012_pair_calls(db: sqlite_utils.Database) -> None:
     so what comparing costs counts towards both players' sessions, where every cost figure looks."""
     db.execute("ALTER TABLE model_calls ADD COLUMN pair_score_id INTEGER REFERENCES pair_scores(id)")
     db.execute("CREATE INDEX idx_model_calls_pair ON model_calls (pair_score_id) WHERE pair_score_id IS NOT NULL")
+
+
+@migration
+def m013_session_list_indexes(db: sqlite_utils.Database) -> None:
+    """Indexes that keep the Home screen light on a big database (sessions.listing).
+
+    - `idx_sessions_updated`: what changed since the last look (a refresh reads only those rows).
+    - `idx_sessions_list`: the listed columns, so filtering and sorting every session scans a small
+      index instead of rows that carry the card and situation snapshots (kilobytes each).
+    - `idx_messages_user_author`: who wrote the user side, for the interrogator-seat filter.
+    """
+    db.execute("CREATE INDEX idx_sessions_updated ON sessions (updated_at)")
+    db.execute("CREATE INDEX idx_sessions_list ON sessions"
+               " (status, method, character, situation, player, interrogator, created_at, judges, seats)")
+    db.execute("CREATE INDEX idx_messages_user_author ON messages (author, session_id) WHERE role = 'user'")

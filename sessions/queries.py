@@ -8,9 +8,10 @@ use its own connection.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
@@ -142,12 +143,6 @@ def interrogators_of(conn: sqlite3.Connection, flt: SessionFilter) -> list[str]:
         f"SELECT DISTINCT s.interrogator FROM sessions s WHERE {where} ORDER BY s.interrogator", params)]
 
 
-def refused_sessions(conn: sqlite3.Connection) -> set[int]:
-    """Sessions where some judge flagged a refusal (the Home screen marks them)."""
-    return {sid for (sid,) in conn.execute(
-        "SELECT DISTINCT session_id FROM scores WHERE metric = 'is_refusal' AND value = 1 AND status = 'ok'")}
-
-
 def failed_judge_turns(conn: sqlite3.Connection, session_ids: Sequence[int]) -> dict[int, int]:
     """{session: judge (turn, metric) rows still failed}: what `pingpong judge` would retry."""
     out: dict[int, int] = {}
@@ -194,9 +189,146 @@ def rows(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> Iterat
     yield from conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
 
 
-def sessions_stamp(conn: sqlite3.Connection) -> tuple:
-    """(last update, count) of all sessions: a cheap "has anything changed?" check for screens."""
-    return tuple(conn.execute("SELECT max(updated_at), count(*) FROM sessions").fetchone())
+@dataclass(frozen=True)
+class SessionsStamp:
+    """What the sessions looked like at one moment: equal stamps mean nothing was written between
+    them (the clock is left out of the comparison)."""
+
+    updated: str | None  # the latest update time
+    last_id: int | None  # the newest session
+    last_score: int | None  # the newest score row (a person's score leaves the session's row alone)
+    count: int
+    latest: frozenset[int] = frozenset()  # the sessions updated at `updated`
+    clock: str = field(default="", compare=False)  # the database's clock when read (UTC, ISO)
+
+
+def sessions_stamp(conn: sqlite3.Connection) -> SessionsStamp:
+    """A cheap "has anything changed?" check for screens (indexes only, whatever the database's size)."""
+    updated, last_id, last_score, count, clock = conn.execute(
+        "SELECT (SELECT max(updated_at) FROM sessions), (SELECT max(id) FROM sessions),"
+        " (SELECT max(id) FROM scores), (SELECT count(*) FROM sessions),"
+        " strftime('%Y-%m-%dT%H:%M:%f', 'now')").fetchone()
+    latest = frozenset(sid for (sid,) in conn.execute("SELECT id FROM sessions WHERE updated_at = ?", [updated]))
+    return SessionsStamp(updated, last_id, last_score, count, latest, clock)
+
+
+def sessions_changed(conn: sqlite3.Connection, since: SessionsStamp) -> list[int]:
+    """Sessions written since the stamp: updated later (or in the same millisecond as its latest
+    update, but another session), added (an import keeps its old times), or scored. Should a row
+    claim a time later than the clock (a future-dated import), every row from the clock on counts."""
+    updated, params = "updated_at >= ?", [since.clock]
+    if since.clock and (since.updated or "")[:23] <= since.clock[:23]:  # to the millisecond
+        updated = "updated_at > ? OR (updated_at = ? AND id NOT IN (SELECT value FROM json_each(?)))"
+        params = [since.updated or "", since.updated or "", json.dumps(sorted(since.latest))]
+    return [sid for (sid,) in conn.execute(
+        f"SELECT id FROM sessions WHERE {updated} UNION SELECT id FROM sessions WHERE id > ?"
+        " UNION SELECT session_id FROM scores WHERE id > ?", [*params, since.last_id or 0, since.last_score or 0])]
+
+
+# ---------------------------------------------------------------- the sessions list (Home)
+
+LIST_INDEX = "idx_sessions_list"
+"""Migration 12's index of the listed columns: a scan of every session reads it, not the rows."""
+
+LIST_SORT_SQL = {"character": "s.character", "situation": "s.situation", "player": "s.player",
+                 "interrogator": "s.interrogator", "created": "s.created_at"}
+"""The sort keys SQL orders by besides the id and the status (the final is sorted by sessions.listing)."""
+
+
+@dataclass(frozen=True)
+class ListWord:
+    """One word of the Home filter and the cells it may match: a session is listed when every word
+    matches one of its cells. sessions.listing decides which cells a word can be part of."""
+
+    patterns: tuple[str, ...]  # LIKE patterns with backslash escapes, e.g. ('%storm%',)
+    digits: bool = False  # may be part of the id
+    clock: bool = False  # may be part of the creation time as shown (MM-DD HH:MM)
+    authors: tuple[str, ...] = ()  # user-side authors whose name holds it (the interrogator seat)
+    finals: frozenset[int] | None = None  # sessions whose final cell holds it
+
+
+def _status_sql(live: frozenset[int]) -> str:
+    """The status as listed: 'live' for the sessions this app runs (ids are ints: inlined)."""
+    if not live:
+        return "s.status"
+    ids = ",".join(str(int(i)) for i in sorted(live))
+    return f"(CASE WHEN s.status = 'running' AND s.id IN ({ids}) THEN 'live' ELSE s.status END)"
+
+
+def _word_sql(word: ListWord, n: int, status: str, params: dict[str, object]) -> str:
+    ors = []
+    for k, pattern in enumerate(word.patterns):
+        name = f"w{n}_{k}"
+        params[name] = pattern
+        ors += [f"{col} LIKE :{name} ESCAPE '\\'" for col in
+                ("s.character", "s.situation", "s.player", "s.interrogator", status)]
+        ors.append(f"(s.seats IS NOT NULL AND json_extract(s.seats, '$.interrogator') LIKE :{name} ESCAPE '\\')")
+        if word.digits:
+            ors.append(f"CAST(s.id AS TEXT) LIKE :{name} ESCAPE '\\'")
+        if word.clock:
+            ors.append(f"replace(substr(s.created_at, 6, 11), 'T', ' ') LIKE :{name} ESCAPE '\\'")
+    if word.authors:
+        names = []
+        for k, author in enumerate(word.authors):
+            params[f"a{n}_{k}"] = author
+            names.append(f":a{n}_{k}")
+        ors.append("EXISTS (SELECT 1 FROM messages m WHERE m.role = 'user' AND m.session_id = s.id"
+                   f" AND m.author IN ({', '.join(names)}))")
+    if word.finals:
+        params[f"f{n}"] = json.dumps(sorted(word.finals))
+        ors.append(f"s.id IN (SELECT value FROM json_each(:f{n}))")
+    return "(" + " OR ".join(ors) + ")"
+
+
+def list_order(conn: sqlite3.Connection, words: Sequence[ListWord], live: frozenset[int], sort: str,
+               descending: bool, within: Sequence[int] | None = None) -> list[tuple]:
+    """(id, sort value) of the listed sessions every word matches, in list order: by the sort key,
+    then the id, both `descending` or not. Sorted by id, or by a key this module does not order
+    ("final": newest first), the rows are (id,). `within`: only these sessions (what changed)."""
+    params: dict[str, object] = {}
+    status = _status_sql(live)
+    where = [_word_sql(w, n, status, params) for n, w in enumerate(words)]
+    source = f"sessions s INDEXED BY {LIST_INDEX}"
+    if within is not None:
+        source = "sessions s"  # a few rows: found by id
+        params["within"] = json.dumps(sorted(within))
+        where.append("s.id IN (SELECT value FROM json_each(:within))")
+    key = status if sort == "status" else LIST_SORT_SQL.get(sort)
+    way = "DESC" if descending else "ASC"
+    if key is None:  # (id,) rows
+        columns, order = "s.id", "s.id " + ("DESC" if descending or sort != "id" else "ASC")
+    else:
+        columns, order = f"s.id, {key}", f"{key} {way}, s.id {way}"
+    sql = f"SELECT {columns} FROM {source}"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return conn.execute(f"{sql} ORDER BY {order}", params).fetchall()
+
+
+def list_newest(conn: sqlite3.Connection, limit: int) -> list[int]:
+    """The newest sessions' ids: the top of the unfiltered list, before the whole order is read."""
+    return [sid for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY id DESC LIMIT ?", [limit])]
+
+
+def list_facts(conn: sqlite3.Connection, within: Sequence[int] | None = None) -> list[tuple[int, str, str, bool]]:
+    """(id, status, method, has judges) of every session (or of `within`): what the final cell needs
+    besides the scores."""
+    sql = "SELECT s.id, s.status, s.method, ifnull(s.judges, '[]') NOT IN ('[]', '') FROM sessions s"
+    if within is None:
+        return conn.execute(f"{sql} INDEXED BY {LIST_INDEX}").fetchall()
+    return conn.execute(f"{sql} WHERE s.id IN (SELECT value FROM json_each(?))", [json.dumps(sorted(within))]).fetchall()
+
+
+def user_authors(conn: sqlite3.Connection) -> list[str]:
+    """Every author of a user-side message, found by skipping along migration 12's index (a few
+    seeks, whatever the number of messages)."""
+    out: list[str] = []
+    while True:
+        row = conn.execute("SELECT min(author) FROM messages WHERE role = 'user' AND author > ?",
+                           [out[-1] if out else ""]).fetchone()
+        if row[0] is None:
+            return out
+        out.append(row[0])
 
 
 def seat_writers(conn: sqlite3.Connection, ids: Sequence[int],

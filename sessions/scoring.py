@@ -185,8 +185,9 @@ def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues
         slot = by_judge[(sid, judge)].setdefault(turn, {})
         if status == "ok" and value is not None:
             slot[metric] = float(value)
+    judged = {sid for sid, _ in by_judge}
     for sid in human:
-        if not any(key[0] == sid for key in by_judge):
+        if sid not in judged:
             by_judge[(sid, HUMAN)] = {}
     rows = []
     for (sid, judge), turns in sorted(by_judge.items()):
@@ -301,11 +302,15 @@ def finals_of(sc: Scorings, weights: Sequence[float] = DEFAULT_WEIGHTS) -> dict[
 
 
 def session_finals(conn: sqlite3.Connection, methods: Mapping[int, str], *, scores: str = "merged",
-                   weights: Sequence[float] = DEFAULT_WEIGHTS) -> dict[int, Final]:
-    """{session: Final} for sessions of Likert methods (others have no single final here)."""
+                   weights: Sequence[float] = DEFAULT_WEIGHTS, every: bool = False) -> dict[int, Final]:
+    """{session: Final} for sessions of Likert methods (others have no single final here).
+    every: `methods` holds every session, so the scorings are read in one pass, not by ids."""
     ids = [sid for sid, method in methods.items() if method in LIKERT_METHODS]
     if not ids:
         return {}
+    if every:
+        wanted = set(ids)
+        return {sid: f for sid, f in finals_of(load_scorings(conn, scores), weights).items() if sid in wanted}
     return finals_of(load_scorings(conn, scores, session_ids=ids), weights)
 
 

@@ -748,8 +748,10 @@ class Store:
         self, *, status: str | None = None, run: str | int | None = None, limit: int | None = None,
         offset: int = 0, player: str | None = None, character: str | None = None,
         situation: str | None = None, method: str | None = None, newest_first: bool = False,
+        ids: Sequence[int] | None = None,
     ) -> list[SessionSummary]:
-        """Sessions matching the filters (run: a run name or id), oldest first unless newest_first."""
+        """Sessions matching the filters (run: a run name or id; ids: only these), oldest first unless
+        newest_first."""
         from pingpong.core.methods import get_method
         from pingpong.sessions.scoring import session_finals
 
@@ -763,6 +765,9 @@ class Store:
         if run is not None:
             where.append("s.run_id = ?" if isinstance(run, int) else "r.name = ?")
             params.append(run)
+        if ids is not None:
+            where.append("s.id IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(ids)))
         sql = (
             "select s.id, s.status, s.character, s.situation, s.player, s.interrogator, s.judges,"
             " s.num_turns, s.lang, s.method, s.parent_session, s.fork_turn, s.created_at, s.updated_at,"

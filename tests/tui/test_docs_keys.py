@@ -16,13 +16,14 @@ from pingpong.tui.screens.leaderboard import LeaderboardScreen
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.replay import ReplayScreen
 from pingpong.tui.screens.watch import WatchScreen
+from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.widgets.transcript import Transcript
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SCREENS = {"Home": HomeScreen, "Live session": LiveScreen, "Replay": ReplayScreen, "Watch a run": WatchScreen,
            "Leaderboard": LeaderboardScreen, "Characters": CharactersScreen}
 WIDGET_KEYS = {"enter"}  # the tables' own: enter selects a row
-NAMES = {"/": "slash", "?": "question_mark"}
+NAMES = {"/": "slash", "?": "question_mark", "[": "left_square_bracket", "]": "right_square_bracket"}
 
 
 def keys_of(*classes) -> set[str]:
@@ -39,6 +40,8 @@ def tui_section() -> dict[str, str]:
 def test_every_key_the_readme_names_is_bound_on_that_screen(screen):
     described = tui_section()[screen]
     bound = keys_of(SCREENS[screen], PingPongApp, App, Transcript) | WIDGET_KEYS | {App.COMMAND_PALETTE_BINDING}
+    if screen == "Home":
+        bound |= keys_of(PagedTable)  # the sessions table's own: ctrl+home, ctrl+end
     named = [k for k in re.findall(r"`([^`]+)`", described) if " " not in k and not k.startswith("pingpong")]
     assert named, screen
     for key in named:

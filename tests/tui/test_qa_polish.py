@@ -76,7 +76,7 @@ async def test_home_refreshes_by_itself_keeping_the_selection(app, store, monkey
         assert home._loader is loader
         third = write_session(store)  # another process writes (the store fixture has its own connection)
         await wait_for(pilot, lambda: table.row_count == 3)
-        assert home._loader is not loader
+        assert home._loader is loader  # not read again: only the new session was
         assert table.get_row_at(0)[0] == str(third)
         assert home.selected().id == first  # still on the same session, not on the same line
         store.set_status(second, "failed")  # a status change is seen too

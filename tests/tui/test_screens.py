@@ -38,7 +38,7 @@ async def test_home_lists_sessions(app, store):
         assert table.get_row_at(0)[6] == "human+offline"  # newest first: a person wrote turn 1, offline turn 2
         assert table.get_row_at(1)[4] == "3.67"
         await pilot.press("f", *"chess")
-        assert table.row_count == 1
+        await wait_for(pilot, lambda: table.row_count == 1)  # the database answers the filter
 
 
 async def test_replay_steps_and_override(app, store):

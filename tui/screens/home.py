@@ -1,9 +1,14 @@
-"""The home screen: stored sessions (loaded in a thread, shown a page at a time) and the way out
-to every other screen."""
+"""The home screen: stored sessions and the way out to every other screen.
+
+However many sessions the database holds, the screen keeps only their ids in list order and the
+rows around the view (sessions.listing): moving past those rows reads the next ones, a filter or a
+sort asks the database, and a refresh reads only the sessions written since the last look and puts
+them in place without redrawing the others.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -11,20 +16,20 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message as TMessage
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from pingpong.sessions import queries
+from pingpong.sessions import listing, queries
+from pingpong.sessions.listing import SORTS, Key, Listing, ListQuery, Row
 from pingpong.tui.screens import in_view
 from pingpong.tui.widgets.panels import EmptyState
-from pingpong.tui.widgets.tables import SizedTable
+from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.worker_store import WorkerStore
 
-PAGE = 200
-CHUNK = 1000
-COLUMNS = (  # status and final come early so they stay in view on an 80-column terminal
-    ("id", "id"), ("character", "character"), ("situation", "situation"), ("status", "status"),
-    ("final", "final"), ("player", "player"), ("interrogator", "interrogator"), ("created", "created"),
-)
+PAGE = 200  # rows read at a time, and what [ and ] move by
+FIRST = 60  # rows read for the first screen (the rest of the page follows once it is drawn)
+MOST = 2 * PAGE  # rows the table holds at most: as the view moves on, the far ones are let go
+FILTER_DELAY = 0.25  # seconds of no typing before the filter asks the database
 EMPTY_TEXT = (
     "[b]No sessions yet.[/b]\n\n"
     "Press [b]n[/b] to start a new session. Every seat defaults to the built-in [i]offline[/i] "
@@ -36,46 +41,29 @@ EMPTY_TEXT = (
 )
 
 
-@dataclass
-class Row:
-    id: int
-    character: str
-    situation: str
-    player: str
-    interrogator: str
-    status: str
-    final: float | None
-    created: str
-    note: str = ""  # shown instead of a missing final score: "refusal", "no judges", "-"
-    final_text: str = ""  # the final as sessions.scoring writes it ('4.40*' where a person changed a score)
+class ListRead(TMessage):
+    """The top of a query's list (listing None: read before the whole order), or its whole order."""
 
-    def cells(self) -> tuple:
-        final = self.note if self.final is None else (self.final_text or f"{self.final:.2f}")
-        return (str(self.id), self.character, self.situation, self.status, final, self.player,
-                self.interrogator, self.created)
-
-    def haystack(self) -> str:
-        return " ".join(self.cells()).lower()
-
-
-def final_note(status: str, judges: list[str], refused: bool) -> str:
-    """What the final column says when there is no final score."""
-    if refused:
-        return "refusal"  # a judge flagged a refusal: that scoring is left out of the final
-    if not judges:
-        return "no judges"
-    return "-" if status == "finished" else ""  # finished but unscored (a judge failed, say)
-
-
-class SessionsChanged(TMessage):
-    """The sessions table in the database changed since the last load."""
-
-
-class SessionsLoaded(TMessage):
-    def __init__(self, rows: list[Row], done: bool) -> None:
+    def __init__(self, generation: int, listing: Listing | None, top: list[int], rows: dict[int, Row],
+                 stamp: queries.SessionsStamp) -> None:
         super().__init__()
-        self.rows = rows
-        self.done = done
+        self.generation, self.listing, self.top, self.rows, self.stamp = generation, listing, top, rows, stamp
+
+
+class RowsRead(TMessage):
+    """Rows asked for to show a part of the list."""
+
+    def __init__(self, generation: int, asked: list[int], rows: dict[int, Row]) -> None:
+        super().__init__()
+        self.generation, self.asked, self.rows = generation, asked, rows
+
+
+class ListChanged(TMessage):
+    """Sessions written since the last look: their new place in the list (None: no longer listed)."""
+
+    def __init__(self, generation: int, query: ListQuery, places: dict[int, Key | None], stamp: queries.SessionsStamp) -> None:
+        super().__init__()
+        self.generation, self.query, self.places, self.stamp = generation, query, places, stamp
 
 
 class FilterInput(Input):
@@ -122,30 +110,40 @@ class HomeScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[Row] = []
-        self.shown: list[Row] = []
-        self.page = 0
-        self.sort_index = 0  # index into COLUMNS
+        self.sort_index = 0  # index into SORTS
         self.sort_reverse = True
-        self.loaded = False
+        self.loaded = False  # a whole list has been read and its first rows shown, once
+        self.listing: Listing | None = None  # the order of the current query (None while it is read)
+        self.total = 0  # sessions in the database
+        self._query = ListQuery()
+        self._top: list[int] = []  # the first ids, shown before the whole order is read
+        self._start = 0  # list position of the table's first row
+        self._rows: dict[int, Row] = {}  # rows read for the table, by id
+        self._shown: dict[int, tuple[str, ...]] = {}  # the cells the table shows, by id
+        self._stale: set[int] = set()  # shown rows written since they were read
+        self._want: tuple[int, int, int | None] | None = None  # (start, size, cursor at) waiting for rows
+        self._reading_rows = False
+        self._generation = 0  # of the query: what a worker read for an older one is dropped
+        self._stamp: queries.SessionsStamp | None = None  # when the shown list was read
+        self._finals = listing.FinalCells()
+        self._filter_timer: Timer | None = None
         self._store = WorkerStore(lambda: self.app.open_store())
-        self._stamp: tuple | None = None  # (max updated_at, count) of the last load
-        self._check_store = WorkerStore(lambda: self.app.open_store())  # the check may overlap a load
-        self._loader = None  # the running load worker
+        self._check_store = WorkerStore(lambda: self.app.open_store())  # the check may overlap a read
+        self._loader = None  # the worker reading the list
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="home-bar"):
             yield FilterInput(placeholder="filter: character, situation, model, status…", id="home-filter")
             yield Static("", id="home-count")
-        yield SizedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield PagedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for label, key in COLUMNS:
-            table.add_column(label, key=key)
+        table = self.query_one(PagedTable)
+        for key in SORTS:
+            table.add_column(key, key=key)
         self.query_one("#home-empty").display = False
         self.query_one("#home-count", Static).update("loading…")
         table.focus()
@@ -155,140 +153,266 @@ class HomeScreen(Screen):
 
     def on_screen_resume(self) -> None:
         if self.loaded:
-            self.reload()
-
-    def reload(self) -> None:
-        self._loader = self.load_sessions()
-
-    def _loading(self) -> bool:
-        return self._loader is not None and not self._loader.is_finished
-
-    def refresh_if_changed(self) -> None:
-        """Timer: reload when the stored sessions changed, only while this screen is shown."""
-        if in_view(self) and self.loaded and not self._loading():
-            self.check_changes()
-
-    @work(thread=True, exclusive=True, group="home-check", exit_on_error=False)
-    def check_changes(self) -> None:
-        if self._loading():
-            return
-        with self._check_store.use() as store:
-            if self._stamp is not None and self._read_stamp(store) != self._stamp:
-                self.post_message(SessionsChanged())
-
-    def on_sessions_changed(self) -> None:
-        if not self._loading():
-            self.reload()
-
-    @staticmethod
-    def _read_stamp(store) -> tuple:
-        return queries.sessions_stamp(store.conn)
+            self.refresh_if_changed()
 
     def on_unmount(self) -> None:
         self._store.close()
         self._check_store.close()
 
+    @property
+    def rows(self) -> list[Row]:
+        """The rows the table holds, in order."""
+        return [self._rows[int(r.key.value or 0)] for r in self.query_one(PagedTable).ordered_rows]
+
+    # -- reading the list -----------------------------------------------------------------
+    def reload(self) -> None:
+        """Read the list again from the top, for the filter and sort as they are now."""
+        words = tuple(self.query_one("#home-filter", Input).value.lower().split())
+        self._query = ListQuery(words, SORTS[self.sort_index], self.sort_reverse, frozenset(self.app.runs.ids()))
+        self._generation += 1
+        self.listing, self._top, self._want, self._reading_rows = None, [], None, False
+        self._stale |= set(self._shown)  # what the table shows is read again with the list
+        self._loader = self.read_list(self._query, self._generation)
+        self._show_count()
+
+    def _loading(self) -> bool:
+        return self._loader is not None and not self._loader.is_finished
+
     @work(thread=True, exclusive=True, group="home-load", exit_on_error=False)
-    def load_sessions(self) -> None:
-        """Read every session summary in chunks; the first chunk is shown at once."""
+    def read_list(self, query: ListQuery, generation: int, top_first: bool = True) -> None:
+        """The top rows alone when that is cheap (the newest sessions: the whole order is read once
+        they are on screen), else the whole order and its first rows."""
         with self._store.use() as store:
-            self._post_sessions(store)
-
-    def _post_sessions(self, store) -> None:
-        """Post the first chunk as soon as it is read, then everything."""
-        self._stamp = self._read_stamp(store)  # before reading: a change during the load shows next time
-        refused = queries.refused_sessions(store.conn)
-        live = self.app.runs.ids()  # running in this app (maybe in the background): shown as "live"
-        rows: list[Row] = []
-        offset = 0
-        while True:
-            chunk = store.sessions(limit=CHUNK, offset=offset, newest_first=True)
-            for s in chunk:
-                status = "live" if s.status == "running" and s.id in live else s.status
-                rows.append(Row(s.id, s.character, s.situation, s.player, s.interrogator_seat, status, s.final,
-                                (s.created_at or "")[5:16].replace("T", " "),
-                                final_note(s.status, s.judges, s.id in refused), s.final_text))
-            offset += len(chunk)
-            done = len(chunk) < CHUNK
-            if done or offset == CHUNK:
-                self.post_message(SessionsLoaded(list(rows), done))
-            if done:
+            stamp = queries.sessions_stamp(store.conn)  # before reading: a change during the read shows next time
+            top = listing.newest(store.conn, query, FIRST) if top_first else None
+            if top is not None:
+                self.post_message(ListRead(generation, None, top, listing.rows(store, top, query.live), stamp))
                 return
+            order = listing.listing(store.conn, query, self._finals)
+            rows = listing.rows(store, order.ids[:PAGE], query.live) if top_first else {}
+            self.post_message(ListRead(generation, order, [], rows, stamp))
 
-    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
-        self.rows = message.rows
-        self.loaded = message.done or self.loaded
-        self._apply(keep_view=True)
-
-    # -- filtering, sorting, paging -----------------------------------------------------
-    @on(Input.Changed, "#home-filter")
-    def filter_changed(self) -> None:
-        self.page = 0
-        self._apply()
-
-    @on(Input.Submitted, "#home-filter")
-    def filter_done(self) -> None:
-        self.query_one(DataTable).focus()
-
-    @on(DataTable.HeaderSelected)
-    def header_selected(self, event: DataTable.HeaderSelected) -> None:
-        keys = [k for _, k in COLUMNS]
-        index = keys.index(str(event.column_key.value))
-        if index == self.sort_index:
-            self.sort_reverse = not self.sort_reverse
+    def on_list_read(self, message: ListRead) -> None:
+        if message.generation != self._generation:
+            return
+        first = self.listing is None and not self._top  # a new query: show its top, cursor on the first row
+        self._stamp, self.total = message.stamp, message.stamp.count
+        self._rows.update(message.rows)
+        self._stale -= set(message.rows)
+        if message.listing is None:
+            self._top = message.top
+            self.call_after_refresh(self._read_order, message.generation)
         else:
-            self.sort_index, self.sort_reverse = index, False
-        self._apply()
+            self.listing, self._top = message.listing, []
+        size = max(PAGE, self.query_one(PagedTable).row_count) if not first else PAGE
+        self._show(0 if first else self._start, size, 0 if first else None)
 
-    def _apply(self, *, keep_view: bool = False) -> None:
-        """Filter, sort and show a page. keep_view: stay on the selected session (by id) and keep
-        it where it was on screen (a reload must not move what the person is looking at)."""
-        needle = self.query_one("#home-filter", Input).value.strip().lower()
-        words = needle.split()  # every word must match somewhere: "sherlock bedtime"
-        rows = [r for r in self.rows if all(w in r.haystack() for w in words)] if words else list(self.rows)
-        key = COLUMNS[self.sort_index][1]
-        if key == "final":
-            rows.sort(key=lambda r: (r.final is not None, r.final or 0.0), reverse=self.sort_reverse)
-        elif key == "id":
-            rows.sort(key=lambda r: r.id, reverse=self.sort_reverse)
-        else:
-            rows.sort(key=lambda r: (getattr(r, key if key != "created" else "created"), r.id),
-                      reverse=self.sort_reverse)
-        self.shown = rows
-        pages = max(1, (len(rows) + PAGE - 1) // PAGE)
-        self.page = max(0, min(self.page, pages - 1))
-        table = self.query_one(DataTable)
-        current = table.cursor_row
-        selected = self._selected_id() if keep_view else None
-        scroll_x, scroll_y = table.scroll_x, table.scroll_y
-        table.clear()
-        page_rows = rows[self.page * PAGE:(self.page + 1) * PAGE]
-        for row in page_rows:
-            table.add_row(*row.cells(), key=str(row.id))
+    def _read_order(self, generation: int) -> None:
+        if generation == self._generation:
+            self._loader = self.read_list(self._query, generation, top_first=False)
+
+    @work(thread=True, exclusive=True, group="home-rows", exit_on_error=False)
+    def read_rows(self, ids: list[int], live: frozenset[int], generation: int) -> None:
+        with self._store.use() as store:
+            self.post_message(RowsRead(generation, ids, listing.rows(store, ids, live)))
+
+    def on_rows_read(self, message: RowsRead) -> None:
+        self._reading_rows = False
+        if message.generation != self._generation:
+            return
+        self._rows.update(message.rows)
+        self._stale -= set(message.rows)
+        gone = {sid: None for sid in message.asked if sid not in message.rows}
+        if gone and self.listing is not None:
+            self.listing.place(gone)  # no such session any more
+        if self._want is not None:
+            want, self._want = self._want, None
+            self._show(*want)
+
+    # -- refreshing what changed ----------------------------------------------------------
+    def refresh_if_changed(self) -> None:
+        """Timer: read what changed since the last look, only while this screen is shown."""
+        if in_view(self) and self.loaded and self.listing is not None and not self._loading() and self._stamp:
+            self.check_changes(replace(self._query, live=frozenset(self.app.runs.ids())), self._query.live,
+                               self._stamp, self._generation)
+
+    @staticmethod
+    def _read_stamp(store) -> queries.SessionsStamp:
+        return queries.sessions_stamp(store.conn)
+
+    @work(thread=True, exclusive=True, group="home-check", exit_on_error=False)
+    def check_changes(self, query: ListQuery, live_before: frozenset[int], stamp: queries.SessionsStamp,
+                      generation: int) -> None:
+        with self._check_store.use() as store:
+            now = self._read_stamp(store)
+            if now == stamp and query.live == live_before:
+                return
+            changed = set(queries.sessions_changed(store.conn, stamp)) | (query.live ^ live_before)
+            places = listing.changes(store.conn, query, self._finals, sorted(changed))
+            self.post_message(ListChanged(generation, query, places, now))
+
+    def on_list_changed(self, message: ListChanged) -> None:
+        if message.generation != self._generation or self.listing is None:
+            return
+        if message.stamp.count < self.total:
+            self.reload()  # sessions were removed: read the list again
+            return
+        table = self.query_one(PagedTable)
+        self._query = self.listing.query = message.query
+        self._stamp, self.total = message.stamp, message.stamp.count
+        selected = self._selected_id()
+        self.listing.place(message.places)
+        self._stale |= set(message.places) & set(self._shown)
+        start = self._start
+        at = self.listing.position(selected) if selected is not None else None
+        if start and at is not None:
+            start = max(0, at - table.cursor_row)  # the selected session stays on its line
+        self._show(start, max(PAGE, table.row_count), None)
+
+    # -- showing a part of the list -------------------------------------------------------
+    def _order(self) -> list[int]:
+        return self.listing.ids if self.listing is not None else self._top
+
+    def _show(self, start: int, size: int, cursor: int | None) -> None:
+        """Show list positions start..start+size (cursor: the position to put the cursor on, else
+        it stays on the selected session); rows not read yet are read first."""
+        order = self._order()
+        start = max(0, min(start, len(order) - size))
+        ids = order[start:start + size]
+        missing = [sid for sid in ids if sid not in self._rows or sid in self._stale]
+        if missing:
+            self._want = (start, size, cursor)
+            if not self._reading_rows:
+                self._reading_rows = True
+                self.read_rows(missing, self._query.live, self._generation)
+            return
+        self._present(start, ids, cursor)
+
+    def _present(self, start: int, ids: list[int], cursor: int | None) -> None:
+        """Make the table hold these rows, touching only those that differ, with the selected session
+        (or the given position) under the cursor on the same line of the screen as before."""
+        table = self.query_one(PagedTable)
+        table.quiet = True
+        selected = self._selected_id()
+        old_row = table.cursor_row if table.row_count else 0
+        line = old_row - round(table.scroll_y)
+        at_top = self._start == 0 and table.scroll_y == 0
+        old_start, self._start = self._start, start
+        wanted = {sid: self._rows[sid].cells() for sid in ids}
+        held = [int(r.key.value or 0) for r in table.ordered_rows]
+        if len(set(held) & set(wanted)) * 2 < len(held):
+            table.clear()  # little in common (a jump, a new filter): start afresh
+            self._shown.clear()
+            held = []
+        table.remove_rows(str(sid) for sid in set(held) - set(wanted))
+        for sid in set(held) - set(wanted):
+            del self._shown[sid]
+        for sid, cells in wanted.items():
+            shown = self._shown.get(sid)
+            if shown is None:
+                table.add_row(*cells, key=str(sid))
+            elif shown != cells:
+                for key, old, new in zip(SORTS, shown, cells):
+                    if old != new:
+                        table.update_cell(str(sid), key, new, update_width=True)
+            self._shown[sid] = cells
+        if [int(r.key.value or 0) for r in table.ordered_rows] != ids:
+            place = {str(sid): i for i, sid in enumerate(ids)}
+            table.sort("id", key=place.__getitem__)
+        self._rows = {sid: self._rows[sid] for sid in ids}  # let go of rows no longer held
+        self.loaded = self.loaded or self.listing is not None
         if table.row_count:
-            index = next((i for i, r in enumerate(page_rows) if selected is not None and r.id == selected),
-                         current)
-            table.move_cursor(row=min(index, table.row_count - 1))
-            if keep_view:
+            visible = table.visible_rows()
+            if cursor is not None:
+                row = min(max(0, cursor - start), table.row_count - 1)
+                y = 0 if row < visible else row - visible + 1
+            else:
+                row = ids.index(selected) if selected in wanted else old_row + old_start - start
+                row = min(max(0, row), table.row_count - 1)
                 # at the top, stay there (new sessions come in on top, in view) while the cursor is
                 # still visible; else keep the selected session on the same line of the screen
-                visible = table.scrollable_content_region.height - table.header_height
-                shift = table.cursor_row - current
-                y = 0 if scroll_y == 0 and table.cursor_row < visible else max(0, scroll_y + shift)
-                table.call_after_refresh(table.scroll_to, x=scroll_x, y=y, animate=False)
-        empty = not self.rows and self.loaded
+                y = 0 if at_top and start == 0 and row < visible else max(0, row - line)
+            table.move_cursor(row=row, scroll=False)
+            table.call_after_refresh(self._settled, table, y)
+        else:
+            table.quiet = False
+        self._show_state()
+
+    def _settled(self, table: PagedTable, y: int) -> None:
+        table.scroll_to(y=y, animate=False, immediate=True)
+        table.quiet = False
+        table.check_edges()  # near an end of the rows held: read on
+
+    @on(PagedTable.Edge)
+    def edge(self, message: PagedTable.Edge) -> None:
+        order = self.listing.ids if self.listing is not None else None
+        if order is None:
+            return
+        if message.side == "first":
+            self._show(0, PAGE, 0)
+        elif message.side == "last":
+            self._show(len(order) - PAGE, PAGE, len(order) - 1)
+        if self._want is not None:
+            return  # rows are on their way: the view is looked at again once they are shown
+        table = self.query_one(PagedTable)
+        start, held = self._start, table.row_count
+        if message.side == "bottom" and start + held < len(order):
+            end = min(len(order), start + held + PAGE)
+            self._show(max(start, end - MOST), end - max(start, end - MOST), None)
+        elif message.side == "top" and start > 0:
+            first = max(0, start - PAGE)
+            self._show(first, min(start + held, first + MOST) - first, None)
+
+    def _show_state(self) -> None:
+        """The empty-state panel instead of the table, and the focus, as the list now is."""
+        table = self.query_one(PagedTable)
+        empty = self.total == 0 and self.loaded
         self.query_one("#home-empty").display = empty
         if table.display != (not empty):
             table.display = not empty
             # the first sessions arrived (a refresh): focus the table unless a filter is being typed
-            if not empty and (self.focused is None or not needle):
+            if not empty and (self.focused is None or not self._query.words):
                 table.focus()
+        self._show_count()
+
+    def _show_count(self) -> None:
         arrow = "↓" if self.sort_reverse else "↑"
-        count = f"{len(rows)} of {len(self.rows)}" if needle else f"{len(self.rows)}"
-        page = f"  page {self.page + 1}/{pages} ([ ])" if pages > 1 else ""
-        more = "" if self.loaded else " (loading…)"
+        listed = len(self.listing.ids) if self.listing is not None else None
+        if self._query.words:
+            count = f"{'…' if listed is None else listed} of {self.total}"
+        else:
+            count = f"{self.total if listed is None else listed}"
+        pages = max(1, -(-(listed or 0) // PAGE))
+        table = self.query_one(PagedTable)
+        at = (self._start + table.cursor_row) // PAGE if table.row_count else 0
+        page = f"  page {at + 1}/{pages} ([ ])" if pages > 1 else ""
+        more = "" if self.listing is not None else " (loading…)"
         self.query_one("#home-count", Static).update(
-            f"{count} session{'' if len(self.rows) == 1 else 's'}{more}  sort {COLUMNS[self.sort_index][0]}{arrow}{page}")
+            f"{count} session{'' if self.total == 1 else 's'}{more}  sort {SORTS[self.sort_index]}{arrow}{page}")
+
+    @on(DataTable.RowHighlighted)
+    def row_highlighted(self) -> None:
+        self._show_count()  # the page the cursor is on
+
+    # -- filtering, sorting, paging -----------------------------------------------------
+    @on(Input.Changed, "#home-filter")
+    def filter_changed(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY, self.reload)
+
+    @on(Input.Submitted, "#home-filter")
+    def filter_done(self) -> None:
+        self.query_one(PagedTable).focus()
+
+    @on(DataTable.HeaderSelected)
+    def header_selected(self, event: DataTable.HeaderSelected) -> None:
+        index = SORTS.index(str(event.column_key.value))
+        if index == self.sort_index:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_index, self.sort_reverse = index, False
+        self.reload()
 
     def action_filter(self) -> None:
         box = self.query_one("#home-filter", Input)
@@ -297,37 +421,42 @@ class HomeScreen(Screen):
 
     def leave_input(self) -> None:
         """Escape in the filter: keep the filter, give the keys back to the table (n, q, ... work again)."""
-        table = self.query_one(DataTable)
+        table = self.query_one(PagedTable)
         if table.display:
             table.focus()
         else:
             self.set_focus(None)
 
     def action_sort(self) -> None:
-        self.sort_index = (self.sort_index + 1) % len(COLUMNS)
-        self.sort_reverse = COLUMNS[self.sort_index][1] in ("id", "final", "created")
-        self._apply()
+        self.sort_index = (self.sort_index + 1) % len(SORTS)
+        self.sort_reverse = SORTS[self.sort_index] in ("id", "final", "created")
+        self.reload()
 
     def action_page(self, step: int) -> None:
-        self.page += step
-        self._apply()
+        """[ and ]: the previous or next PAGE sessions, the cursor on the first of them."""
+        if self.listing is None or not self.listing.ids:
+            return
+        table = self.query_one(PagedTable)
+        page = (self._start + table.cursor_row) // PAGE + step
+        first = max(0, min(page, (len(self.listing.ids) - 1) // PAGE)) * PAGE
+        self._show(first, PAGE, first)
 
     def action_reload(self) -> None:
         self.reload()
 
     # -- opening a session --------------------------------------------------------------
     def _selected_id(self) -> int | None:
-        table = self.query_one(DataTable)
+        table = self.query_one(PagedTable)
         if not table.row_count:
             return None
-        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or 0)
 
     def selected(self) -> Row | None:
-        table = self.query_one(DataTable)
+        table = self.query_one(PagedTable)
         if not table.row_count or not table.display:
             return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return next((r for r in self.shown if str(r.id) == key), None)
+        sid = self._selected_id()
+        return self._rows.get(sid) if sid is not None else None
 
     @on(DataTable.RowSelected)
     def row_selected(self) -> None:
