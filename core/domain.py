@@ -12,25 +12,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-HUMAN = "human"
-OFFLINE = "offline"
-
-METRICS: tuple[str, ...] = ("in_character", "entertaining", "fluency")
-"""The three Likert metrics every judge scores per player turn (1-5)."""
-
-PAIRWISE = "pairwise"
-"""The metric of a pairwise verdict between two sessions (0-1, for the first of the pair: 1 better,
-0 worse, 0.5 as good)."""
-
-METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1", "dmt", "roleinteract", "rolebench")
-"""Evaluation methods by CLI name (core.methods has one module each)."""
+from pingpong.core.vocabulary import HUMAN as HUMAN
+from pingpong.core.vocabulary import INTEGER_SCALES as INTEGER_SCALES
+from pingpong.core.vocabulary import METHODS as METHODS
+from pingpong.core.vocabulary import METRICS as METRICS
+from pingpong.core.vocabulary import NAME_PATTERN as NAME_PATTERN
+from pingpong.core.vocabulary import OFFLINE as OFFLINE
+from pingpong.core.vocabulary import PAIRWISE as PAIRWISE
+from pingpong.core.vocabulary import PROMPT_FORMATS as PROMPT_FORMATS
+from pingpong.core.vocabulary import SCALE_BOUNDS as SCALE_BOUNDS
 
 Scale = Literal["1-5", "1-10", "good-bad", "0-1"]
 """Every score's scale: Likert 1-5 (PingPong v2), 1-10 (v1), per-round labels (DMT: 1 good,
 0 bad), shares and flags in 0..1 (refusal, Rouge-L, keyword coverage, pairwise preference)."""
-
-SCALE_BOUNDS: dict[str, tuple[float, float]] = {"1-5": (1, 5), "1-10": (1, 10), "good-bad": (0, 1), "0-1": (0, 1)}
-INTEGER_SCALES: frozenset[str] = frozenset({"1-5", "1-10", "good-bad"})
 
 Role = Literal["user", "assistant"]
 """Message roles as PingPong stores them: user = interrogator, assistant = player."""
@@ -40,10 +34,6 @@ SeatRole = Literal["player", "interrogator", "judge"]
 PromptFormat = Literal["minimal", "overview", "detailed"]
 """The player's system-prompt format (METHOD.md, DMT-RoleBench), all built from the same card:
 the name only, the name and summary, or the full card with role-play instructions."""
-
-PROMPT_FORMATS: tuple[str, ...] = ("minimal", "overview", "detailed")
-
-NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
 class Intent(str, Enum):

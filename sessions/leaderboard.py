@@ -4,7 +4,7 @@ stored, finished sessions of one method.
 The scoring rules (people's current scores, refusal exclusion, the weighted final) come from
 sessions.scoring, the reads from sessions.queries; this module adds what is the leaderboard's
 own: bootstrap intervals, the length normalisation of each version, and ranks. The arithmetic
-lives in small pure functions over numpy arrays, so tests can check it by hand.
+lives in small pure functions over numpy arrays (imported where used), so tests can check it by hand.
 """
 
 from __future__ import annotations
@@ -14,21 +14,23 @@ import sqlite3
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from pingpong.core.domain import METRICS
 from pingpong.core.errors import UserError
+from pingpong.core.vocabulary import METRICS
 from pingpong.sessions import queries
 from pingpong.sessions.scoring import (
     DEFAULT_WEIGHTS,
     LIKERT_METHODS,
     SCORE_SOURCES,
+    check_weights,
     conversation_scores,
     load_scorings,
     normalise_weights,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LENGTH_SLOPE = 0.07  # x = 1 + (L / avg_length - 1) * 0.07
 LENGTH_FLOOR = 0.93  # longer-than-median models lose at most 7%
@@ -111,6 +113,8 @@ def bootstrap_means(values: np.ndarray, rng: np.random.Generator, n_boot: int = 
     Likert scores do), one multinomial draw per resample says how often each level
     was picked; otherwise the resamples are drawn as index blocks.
     """
+    import numpy as np
+
     x = np.asarray(values, dtype=float)
     x = x[np.isfinite(x)]
     n = len(x)
@@ -130,6 +134,8 @@ def bootstrap_means(values: np.ndarray, rng: np.random.Generator, n_boot: int = 
 
 def half_width(boot: np.ndarray) -> float:
     """Half the width of the 2.5-97.5 percentile interval (NaN without resamples)."""
+    import numpy as np
+
     if boot.size == 0:
         return math.nan
     lo, hi = np.percentile(boot, [2.5, 97.5])
@@ -138,6 +144,8 @@ def half_width(boot: np.ndarray) -> float:
 
 def nan_mean_columns(values: np.ndarray) -> np.ndarray:
     """Column means ignoring NaN; NaN (not a warning) for an empty column."""
+    import numpy as np
+
     values = np.asarray(values, dtype=float)
     mask = np.isfinite(values)
     cnt = mask.sum(axis=0)
@@ -169,6 +177,8 @@ def tie_ranks(scores: Sequence[float | None]) -> list[int | None]:
 
 def player_rng(seed: int, player: str) -> np.random.Generator:
     """One stream per player, so adding a model never moves another model's intervals."""
+    import numpy as np
+
     return np.random.default_rng([int(seed), zlib.crc32(player.encode("utf-8"))])
 
 
@@ -192,6 +202,8 @@ def summarise_player(
     The length-normalised score multiplies every conversation's final by the player's
     factor, so its resamples are the final's resamples times that factor.
     """
+    import numpy as np
+
     n = len(final)
     metrics = np.asarray(metrics, dtype=float).reshape(n, len(METRICS))
     means = nan_mean_columns(np.column_stack([metrics, final])) if n else np.full(len(METRICS) + 1, np.nan)
@@ -228,8 +240,8 @@ def rank_rows(rows: list[LeaderboardRow]) -> list[LeaderboardRow]:
 
 def connection(store: Any) -> sqlite3.Connection:
     """The sqlite3 connection behind a Store (or a sqlite_utils.Database, or a connection)."""
-    db = getattr(store, "db", store)
-    return getattr(db, "conn", db)
+    conn = getattr(store, "conn", None)  # Store and sqlite_utils.Database both have one
+    return store if conn is None else conn
 
 
 def compute_leaderboard(
@@ -260,7 +272,7 @@ def compute_leaderboard(
     """
     if method not in LIKERT_METHODS:
         raise UserError(f"--method: this leaderboard covers {', '.join(LIKERT_METHODS)}, not '{method}'")
-    w = normalise_weights(weights)
+    check_weights(weights)
     if scores not in SCORE_SOURCES:
         raise UserError(f"--scores: '{scores}' is not one of {', '.join(SCORE_SOURCES)}")
     if by is not None and by not in queries.SESSION_OPTIONS:
@@ -270,7 +282,9 @@ def compute_leaderboard(
                                 include_forks=include_forks)
     chosen = {row[0]: row for row in queries.session_lengths(conn, flt, by)}
     if not chosen:
-        return []
+        return []  # an empty database: no numpy to import
+    import numpy as np
+
     sc = load_scorings(conn, scores, judges)
     ids = np.fromiter(chosen, dtype=np.int64, count=len(chosen))
     inside = np.isin(sc.session, ids)
@@ -280,6 +294,7 @@ def compute_leaderboard(
     if conv_ids.size == 0:
         return []
     conv = np.searchsorted(conv_ids, sc.session)
+    w = normalise_weights(weights)
     jw = None
     if judge_weights:
         jw = np.array([float(judge_weights.get(j, 1.0)) for j in sc.judge], dtype=float)

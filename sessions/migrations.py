@@ -7,8 +7,10 @@ recorded in the `_migrations` table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:
+    import sqlite_utils
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
 

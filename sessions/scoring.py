@@ -14,7 +14,8 @@
 - Scores of the first releases' single 10-point `overall` stand in for all three metrics.
 
 Both the leaderboard (a million turns at once) and the single-session views (sessions list,
-Home, replay) go through `Scorings` and `conversation_scores`, so they cannot disagree.
+Home, replay) go through `Scorings` and `conversation_scores`, so they cannot disagree. numpy is
+imported where the arithmetic needs it: a view of no sessions (an empty database) never does.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from pingpong.core.domain import HUMAN, METRICS
 from pingpong.core.errors import UserError
+from pingpong.core.vocabulary import HUMAN, METRICS
 from pingpong.sessions import queries
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from pingpong.sessions.records import StoredSession
 
 SCORE_SOURCES: tuple[str, ...] = ("merged", "judges", "human")
@@ -49,18 +50,26 @@ _COLUMN = {m: i for i, m in enumerate(METRICS)}
 # ---------------------------------------------------------------- weights
 
 
-def normalise_weights(weights: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Metric weights scaled to sum 1; UserError for a wrong count, negatives or all zeros."""
+def check_weights(weights: Sequence[float] | np.ndarray) -> list[float]:
+    """The metric weights as numbers; UserError for a wrong count, negatives or all zeros."""
     try:
-        w = np.asarray([float(x) for x in weights], dtype=float)
+        w = [float(x) for x in weights]
     except (TypeError, ValueError):
         raise UserError(f"--weights: expected three numbers, got {weights!r}") from None
-    if w.shape != (len(METRICS),):
+    if len(w) != len(METRICS):
         raise UserError(f"--weights: expected {len(METRICS)} numbers ({','.join(METRICS)}), got {len(w)}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
+    if not all(math.isfinite(x) and x >= 0 for x in w):
         raise UserError("--weights: weights must be finite and not negative")
-    if w.sum() <= 0:
+    if not any(x > 0 for x in w):
         raise UserError("--weights: at least one weight must be above zero")
+    return w
+
+
+def normalise_weights(weights: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Metric weights scaled to sum 1; UserError for a wrong count, negatives or all zeros."""
+    import numpy as np
+
+    w = np.asarray(check_weights(weights), dtype=float)
     return w / w.sum()
 
 
@@ -104,10 +113,14 @@ class Scorings:
 
     @classmethod
     def empty(cls) -> "Scorings":
+        import numpy as np
+
         return cls(np.empty(0, np.int64), [], np.empty((0, len(METRICS))), np.empty(0, bool), np.empty(0, bool))
 
     @classmethod
     def of(cls, rows: Sequence[tuple[int, str, list[float], bool, bool]]) -> "Scorings":
+        import numpy as np
+
         if not rows:
             return cls.empty()
         return cls(np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows],
@@ -115,6 +128,8 @@ class Scorings:
                    np.array([r[3] for r in rows], dtype=bool), np.array([r[4] for r in rows], dtype=bool))
 
     def concat(self, other: "Scorings") -> "Scorings":
+        import numpy as np
+
         return Scorings(np.concatenate([self.session, other.session]), self.judge + other.judge,
                         np.vstack([self.means, other.means]), np.concatenate([self.refusal, other.refusal]),
                         np.concatenate([self.overridden, other.overridden]))
@@ -124,6 +139,8 @@ class Scorings:
                         self.refusal[keep], self.overridden[keep])
 
     def without_sessions(self, ids: set[int]) -> "Scorings":
+        import numpy as np
+
         if not ids:
             return self
         return self.select(~np.isin(self.session, np.fromiter(ids, dtype=np.int64, count=len(ids))))
@@ -144,6 +161,8 @@ def totals_scorings(totals: Sequence[tuple]) -> Scorings:
     Same rules as `_means`: a metric without turns is NaN, the old `overall` stands in for all
     three when none of them was scored, a refusal flag of 1 on any turn makes the scoring a refusal.
     """
+    import numpy as np
+
     if not totals:
         return Scorings.empty()
     cols = list(zip(*totals))
@@ -248,6 +267,8 @@ def conversation_scores(
     judge's final is the weighted sum of its metric means, and conversation figures
     are (judge-weighted) means over the remaining judges. NaN where nothing is left.
     """
+    import numpy as np
+
     w = normalise_weights(weights)
     conv = np.asarray(conv, dtype=np.int64)
     means = np.asarray(means, dtype=float).reshape(-1, len(METRICS))
@@ -291,6 +312,8 @@ class Final:
 
 def finals_of(sc: Scorings, weights: Sequence[float] = DEFAULT_WEIGHTS) -> dict[int, Final]:
     """{session: Final} from its scorings."""
+    import numpy as np
+
     ids = np.unique(sc.session)
     if ids.size == 0:
         return {}

@@ -1,10 +1,13 @@
-"""The SQLite store: one class over sqlite_utils.Database, migrated on open.
+"""The SQLite store: one class over an SQLite connection (and sqlite_utils for writers), migrated on open.
 
 Several processes (the TUI, a batch run, an import) may write one database at
 once, so the file runs in WAL mode with a long busy timeout and every write
 transaction starts with BEGIN IMMEDIATE: a deferred transaction that reads
 first cannot be retried by the busy handler and fails with "database is
 locked". Nothing here ever stores an API key (no spec we store carries one).
+
+Opening a store and reading from it imports neither sqlite_utils nor the pydantic models until a
+method needs them, so a listing or a leaderboard of an empty database starts fast.
 """
 
 from __future__ import annotations
@@ -20,26 +23,20 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import sqlite_utils
-
-from pingpong.core.domain import (
-    PAIRWISE,
-    CallRecord,
-    Character,
-    JudgeVerdict,
-    Message,
-    Score,
-    SessionSpec,
-    Situation,
-)
 from pingpong.core.errors import StorageError, UserError
+from pingpong.core.vocabulary import PAIRWISE
 from pingpong.sessions import queries
 from pingpong.sessions.migrations import MIGRATIONS
-from pingpong.sessions.records import STATUSES, Draft, HumanScore, SessionSummary, StoredSession
 from pingpong.sessions.seats import seat_label
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from pingpong.core.domain import CallRecord, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
+    from pingpong.sessions.records import Draft, HumanScore, SessionSummary, StoredSession
 
 BUSY_TIMEOUT_MS = 30_000
 _HOST = socket.gethostname()
@@ -233,7 +230,9 @@ class Store:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            self.db = sqlite_utils.Database(conn)
+            conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite_utils sets it, whoever writes first
+            self._conn = conn
+            self._db: sqlite_utils.Database | None = None
             self._migrate()
         except sqlite3.DatabaseError as exc:
             conn.close()
@@ -245,8 +244,18 @@ class Store:
 
     # -- plumbing -------------------------------------------------------------------------
 
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite_utils over the store's connection, made on first use (importing it costs start-up time)."""
+        with self._lock:
+            if self._db is None:
+                import sqlite_utils
+
+                self._db = sqlite_utils.Database(self._conn)
+            return self._db
+
     def close(self) -> None:
-        self.db.close()
+        self._conn.close()
 
     def __enter__(self) -> "Store":
         return self
@@ -261,23 +270,29 @@ class Store:
         sqlite_utils writes made inside it (insert, upsert, ...) become part of it. A full disk,
         a read-only file or an I/O error rolls the whole transaction back and raises StorageError.
         """
+        with self._writing():
+            yield self.db
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """transaction() on the bare connection: the store's own writes need no sqlite_utils."""
         with self._lock:
             if self._depth:
                 self._depth += 1
                 try:
-                    yield self.db
+                    yield self._conn
                 finally:
                     self._depth -= 1
                 return
             if self.read_only:
                 raise StorageError(f"{self.path}: cannot write the database: {self._unwritable}")
             try:
-                self.db.conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise storage_error(exc, self.path) or exc from None
             self._depth = 1
             try:
-                yield self.db
+                yield self._conn
             except BaseException as exc:
                 self._depth = 0
                 self._rollback()
@@ -286,7 +301,7 @@ class Store:
                 raise
             self._depth = 0
             try:
-                self.db.conn.execute("COMMIT")
+                self._conn.execute("COMMIT")
             except BaseException as exc:
                 self._rollback()
                 if isinstance(exc, sqlite3.OperationalError):
@@ -298,7 +313,7 @@ class Store:
         """Inside transaction(): what the block writes is undone alone if it raises, and the
         transaction goes on (several sessions' writes share one commit, see sessions/commits.py)."""
         assert self._depth, "savepoint() belongs inside transaction()"
-        conn = self.db.conn
+        conn = self._conn
         conn.execute("SAVEPOINT part")
         try:
             yield
@@ -311,24 +326,24 @@ class Store:
 
     def _rollback(self) -> None:
         """Undo the open transaction, if SQLite has not already (it does after some I/O errors)."""
-        if self.db.conn.in_transaction:
+        if self._conn.in_transaction:
             with contextlib.suppress(sqlite3.OperationalError):
-                self.db.conn.execute("ROLLBACK")
+                self._conn.execute("ROLLBACK")
 
     def _rows(self, sql: str, params: Iterable[Any] | dict = ()) -> list[dict[str, Any]]:
         with self._lock:
-            cur = self.db.conn.execute(sql, params if isinstance(params, dict) else tuple(params))
+            cur = self._conn.execute(sql, params if isinstance(params, dict) else tuple(params))
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, row)) for row in cur.fetchall()]
 
     def _pending_migrations(self) -> list[str]:
         """Migrations not yet recorded, read without a write lock (most opens find none)."""
         names = [fn.__name__ for fn in MIGRATIONS]
-        has_table = self.db.conn.execute(
+        has_table = self._conn.execute(
             "select 1 from sqlite_master where type = 'table' and name = '_migrations'").fetchone()
         if not has_table:
             return names
-        done = {r[0] for r in self.db.conn.execute("select name from _migrations")}
+        done = {r[0] for r in self._conn.execute("select name from _migrations")}
         return [n for n in names if n not in done]
 
     def _migrate(self) -> None:
@@ -360,7 +375,7 @@ class Store:
 
     def run_id(self, name: str, config: dict | None = None) -> int:
         """The id of the run with this name, created (with its config) if it does not exist."""
-        with self.transaction() as db:
+        with self._writing() as db:
             row = db.execute("select id from runs where name = ?", [name]).fetchone()
             if row:
                 return row[0]
@@ -371,7 +386,7 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def set_run_config(self, run_id: int, config: dict) -> None:
-        with self.transaction() as db:
+        with self._writing() as db:
             db.execute("update runs set config = ? where id = ?", [_json(config), run_id])
 
     def create_session(
@@ -386,6 +401,8 @@ class Store:
             missing = [c.character for c in spec.cast if c.character not in have]
             if missing:
                 raise UserError(f"cast: no card for {', '.join(missing)}")
+        from pingpong.sessions.records import STATUSES
+
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
         stamp = created_at or now()
@@ -416,21 +433,23 @@ class Store:
         }
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        with self.transaction() as db:
+        with self._writing() as db:
             return int(db.execute(f"insert into sessions ({cols}) values ({marks})",
                                   list(row.values())).lastrowid or 0)
 
-    def _require(self, db: sqlite_utils.Database, session_id: int) -> tuple:
+    def _require(self, db: sqlite3.Connection, session_id: int) -> tuple:
         row = db.execute("select status, pid, host from sessions where id = ?", [session_id]).fetchone()
         if row is None:
             raise UserError(f"session {session_id}: no such session")
         return row
 
     def set_status(self, session_id: int, status: str, error: str | None = None) -> None:
+        from pingpong.sessions.records import STATUSES
+
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
         stamp = now()
-        with self.transaction() as db:
+        with self._writing() as db:
             self._require(db, session_id)
             db.execute(
                 "update sessions set status = ?, error = ?, updated_at = ?,"
@@ -442,7 +461,7 @@ class Store:
 
     def claim(self, session_id: int) -> None:
         """This process now runs the session. UserError if finished or alive elsewhere."""
-        with self.transaction() as db:
+        with self._writing() as db:
             status, pid, host = self._require(db, session_id)
             if status == "finished":
                 raise UserError(f"session {session_id}: already finished")
@@ -462,7 +481,7 @@ class Store:
         (a read-only database is left as it is)."""
         if self.read_only:
             return 0
-        with self.transaction() as db:
+        with self._writing() as db:
             rows = db.execute("select id, pid, host from sessions where status = 'running'").fetchall()
             orphans = [sid for sid, pid, host in rows if not owner_alive(pid, host)]
             stamp = now()
@@ -477,7 +496,7 @@ class Store:
     def add_message(self, session_id: int, message: Message, *, created_at: str | None = None) -> None:
         """Store one completed message after the session's last (unique per turn, role and speaker)."""
         stamp = created_at or now()
-        with self.transaction() as db:
+        with self._writing() as db:
             self._require(db, session_id)
             db.execute(
                 "insert into messages (session_id, seq, turn, role, speaker, author, text, prompt_tokens,"
@@ -493,19 +512,21 @@ class Store:
 
     def save_draft(self, session_id: int, draft: Draft) -> None:
         """The message being streamed, so far (one row per session, replaced each time)."""
-        with self.transaction() as db:
+        with self._writing() as db:
             db.execute("insert or replace into drafts (session_id, turn, role, author, text, updated_at)"
                        " values (?, ?, ?, ?, ?, ?)",
                        [session_id, draft.turn, draft.role, draft.author, draft.text, now()])
 
     def draft(self, session_id: int) -> Draft | None:
         """What the session is streaming now, as last saved (None: nothing is being written)."""
+        from pingpong.sessions.records import Draft
+
         rows = self._rows("select turn, role, author, text from drafts where session_id = ?", [session_id])
         return Draft(**rows[0]) if rows else None
 
     def set_message_notes(self, session_id: int, message: Message) -> None:
         """Replace the notes of a stored message (found by turn, role and speaker) with message's."""
-        with self.transaction() as db:
+        with self._writing() as db:
             db.execute("update messages set notes = ? where session_id = ? and turn = ? and role = ?"
                        " and speaker is ?", [_json(message.notes) if message.notes else None, session_id,
                                              message.turn, message.role, message.speaker])
@@ -517,8 +538,8 @@ class Store:
     def add_calls(self, session_id: int, calls: Sequence[CallRecord], *, pair_score_id: int | None = None) -> None:
         """Log model calls made for a session (pair_score_id: for that pairwise verdict of it)."""
         stamp = now()
-        with self.transaction() as db:
-            db.conn.executemany(
+        with self._writing() as db:
+            db.executemany(
                 "insert into model_calls (session_id, role, model, turn, attempt, status, error,"
                 " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at, pair_score_id)"
                 " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -531,9 +552,9 @@ class Store:
         """One row per scored (turn, metric). A judge's ok value is never rewritten; a failed one
         is replaced by the retry's result."""
         stamp = created_at or now()
-        with self.transaction() as db:
+        with self._writing() as db:
             self._require(db, session_id)
-            db.conn.executemany(
+            db.executemany(
                 "insert into scores (session_id, turn, metric, value, scale, source, by, explanation,"
                 " status, error, created_at) values (?, ?, ?, ?, ?, 'judge', ?, ?, ?, ?, ?)"
                 " on conflict (session_id, by, ifnull(turn, 0), metric) where source = 'judge'"
@@ -555,7 +576,7 @@ class Store:
 
         if not author or not str(author).strip():
             raise UserError("author: must not be empty")
-        with self.transaction() as db:
+        with self._writing() as db:
             self._require(db, session_id)
             (method_name,) = db.execute("select method from sessions where id = ?", [session_id]).fetchone()
             method = get_method(method_name)
@@ -596,7 +617,7 @@ class Store:
         if shown not in ("ab", "ba"):
             raise ValueError(f"shown must be 'ab' or 'ba', got {shown!r}")
         stamp = created_at or now()
-        with self.transaction() as db:
+        with self._writing() as db:
             self._require(db, session_a)
             self._require(db, session_b)
             db.execute(
@@ -630,7 +651,7 @@ class Store:
                             f"better) or 0.5 (as good), got {value!r}")
         if session_id == other_id:
             raise UserError(f"session {session_id}: a session is not compared with itself")
-        with self.transaction() as db:
+        with self._writing() as db:
             found = {row[0]: row[1:] for row in db.execute(
                 "select id, method, character, situation from sessions where id in (?, ?)", [session_id, other_id])}
             for sid in (session_id, other_id):
@@ -652,7 +673,7 @@ class Store:
         """Record who holds the "interrogator" or "player" seat from now on (a resume keeps it)."""
         if role not in ("interrogator", "player"):
             raise ValueError(f"seat must be 'interrogator' or 'player', not {role!r}")
-        with self.transaction() as db:
+        with self._writing() as db:
             db.execute("update sessions set seats = json_set(ifnull(seats, '{}'), ?, ?), updated_at = ?"
                        " where id = ?", [f"$.{role}", who, now(), session_id])
 
@@ -668,7 +689,7 @@ class Store:
         seats = {k: v for k, v in parent.spec.seats.items() if k not in changed}
         # a fork is a new conversation: nothing of an imported file's entry describes it
         spec = parent.spec.model_copy(update={**changed, "seats": seats, "origin": {}})
-        with self.transaction():
+        with self._writing():
             new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
                                       status="interrupted", parent_session=session_id, fork_turn=turn,
                                       cast=parent.cast)
@@ -680,6 +701,8 @@ class Store:
     # -- reading back ---------------------------------------------------------------------
 
     def messages(self, session_id: int) -> list[Message]:
+        from pingpong.core.domain import Message
+
         rows = self._rows(
             "select turn, role, speaker, author, text, prompt_tokens, completion_tokens, tokens_estimated,"
             " latency_ms, attempt, notes from messages where session_id = ? order by seq",
@@ -693,6 +716,8 @@ class Store:
 
     def verdicts(self, session_id: int) -> list[JudgeVerdict]:
         """One JudgeVerdict per judge (scores by turn, then as given), judges in the order they first scored."""
+        from pingpong.core.domain import JudgeVerdict, Score
+
         rows = self._rows(
             "select by, turn, metric, value, scale, explanation, status, error from scores"
             " where session_id = ? and source = 'judge' order by id",
@@ -704,6 +729,8 @@ class Store:
         return [JudgeVerdict(judge=j, scores=sorted(s, key=lambda x: x.turn or 0)) for j, s in by_judge.items()]
 
     def human_scores(self, session_id: int) -> list[HumanScore]:
+        from pingpong.sessions.records import HumanScore
+
         rows = self._rows(
             "select id, turn, metric, value, scale, by as author, explanation as reason, created_at from scores"
             " where session_id = ? and source = 'human' order by id",
@@ -712,6 +739,8 @@ class Store:
         return [HumanScore(**r) for r in rows]
 
     def calls(self, session_id: int) -> list[CallRecord]:
+        from pingpong.core.domain import CallRecord
+
         rows = self._rows(
             "select role, model, turn, attempt, status, error, prompt_tokens, completion_tokens,"
             " tokens_estimated, latency_ms from model_calls where session_id = ? order by id",
@@ -723,6 +752,9 @@ class Store:
         return [CallRecord(**r) for r in rows]
 
     def session(self, session_id: int) -> StoredSession:
+        from pingpong.core.domain import Character, SessionSpec, Situation
+        from pingpong.sessions.records import StoredSession
+
         rows = self._rows(
             "select s.*, r.name as run_name from sessions s left join runs r on r.id = s.run_id"
             " where s.id = ?",
@@ -753,6 +785,7 @@ class Store:
         """Sessions matching the filters (run: a run name or id; ids: only these), oldest first unless
         newest_first."""
         from pingpong.core.methods import get_method
+        from pingpong.sessions.records import SessionSummary
         from pingpong.sessions.scoring import session_finals
 
         where: list[str] = []
@@ -802,7 +835,7 @@ class Store:
 
     def add_judge(self, session_id: int, judge: str) -> None:
         """Record one more judge in the session's judges list and spec (an import that merges files)."""
-        with self.transaction() as db:
+        with self._writing() as db:
             judges_json, spec_json = db.execute("select judges, spec from sessions where id = ?",
                                                 [session_id]).fetchone()
             judges = json.loads(judges_json or "[]")
@@ -821,7 +854,7 @@ class Store:
         entries = {k: v for k, v in (entries or {}).items() if v}
         if not seats and not entries:
             return
-        with self.transaction() as db:
+        with self._writing() as db:
             row = db.execute("select spec from sessions where id = ?", [session_id]).fetchone()
             if row is None:
                 raise UserError(f"session {session_id}: no such session")
@@ -841,20 +874,20 @@ class Store:
     def annotation_queue(self, author: str, spec: dict[str, Any], draw: Callable[[], list[int]]) -> int:
         """The id of this person's queue for these options, drawn (with `draw`) and kept the first time."""
         key = _json(spec)
-        with self.transaction() as db:
+        with self._writing() as db:
             row = db.execute("select id from annotation_queues where author = ? and spec = ?", [author, key]).fetchone()
             if row:
                 return int(row[0])
             qid = int(db.execute("insert into annotation_queues (author, spec, created_at) values (?, ?, ?)",
                                  [author, key, now()]).lastrowid or 0)
-            db.conn.executemany("insert into annotation_items (queue_id, position, session_id) values (?, ?, ?)",
+            db.executemany("insert into annotation_items (queue_id, position, session_id) values (?, ?, ?)",
                                 [(qid, i, sid) for i, sid in enumerate(draw())])
             return qid
 
     def last_annotation_queue(self, author: str) -> int | None:
         """The person's queue rated most recently (else created most recently) that has items left."""
         with self._lock:
-            row = self.db.conn.execute(
+            row = self._conn.execute(
                 "select q.id from annotation_queues q join annotation_items i on i.queue_id = q.id"
                 " where q.author = ? group by q.id having sum(i.done_at is null) > 0"
                 " order by max(ifnull(i.done_at, '')) desc, q.created_at desc, q.id desc limit 1", [author]).fetchone()
@@ -863,13 +896,13 @@ class Store:
     def annotation_items(self, queue_id: int) -> list[tuple[int, int, str | None]]:
         """(position, session id, when the person saved it or None) of a queue, in order."""
         with self._lock:
-            return [(r[0], r[1], r[2]) for r in self.db.conn.execute(
+            return [(r[0], r[1], r[2]) for r in self._conn.execute(
                 "select position, session_id, done_at from annotation_items where queue_id = ? order by position",
                 [queue_id])]
 
     def move_annotation_item_last(self, queue_id: int, position: int) -> None:
         """Put one item of a queue after all the others (a person skipped it for now)."""
-        with self.transaction() as db:
+        with self._writing() as db:
             db.execute("update annotation_items set position = (select max(position) + 1 from annotation_items"
                        " where queue_id = ?) where queue_id = ? and position = ? and position <"
                        " (select max(position) from annotation_items where queue_id = ?)",
@@ -877,7 +910,7 @@ class Store:
 
     def mark_annotated(self, queue_id: int, position: int) -> None:
         """The person saved their ratings of this item: the queue resumes after it."""
-        with self.transaction() as db:
+        with self._writing() as db:
             db.execute("update annotation_items set done_at = coalesce(done_at, ?) where queue_id = ? and position = ?",
                        [now(), queue_id, position])
 
@@ -885,7 +918,7 @@ class Store:
                             children: dict[str, list[dict[str, Any]]]) -> int | None:
         """Insert an imported session with its messages, calls and scores as given (one transaction);
         None when a session with the same creation time, seats, card and situation exists."""
-        with self.transaction() as db:
+        with self._writing() as db:
             if self.find_session(session["created_at"], session["player"], session.get("interrogator"),
                                  session.get("character"), session.get("situation")) is not None:
                 return None
@@ -911,7 +944,7 @@ class Store:
         """The id of the session created at that time with those seats, card and situation (what
         identifies a session across databases: ids change on import), None when there is none."""
         with self._lock:
-            row = self.db.conn.execute(
+            row = self._conn.execute(
                 "select min(id) from sessions where created_at = ? and player = ? and interrogator is ?"
                 " and character is ? and situation is ?", [created_at, player, interrogator, character, situation],
             ).fetchone()
@@ -927,7 +960,7 @@ class Store:
             raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
         cols = ("session_a", "session_b", *row)
         values = [session_a, session_b, *row.values()]
-        with self.transaction() as db:
+        with self._writing() as db:
             if row["source"] == "human":
                 if db.execute("select 1 from pair_scores where session_a = ? and session_b = ? and source = 'human'"
                               " and by = ? and value is ? and created_at = ?",
@@ -954,7 +987,7 @@ class Store:
     @property
     def conn(self) -> sqlite3.Connection:
         """The connection the typed queries (sessions.queries) read through."""
-        return self.db.conn
+        return self._conn
 
 
 def _on_scale(metric: str, value: float | bool | str, scale: str) -> float:

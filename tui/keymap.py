@@ -63,6 +63,8 @@ def load_keymap(home: Home) -> dict[str, str]:
     where = f"{home.config_path}: keymap"
     if not isinstance(table, dict):
         raise UserError(f"{where}: expected a table, e.g. [keymap] take_seat = \"ctrl+t\"")
+    if not table:  # finding the ids imports every screen: not on every start
+        return {}
     known = binding_ids()
     out: dict[str, str] = {}
     for name, keys in _flatten(table):
