@@ -7,9 +7,7 @@ library: it is skipped and its one-line error kept in `problems`.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -32,14 +30,14 @@ def yaml_files(folder: Path | None) -> list[Path]:
         raise UserError(f"{folder}: cannot list the folder ({exc.strerror or exc})") from None
 
 
-@dataclass
 class Scan(Generic[K, T]):
     """What scan_folders found: items by key, where each came from, and the files it skipped."""
 
-    items: dict[K, T] = field(default_factory=dict)
-    paths: dict[K, Path] = field(default_factory=dict)
-    sources: dict[K, str] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.items: dict[K, T] = {}
+        self.paths: dict[K, Path] = {}
+        self.sources: dict[K, str] = {}
+        self.problems: list[str] = []
 
 
 def scan_folders(folders: Sequence[tuple[str, Path | None]], load: Callable[[Path], T], key: Callable[[T], K],
@@ -88,6 +86,8 @@ def find_named(items: Sequence[T], name: str, what: str, names: Callable[[T], tu
             ids = ", ".join(sorted(names(item)[0] for item in matches))
             raise UserError(f"'{name}' is the name of several {what}s{where} ({ids}); give one of these")
     known = {n: names(item)[0] for item in items for n in names(item) if n}
+    import difflib
+
     close = difflib.get_close_matches(name, list(known), n=4, cutoff=0.5)
     hints = list(dict.fromkeys(known[c] for c in close))
     hint = f" (did you mean: {', '.join(hints)}?)" if hints else f" ({len(items)} known; see the list command)"

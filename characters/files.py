@@ -2,7 +2,8 @@
 
 Every problem a user can cause here becomes a UserError that names the file,
 the field path and the YAML line when known, so the CLI prints one line and
-exits 2. Used by the card and the situation libraries alike.
+exits 2. Used by the card and the situation libraries alike. pydantic is imported by the
+functions that validate, not with the module: `cards list` reads plain cards without it.
 """
 
 from __future__ import annotations
@@ -10,9 +11,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pingpong.core.errors import UserError
 from pingpong.core.safe_parse import (
@@ -25,6 +24,9 @@ from pingpong.core.safe_parse import (
     show,
 )
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
 __all__ = ["decode_text", "real_path"]  # re-exported: the card readers take them from here
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024
@@ -32,7 +34,7 @@ MAX_TEXT_BYTES = 5 * 1024 * 1024
 MAX_CONTAINER_BYTES = 16 * 1024 * 1024
 """PNG and .charx cards carry an image, so they may be larger; the card inside is still capped."""
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 _LONG_INT = re.compile(r"[-+]?[0-9_]+(:[0-9_]+)*$")
@@ -163,7 +165,13 @@ def load_model_file(path: Path | str, model: type[M], what: str) -> M:
     """Read our YAML file at path into model (Character or Situation) with one-line errors."""
     where = str(path)
     text = read_text(path)
-    data = load_yaml(text, where)
+    return validate_data(load_yaml(text, where), model, what, where, text)
+
+
+def validate_data(data: Any, model: type[M], what: str, where: str, text: str) -> M:
+    """The model from a YAML file's parsed data (text: the file, for the line of a bad field)."""
+    from pydantic import ValidationError
+
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise UserError(f"{where}: expected a mapping of {what} fields, found {kind}")
@@ -197,6 +205,7 @@ def check_storable(item: M, where: str, what: str) -> M:
     """item, once it is certain to save as YAML and load back unchanged, as a library will do
     with it; every structure it holds is capped at MAX_DEPTH when saved."""
     import yaml
+    from pydantic import ValidationError
 
     for name, value in item:
         if isinstance(value, dict):  # free-form fields (extensions); the rest pydantic has typed

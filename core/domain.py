@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pingpong.core.vocabulary import HUMAN as HUMAN
 from pingpong.core.vocabulary import INTEGER_SCALES as INTEGER_SCALES
+from pingpong.core.vocabulary import LANG_PATTERN as LANG_PATTERN
 from pingpong.core.vocabulary import METHODS as METHODS
 from pingpong.core.vocabulary import METRICS as METRICS
 from pingpong.core.vocabulary import NAME_PATTERN as NAME_PATTERN
@@ -64,7 +65,7 @@ class Character(_Model):
 
     name: str = Field(pattern=NAME_PATTERN, description="unique id, e.g. 'lighthouse-keeper'")
     char_name: str = Field(min_length=1, description="the name the character goes by")
-    lang: str = Field(pattern=r"^[a-z]{2}$")
+    lang: str = Field(pattern=LANG_PATTERN)
     summary: str = Field(min_length=1, description="short description the interrogator sees")
     persona: str = Field(min_length=1, description="full description the player sees")
     example_dialogue: list[ExampleTurn] = Field(default_factory=list)
@@ -83,7 +84,7 @@ class Situation(_Model):
     """What the interrogator is trying to do, and for how many turns."""
 
     name: str = Field(pattern=NAME_PATTERN)
-    lang: str = Field(pattern=r"^[a-z]{2}$")
+    lang: str = Field(pattern=LANG_PATTERN)
     text: str = Field(min_length=1)
     num_turns: int = Field(ge=1, le=50)
     tags: list[str] = Field(default_factory=list)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(NamedTuple):
+    """The home folder and the overrides of its database and config (a NamedTuple, not a dataclass:
+    every command makes one, and importing dataclasses costs more than the rest of this module)."""
+
     root: Path
     db_override: Path | None = None
     config_override: Path | None = None

@@ -19,7 +19,6 @@ import math
 import re
 import stat
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +229,8 @@ def parse_json(text: str, where: str, limit: int = MAX_DEPTH) -> Any:
 
 def parse_toml(text: str, where: str) -> dict[str, Any]:
     """tomllib.loads for untrusted text, with the same guarantees as parse_json (dates allowed)."""
+    import tomllib  # here, not at the top: the card and situation readers need no TOML
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -27,3 +27,6 @@ PROMPT_FORMATS: tuple[str, ...] = ("minimal", "overview", "detailed")
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 """What a card's or situation's `name` (its id) may be."""
+
+LANG_PATTERN = r"^[a-z]{2}$"
+"""What a card's or situation's `lang` may be: a two-letter code."""

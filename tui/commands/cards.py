@@ -28,9 +28,9 @@ def card_row(card, source: str) -> dict:
 
 
 def list_cards(args, home) -> int:
-    from pingpong.characters.library import CardLibrary
+    from pingpong.characters.library import CardListing
 
-    lib = CardLibrary(home)
+    lib = CardListing(home)
     cards = lib.all(lang=args.lang)
     warn(lib.problems)
     if args.format == "json":

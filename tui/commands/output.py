@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 
 def print_json(data) -> None:
     """One JSON document on stdout, the `--format json` contract."""
+    import json
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
 
