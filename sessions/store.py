@@ -13,10 +13,10 @@ method needs them, so a listing or a leaderboard of an empty database starts fas
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
-import socket
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,7 +39,14 @@ if TYPE_CHECKING:
     from pingpong.sessions.records import Draft, HumanScore, SessionSummary, StoredSession
 
 BUSY_TIMEOUT_MS = 30_000
-_HOST = socket.gethostname()
+
+
+@functools.cache
+def _this_host() -> str:
+    """The machine's name, as a running session records it (socket is imported on first use)."""
+    import socket
+
+    return socket.gethostname()
 
 
 def now() -> str:
@@ -127,7 +134,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
 def owner_alive(pid: int | None, host: str | None) -> bool:
     """Is the process that marked a session running still there? One on another host is taken to
     be (its pid means nothing here); one on this host only while its pid lives."""
-    return (bool(host) and host != _HOST) or pid_alive(pid)
+    return (bool(host) and host != _this_host()) or pid_alive(pid)
 
 
 def check_database_file(path: Path) -> None:
@@ -426,7 +433,7 @@ class Store:
             "spec": _json(spec.model_dump(mode="json")),
             "error": None,
             "pid": os.getpid() if status == "running" else None,
-            "host": _HOST if status == "running" else None,
+            "host": _this_host() if status == "running" else None,
             "created_at": stamp,
             "updated_at": stamp,
             "finished_at": stamp if status == "finished" else None,
@@ -466,14 +473,14 @@ class Store:
             if status == "finished":
                 raise UserError(f"session {session_id}: already finished")
             if status == "running" and pid and pid != os.getpid():
-                if host and host != _HOST:
+                if host and host != _this_host():
                     raise UserError(f"session {session_id}: running on host {host} (pid {pid})")
                 if pid_alive(pid):
                     raise UserError(f"session {session_id}: running in another process (pid {pid})")
             db.execute(
                 "update sessions set status = 'running', error = null, pid = ?, host = ?, updated_at = ?"
                 " where id = ?",
-                [os.getpid(), _HOST, now(), session_id],
+                [os.getpid(), _this_host(), now(), session_id],
             )
 
     def mark_orphans_interrupted(self) -> int:

@@ -278,8 +278,15 @@ def _command_in(argv: list[str]) -> str | None:
     return None
 
 
+def _top_help_before(argv: list[str], command: str) -> bool:
+    """Whether an option before the command asks for the top-level help (-h, --help, --he, ...)."""
+    before = argv[: argv.index(command)]
+    return any(token.startswith(("-h", "--he")) for token in before)
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The parser; only the command being run gets its arguments (the rest cost start-up time)."""
+    """The parser; only the command being run gets its arguments, and its sibling commands are
+    left out unless a usage message lists them (the rest cost start-up time)."""
     parser = _Parser(
         prog="pingpong",
         description="Live role-play evaluation of language models. Without a command, opens the TUI.",
@@ -287,11 +294,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _common(parser)
     parser.set_defaults(handler="pingpong.tui.commands.app:open_tui")
     subs = parser.add_subparsers(title="commands", metavar="COMMAND")
-    chosen = _command_in(sys.argv[1:] if argv is None else argv)
+    line = sys.argv[1:] if argv is None else argv
+    chosen = _command_in(line)
+    siblings = chosen not in COMMANDS or _top_help_before(line, chosen)
     for name, (handler, help, add_arguments) in COMMANDS.items():
         if name == chosen:
             add_arguments(_sub(subs, name, handler, help))
-        else:
+        elif siblings:
             subs.add_parser(name, help=help)
     return parser
 

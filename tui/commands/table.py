@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass
-from typing import TextIO
-
-from rich.cells import cell_len, set_cell_size
+from typing import NamedTuple, TextIO
 
 GAP = 2  # spaces between columns
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(NamedTuple):
     """One column: `keep` says how long it stays as the screen narrows (higher stays longer)."""
 
     title: str
@@ -29,10 +25,22 @@ class Column:
     name: str = ""  # the TSV header, when the title alone is ambiguous ("±")
 
 
+def cell_len(text: str) -> int:
+    """The terminal cells text takes: its length when it is printable ASCII, else rich's measure
+    (imported only then, so a table of plain text or no rows starts without it)."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    from rich.cells import cell_len as cells
+
+    return cells(text)
+
+
 def cut(text: str, width: int) -> str:
     """`text` in at most `width` cells, ending in "…" when it had to be cut."""
     if cell_len(text) <= width:
         return text
+    from rich.cells import set_cell_size
+
     return set_cell_size(text, max(0, width - 1)) + "…" if width > 0 else ""
 
 
