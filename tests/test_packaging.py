@@ -22,5 +22,6 @@ def test_the_wheel_holds_only_the_pingpong_package_with_its_bundled_files(tmp_pa
                    "pingpong/tui/report/templates/index.html.j2",
                    "pingpong/characters/bundled/tally.yaml", "pingpong/situations/bundled/dmt/tally-timetable.yaml"):
         assert needed in names or any(n.startswith(needed.rsplit("/", 1)[0] + "/") for n in names), needed
+    assert "pingpong/characters/bundled/index.json" in names  # `cards list` reads the bundled cards from it
     assert any(n.startswith("pingpong/situations/bundled/probes/") for n in names)
     assert any(n.startswith("pingpong/situations/bundled/rolebench/") for n in names)
