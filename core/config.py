@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from pydantic import ValidationError
-
-from pingpong.core.domain import HUMAN, OFFLINE, ModelSpec, Price
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 from pingpong.core.safe_parse import MAX_CONFIG_BYTES, check_plain, decode_text, parse_toml, read_limited, show
+from pingpong.core.vocabulary import HUMAN, OFFLINE
+
+if TYPE_CHECKING:  # the models are imported by what builds them: the TUI reads [keymap] without pydantic
+    from pydantic import ValidationError
+
+    from pingpong.core.domain import ModelSpec, Price
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 RESERVED = frozenset({OFFLINE, HUMAN})
@@ -31,6 +34,8 @@ MAX_SECONDS = 24 * 3600.0
 
 def offline_spec() -> ModelSpec:
     """The built-in deterministic stand-in for every role."""
+    from pingpong.core.domain import ModelSpec
+
     return ModelSpec(name=OFFLINE, kind="offline", max_concurrency=64)
 
 
@@ -50,6 +55,10 @@ def _field_error(path: Any, name: str, exc: ValidationError) -> UserError:
 
 def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, ModelSpec]:
     """ModelSpecs from the parsed TOML document (only its [models.*] tables are ours)."""
+    from pydantic import ValidationError
+
+    from pingpong.core.domain import ModelSpec
+
     models: dict[str, ModelSpec] = {}
     table = data.get("models", {})
     if not isinstance(table, dict):

@@ -7,8 +7,10 @@ none of those consumers is known to the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pingpong.core.domain import CallRecord, JudgeVerdict, Message, Role, SeatRole
+if TYPE_CHECKING:  # annotations only: the TUI starts without the pydantic models
+    from pingpong.core.domain import CallRecord, JudgeVerdict, Message, Role, SeatRole
 
 
 @dataclass(frozen=True)

@@ -791,10 +791,6 @@ class Store:
     ) -> list[SessionSummary]:
         """Sessions matching the filters (run: a run name or id; ids: only these), oldest first unless
         newest_first."""
-        from pingpong.core.methods import get_method
-        from pingpong.sessions.records import SessionSummary
-        from pingpong.sessions.scoring import session_finals
-
         where: list[str] = []
         params: list[object] = []
         for column, value in (("s.status", status), ("s.player", player), ("s.method", method),
@@ -824,6 +820,12 @@ class Store:
             sql += " limit ? offset ?"
             params += [-1 if limit is None else limit, offset]
         rows = self._rows(sql, params)
+        if not rows:  # an empty database: the methods and the models stay unimported
+            return []
+        from pingpong.core.methods import get_method
+        from pingpong.sessions.records import SessionSummary
+        from pingpong.sessions.scoring import session_finals
+
         with self._lock:
             finals = session_finals(self.conn, {r["id"]: r["method"] for r in rows})
             writers = queries.seat_writers(self.conn, [r["id"] for r in rows])

@@ -6,19 +6,23 @@ against a temporary home without touching the user's files.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
 
-from pingpong.core.domain import HUMAN, Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
+from pingpong.core.vocabulary import HUMAN
 from pingpong.tui.palette import ScreenCommands
 from pingpong.tui.runs import SessionRuns
+
+if TYPE_CHECKING:  # the first screen needs no pydantic model: they are imported where sessions start
+    from pingpong.core.domain import Character, SessionSpec, Situation
 
 
 @dataclass
@@ -263,9 +267,8 @@ class PingPongApp(App):
         close on escape) the screen's own escape runs, and the footer shows it."""
         if action == "leave_input":
             from textual.screen import ModalScreen
-            from textual.widgets import Input, TextArea
 
-            return isinstance(self.focused, (Input, TextArea)) and not isinstance(self.screen, ModalScreen)
+            return _is_text_box(self.focused) and not isinstance(self.screen, ModalScreen)
         return True
 
     def action_leave_input(self) -> None:
@@ -294,6 +297,15 @@ class PingPongApp(App):
         self.push_screen(ChoiceScreen(
             "Quit pingpong?", f"Session{'s' if len(running) > 1 else ''} {names} still running here would stop "
             "(each can be resumed later).", [("q", "Stop and quit", "quit"), ("escape", "Stay", "stay")]), answered)
+
+
+def _is_text_box(widget: object) -> bool:
+    """An Input or a TextArea. TextArea is looked for only once some screen imported it: importing
+    it to learn that Home has none would cost every start of the app (its module is large)."""
+    from textual.widgets import Input
+
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
 
 def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,

@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message as TMessage
 from textual.message_pump import MessagePump
 
-from pingpong.core.events import Delta, MessageCompleted, SessionFailed, SessionFinished, TurnStarted
-
 if TYPE_CHECKING:
     from textual.app import App
     from textual.worker import Worker
@@ -61,6 +59,9 @@ class SessionRun:
         self.outcome = ""  # "finished", "failed" once the engine said so
 
     def deliver(self, event: Any) -> None:
+        # imported here: the app starts (and shows Home) before any session runs
+        from pingpong.core.events import Delta, MessageCompleted, SessionFailed, SessionFinished, TurnStarted
+
         if isinstance(event, TurnStarted):
             self.draft = Draft(event.turn, event.role, event.author)
         elif isinstance(event, Delta) and self.draft is not None:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandList, CommandPalette
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, TextArea
 
 from pingpong.core.domain import SessionSpec
 from pingpong.core.errors import UserError
+from pingpong.tui.app import NewSessionRequest
 from pingpong.tui.screens.choice import ChoiceScreen
 from pingpong.tui.screens.help import HelpScreen
 from pingpong.tui.screens.home import HomeScreen
@@ -64,6 +65,21 @@ async def test_escape_leaves_the_home_filter_then_keys_are_shortcuts_again(app, 
         assert home.query_one("#home-filter", Input).value == "storm"  # the filter stays
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+
+
+async def test_escape_leaves_the_free_text_box_of_the_new_session_form(make_app):
+    """A free-form situation is written in a TextArea (a widget Home does not import): escape gives
+    the keys back to the form rather than closing it."""
+    app = make_app(initial=NewSessionRequest({"free_text": "A sailor knocks at the door."}))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        box = app.screen.query_one("#new-free-text", TextArea)
+        await wait_for(pilot, lambda: box.display)
+        box.focus()
+        await pilot.pause()
+        assert app.focused is box
+        await pilot.press("escape")
+        assert isinstance(app.screen, NewSessionScreen) and app.focused is not box
 
 
 async def test_escape_on_a_running_session_asks_and_can_keep_it_running_in_the_background(app, store):

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
+from pingpong.core.vocabulary import HUMAN, OFFLINE
 
 if TYPE_CHECKING:
+    from pingpong.core.domain import Character, Situation
     from pingpong.tui.app import NewSessionRequest, PlayRequest
 
 
@@ -35,6 +36,7 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     known, else the new-session form prefilled with what was given. Bad names are UserErrors here."""
     from pingpong.characters.library import CardLibrary
     from pingpong.core.config import check_ready, load_models, resolve
+    from pingpong.core.domain import SessionSpec
     from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
     from pingpong.tui.app import NewSessionRequest, PlayRequest
@@ -121,6 +123,7 @@ def _scene_request(args, home: Home, models: dict, player: str, interrogator: st
     default one. UserError names what is wrong."""
     from pingpong.characters.library import CardLibrary
     from pingpong.core.config import check_ready, resolve
+    from pingpong.core.domain import SessionSpec
     from pingpong.core.methods.roleinteract_scene import default_member_seat, scene_cast, scene_situation
     from pingpong.situations.probes import SceneLibrary
     from pingpong.tui.app import PlayRequest

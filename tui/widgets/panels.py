@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from pingpong.core.domain import JudgeVerdict
 from pingpong.tui.widgets.scoring import explanations
+
+if TYPE_CHECKING:
+    from pingpong.core.domain import JudgeVerdict
 
 
 class ExplanationsPanel(VerticalScroll):

@@ -6,11 +6,14 @@ Pure functions over domain objects so the live, replay and follow views show sco
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from pingpong.core.domain import METRICS, JudgeVerdict, Score, TurnView
+from pingpong.core.vocabulary import METRICS
+
+if TYPE_CHECKING:  # annotations only: the Home screen imports this module before any score exists
+    from pingpong.core.domain import JudgeVerdict, Score, TurnView
 
 SHORT = {"in_character": "IC", "entertaining": "EN", "fluency": "FL"}
 HUMAN_METRICS = (*METRICS, "is_refusal")
