@@ -1,0 +1,88 @@
+"""What `cards list`, `leaderboard` on an empty database and the TUI's first screen may not import
+(checked, not timed): each library below costs tens of milliseconds of start-up, and one import at
+the top of a module on the way brings it back. benchmarks/startup_bench.py prints the times."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+CLI_PROBE = """
+import json, sys
+from pingpong.tui.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+TUI_PROBE = """
+import json, sys
+from pingpong.tui.app import PingPongApp
+from pingpong.tui.cli import main
+
+async def until_home_is_loaded(pilot):
+    from pingpong.tui.screens.home import HomeScreen
+
+    for _ in range(600):
+        if isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.loaded:
+            break
+        await pilot.pause(0.05)
+    print(json.dumps({"shown": type(pilot.app.screen).__name__, "modules": sorted(sys.modules)}), file=sys.stderr)
+    pilot.app.exit()
+
+run = PingPongApp.run
+PingPongApp.run = lambda app: run(app, headless=True, size=(120, 40), auto_pilot=until_home_is_loaded)
+main(sys.argv[1:])
+"""
+
+PYDANTIC_AND_DATA = {"pydantic", "pydantic_core", "numpy", "scipy", "sqlite_utils"}
+HEAVY = PYDANTIC_AND_DATA | {"yaml", "jinja2", "openai", "textual", "tiktoken"}
+
+
+def _loaded(probe: str, *argv: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stderr.splitlines()[-1])
+    report["top"] = {name.split(".")[0] for name in report["modules"]}
+    report["out"] = done.stdout
+    return report
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "tsv"])
+def test_cards_list_reads_no_yaml_and_builds_no_model(tmp_path, fmt):
+    """The bundled cards come from their index; dataclasses (and inspect with it) are not needed either."""
+    report = _loaded(CLI_PROBE, "cards", "list", "--format", fmt, "--home", str(tmp_path))
+    assert report["code"] == 0 and "tally" in report["out"]
+    assert not report["top"] & (HEAVY | {"dataclasses"}), sorted(report["top"] & (HEAVY | {"dataclasses"}))
+
+
+def test_cards_list_with_a_card_of_ones_own_reads_it_without_pydantic(tmp_path):
+    (tmp_path / "characters").mkdir()
+    (tmp_path / "characters" / "zed.yaml").write_text(
+        "name: zed\nchar_name: Zed\nlang: en\nsummary: A test card.\npersona: Zed tests.\n", encoding="utf-8")
+    report = _loaded(CLI_PROBE, "cards", "list", "--home", str(tmp_path))
+    assert report["code"] == 0 and "zed" in report["out"]
+    assert "yaml" in report["top"] and not report["top"] & PYDANTIC_AND_DATA, sorted(report["top"])
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown", "tsv"])
+def test_leaderboard_of_an_empty_database_needs_neither_numpy_nor_the_models(tmp_path, fmt):
+    assert _loaded(CLI_PROBE, "leaderboard", "--home", str(tmp_path))["code"] == 0  # creates and migrates it
+    report = _loaded(CLI_PROBE, "leaderboard", "--format", fmt, "--home", str(tmp_path))
+    assert report["code"] == 0
+    assert not report["top"] & (HEAVY | {"rich"}), sorted(report["top"] & (HEAVY | {"rich"}))
+
+
+def test_the_tui_shows_home_on_an_empty_database_without_the_models(tmp_path):
+    assert _loaded(TUI_PROBE, "--home", str(tmp_path))["shown"] == "HomeScreen"  # creates the database
+    report = _loaded(TUI_PROBE, "--home", str(tmp_path))
+    assert report["shown"] == "HomeScreen"
+    assert "textual" in report["top"]
+    unwanted = HEAVY - {"textual"}
+    assert not report["top"] & unwanted, sorted(report["top"] & unwanted)
