@@ -4,10 +4,12 @@ Times, in a temporary home: `pingpong --help`, `pingpong cards --help`, `pingpon
 `pingpong leaderboard` on an empty database (created by a first run, as a user's second command
 finds it) and on none at all (the very first command, which creates and migrates it), and the TUI
 from launch to its first screen: the real `pingpong` in a pseudo-terminal (120x40) until the Home
-screen's "No sessions yet" text has been written, then ctrl+q. The commands take turns, so a busy
-machine slows them alike. Wall time is what a user waits; CPU time (user + system of the child)
-moves less when other processes share the cores. A first untimed run of each writes its bytecode
-(even under PYTHONDONTWRITEBYTECODE), as an installed pingpong has it.
+screen's "No sessions yet" text has been written, then ctrl+q; beside it, the same for a minimal
+Textual app (a header, that text, a footer): the floor any Textual app starts from on this machine.
+The commands take turns, so a busy machine slows them alike. Wall time is what a user waits; CPU
+time (user + system of the child, for the TUI including its exit) moves less when other processes
+share the cores. A first untimed run of each writes its bytecode (even under
+PYTHONDONTWRITEBYTECODE), as an installed pingpong has it.
 
 Issue 17's goals: `cards list` and `leaderboard` (empty database) each under 100 ms over the bare
 start, the TUI to its first screen under 300 ms.
@@ -37,6 +39,19 @@ CLI = [sys.executable, "-m", "pingpong.tui.cli"]
 FIRST_SCREEN = b"No sessions yet"  # the Home screen's empty state (tui/screens/home.py)
 QUIT = b"\x11"  # ctrl+q
 TUI_TIMEOUT = 60.0
+
+TEXTUAL_ALONE = """
+from textual.app import App
+from textual.widgets import Footer, Header, Static
+
+class Alone(App):
+    def compose(self):
+        yield Header()
+        yield Static("No sessions yet")
+        yield Footer()
+
+Alone().run()
+"""
 
 Sample = tuple[float, float]
 """(wall seconds, CPU seconds of the child)."""
@@ -120,6 +135,7 @@ def main() -> None:
             "leaderboard (empty db)": lambda: run_command([*CLI, "leaderboard", *at], env),
             "leaderboard (no db yet)": lambda: run_command([*CLI, "leaderboard", *fresh_home(root)], env),
             "TUI to first screen": lambda: run_tui([*CLI, *at], env),
+            "Textual alone (floor)": lambda: run_tui([sys.executable, "-c", TEXTUAL_ALONE], env),
         }
         chosen = [n.strip() for n in opts.only.split(",") if n.strip()]
         unknown = [n for n in chosen if n not in rows]
