@@ -122,6 +122,7 @@ def index_document(bundled_dir: Path) -> dict[str, Any]:
 
 
 def index_text(bundled_dir: Path) -> str:
+    """index.json as written: sorted and indented, so a changed card shows as a small diff."""
     return json.dumps(index_document(bundled_dir), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 

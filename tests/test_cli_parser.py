@@ -58,3 +58,13 @@ def test_design_command_lines_parse(argv, handler):
 def test_every_command_is_covered():
     named = {next((t for t in argv if not t.startswith("-") and t != "/tmp/x"), None) for argv, _ in LINES}
     assert set(COMMANDS) <= named
+
+
+@pytest.mark.parametrize("argv", [["--help", "cards"], ["--he", "leaderboard"], ["-h", "--home", "run", "run"], ["bogus"]])
+def test_the_top_level_help_and_unknown_commands_still_list_every_command(argv, capsys):
+    """A named command's parser leaves its siblings out, except where a message lists them."""
+    with pytest.raises(SystemExit):
+        build_parser(argv).parse_args(argv)
+    printed = capsys.readouterr()
+    listing = printed.out + printed.err
+    assert all(name in listing for name in COMMANDS), listing

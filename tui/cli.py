@@ -266,22 +266,20 @@ COMMANDS = {
 """name -> (handler, help, the function adding its arguments)"""
 
 
-def _command_in(argv: list[str]) -> str | None:
-    """The command named on the line, skipping the global options and their values."""
+def _command_in(argv: list[str]) -> tuple[str | None, bool]:
+    """The command named on the line (skipping the global options and their values), and whether
+    an option before it asks for the top-level help (-h, --help, --he, ...), which lists them all."""
     takes_value = {"--home", "--db", "--config"}
+    helped = False
     it = iter(argv)
     for token in it:
         if token in takes_value:
             next(it, None)
         elif not token.startswith("-"):
-            return token
-    return None
-
-
-def _top_help_before(argv: list[str], command: str) -> bool:
-    """Whether an option before the command asks for the top-level help (-h, --help, --he, ...)."""
-    before = argv[: argv.index(command)]
-    return any(token.startswith(("-h", "--he")) for token in before)
+            return token, helped
+        else:
+            helped = helped or token.startswith(("-h", "--he"))
+    return None, helped
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -294,9 +292,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _common(parser)
     parser.set_defaults(handler="pingpong.tui.commands.app:open_tui")
     subs = parser.add_subparsers(title="commands", metavar="COMMAND")
-    line = sys.argv[1:] if argv is None else argv
-    chosen = _command_in(line)
-    siblings = chosen not in COMMANDS or _top_help_before(line, chosen)
+    chosen, helped = _command_in(sys.argv[1:] if argv is None else argv)
+    siblings = chosen not in COMMANDS or helped
     for name, (handler, help, add_arguments) in COMMANDS.items():
         if name == chosen:
             add_arguments(_sub(subs, name, handler, help))
