@@ -2,9 +2,9 @@
 
 A run of thousands of sessions changes a few dozen of them a second. RunWatch remembers where it
 last looked (the newest session, message and score ids) and reads again only the sessions created
-or written to since, and those whose status may have moved: every status change starts or ends at
-"running", so the sessions running now and those running at the last look cover them all. Nothing
-is read while the database has not changed (SQLite's data_version).
+or written to since, and those whose status moved: every status change starts or ends at
+"running", so the sessions that started or stopped running since the last look cover them all.
+Nothing is read while the database has not changed (SQLite's data_version).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class RunWatch:
             self._counts = queries.status_counts(conn, STATUSES)
             rows: list[tuple] = []
         else:
-            changed = queries.touched_sessions(conn, self._marks, marks) | running | self._running
+            changed = queries.touched_sessions(conn, self._marks, marks) | (running ^ self._running)
             rows = queries.sessions_by_id(conn, sorted(changed)) if changed else []
         self._marks, self._running = marks, running
         meta = queries.runs(conn)

@@ -61,6 +61,7 @@ class WatchScreen(Screen):
         self.runs: list[RunRow] = []
         self.generation = 0  # of the last whole list of sessions shown (run_watch.WatchUpdate)
         self._late = 0  # polls since sessions out of view began to wait to be drawn
+        self._reading = False  # a poll's read is under way
         self._watch = RunWatch()  # used by one read worker at a time (under the store's lock)
         self._store = WorkerStore(lambda: self.app.open_store())
 
@@ -93,14 +94,19 @@ class WatchScreen(Screen):
     def poll(self) -> None:
         if in_view(self):   # a session opened from here covers it: nothing to redraw meanwhile
             self._draw_sessions(late=True)
-            self.read(self.run_id)
+            if not self._reading:  # a slow read (a big database's first) is not queued up behind
+                self._reading = True
+                self.read(self.run_id)
 
     @work(thread=True, group="watch", exit_on_error=False)
     def read(self, run_id: int | None) -> None:
-        with self._store.use() as store:
-            update = self._watch.read(store.conn, run_id)
-            if update is not None:  # posted in the order read: each update builds on the one before
-                self.post_message(WatchLoaded(update))
+        try:
+            with self._store.use() as store:
+                update = self._watch.read(store.conn, run_id)
+                if update is not None:  # posted in the order read: each update builds on the one before
+                    self.post_message(WatchLoaded(update))
+        finally:
+            self._reading = False
 
     def on_watch_loaded(self, message: WatchLoaded) -> None:
         update = message.update
@@ -119,7 +125,8 @@ class WatchScreen(Screen):
         """Changes on screen are drawn now; those out of view after LATE_POLLS polls (late: one more
         poll went by), or as soon as the table scrolls."""
         rows = self._session_rows
-        self._late = self._late + 1 if late and rows.waiting() else self._late
+        if late and rows.waiting():
+            self._late += 1
         if rows.waiting() and (rows.in_view() or self._late >= LATE_POLLS):
             rows.show()
         if not rows.waiting():
@@ -154,7 +161,7 @@ class WatchScreen(Screen):
         text = f"{done} of {run.planned} sessions done{parts}  enter opens  · {run.name}"
         line = self.query_one("#watch-counts", Static)
         if str(line.render()) != text:
-            line.update(text)
+            line.update(text, layout=False)  # one line high (pingpong.tcss): no layout of the screen
 
     def on_resize(self) -> None:
         """Names take the room there is."""
