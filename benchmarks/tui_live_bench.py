@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import os
+import pstats
 import subprocess
 import sys
 import tempfile
@@ -124,8 +126,6 @@ async def on_screen(root: Path, sid: int, text: str, profile: bool = False) -> t
                 return False
             return any(c.role == "assistant" and c.body == text for c in screen.query_one(Transcript).cards())
 
-        import cProfile
-
         prof = cProfile.Profile() if profile else None
         if prof is not None:
             prof.enable()
@@ -138,8 +138,6 @@ async def on_screen(root: Path, sid: int, text: str, profile: bool = False) -> t
         await pilot.pause()  # drawn
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         if prof is not None:
-            import pstats
-
             prof.disable()
             pstats.Stats(prof).sort_stats(os.environ.get("BENCH_SORT", "cumtime")).print_stats(45)
         return wall, cpu
