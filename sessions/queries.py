@@ -344,27 +344,80 @@ def seat_writers(conn: sqlite3.Connection, ids: Sequence[int],
     return out
 
 
-def run_status_counts(conn: sqlite3.Connection, statuses: Sequence[str]) -> list[tuple]:
-    """(run id, name, config JSON, sessions, count per status...) newest run first, then
-    (None, None, None, ...) for sessions outside any run when there are some."""
-    counts = ", ".join(f"sum(s.status = '{s}')" for s in statuses if s.isalpha())
-    out = conn.execute(f"SELECT r.id, r.name, r.config, count(s.id), {counts} FROM runs r"
-                       " LEFT JOIN sessions s ON s.run_id = r.id GROUP BY r.id ORDER BY r.id DESC").fetchall()
-    single = conn.execute(f"SELECT NULL, NULL, NULL, count(*), {counts} FROM sessions s"
-                          " WHERE run_id IS NULL").fetchone()
-    return out + ([single] if single[3] else [])
+def data_version(conn: sqlite3.Connection) -> int:
+    """A number that changes whenever another connection commits: a free "has anything changed?"
+    check for a screen that polls."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def last_ids(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """The newest (session, message, score) ids. Writes take turns and rows are only appended, so a
+    row committed later has a larger id: these marks say where the next look starts."""
+    row = conn.execute("SELECT (SELECT max(id) FROM sessions), (SELECT max(id) FROM messages),"
+                       " (SELECT max(id) FROM scores)").fetchone()
+    return (int(row[0] or 0), int(row[1] or 0), int(row[2] or 0))
+
+
+def touched_sessions(conn: sqlite3.Connection, since: tuple[int, int, int],
+                     until: tuple[int, int, int]) -> set[int]:
+    """Sessions created, or given a message or a score, after the marks `since` and up to `until`
+    (both from last_ids): each read is a range of row ids, however big the database."""
+    out: set[int] = set()
+    for table, column, after, upto in (("sessions", "id", since[0], until[0]),
+                                       ("messages", "session_id", since[1], until[1]),
+                                       ("scores", "session_id", since[2], until[2])):
+        if upto > after:
+            out.update(r[0] for r in conn.execute(
+                f"SELECT {column} FROM {table} WHERE id > ? AND id <= ?", [after, upto]))
+    return out
+
+
+def running_ids(conn: sqlite3.Connection) -> set[int]:
+    """Sessions marked running (read from the status index alone)."""
+    return {r[0] for r in conn.execute("SELECT id FROM sessions WHERE status = 'running'")}
+
+
+def runs(conn: sqlite3.Connection) -> list[tuple[int, str, str | None]]:
+    """(id, name, config JSON) of every run, newest first."""
+    return conn.execute("SELECT id, name, config FROM runs ORDER BY id DESC").fetchall()
+
+
+def status_counts(conn: sqlite3.Connection, statuses: Sequence[str],
+                  run_ids: Sequence[int | None] | None = None) -> dict[int | None, tuple[int, ...]]:
+    """{run id: (sessions, count per status...)} of the runs with sessions (None: sessions outside
+    any run); `run_ids`: only these runs."""
+    counts = ", ".join(f"sum(status = '{s}')" for s in statuses if s.isalpha())
+    sql = f"SELECT run_id, count(*), {counts} FROM sessions"
+    if run_ids is None:
+        rows = conn.execute(sql + " GROUP BY run_id").fetchall()
+    else:
+        ids = [i for i in run_ids if i is not None]
+        rows = [row for chunk in _chunks(ids) for row in conn.execute(
+            sql + f" WHERE run_id IN ({_marks(len(chunk))}) GROUP BY run_id", chunk)]
+        if None in run_ids:
+            rows += conn.execute(sql + " WHERE run_id IS NULL GROUP BY run_id").fetchall()
+    return {r[0]: tuple(int(x or 0) for x in r[1:]) for r in rows}
+
+
+_WATCH_ROW = (
+    "SELECT s.id, s.run_id, s.character, s.situation, s.player, s.status, s.num_turns, s.player_messages,"
+    " (SELECT count(DISTINCT ifnull(t.turn, 0) || t.by) FROM scores t WHERE t.session_id = s.id"
+    "  AND t.source = 'judge') FROM sessions s")
 
 
 def run_sessions(conn: sqlite3.Connection, run_id: int | None) -> list[tuple]:
-    """(id, character, situation, player, status, planned turns, player turns, judge scores) of one
-    run's sessions (run_id None: sessions outside any run)."""
+    """(id, run id, character, situation, player, status, planned turns, player turns, judge scorings)
+    of one run's sessions (run_id None: sessions outside any run), oldest first."""
     where = "s.run_id IS NULL" if run_id is None else "s.run_id = ?"
-    return conn.execute(
-        "SELECT s.id, s.character, s.situation, s.player, s.status, s.num_turns,"
-        " (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'),"
-        " (SELECT count(DISTINCT ifnull(t.turn, 0) || t.by) FROM scores t WHERE t.session_id = s.id"
-        "  AND t.source = 'judge')"
-        f" FROM sessions s WHERE {where} ORDER BY s.id", [] if run_id is None else [run_id]).fetchall()
+    return conn.execute(f"{_WATCH_ROW} WHERE {where} ORDER BY s.id", [] if run_id is None else [run_id]).fetchall()
+
+
+def sessions_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> list[tuple]:
+    """The rows run_sessions gives, of these sessions (of any run), oldest first."""
+    out: list[tuple] = []
+    for chunk in _chunks(sorted(ids)):
+        out += conn.execute(f"{_WATCH_ROW} WHERE s.id IN ({_marks(len(chunk))}) ORDER BY s.id", chunk).fetchall()
+    return out
 
 
 def run_pairs(conn: sqlite3.Connection, run_id: int, key: tuple[str, str, str] | None = None) -> list[tuple]:

@@ -2,13 +2,14 @@
 
 So a person can leave a running session's screen and keep it going in the background (Home shows
 it as live, and opening it again hands back its controls), or stop it. A screen that shows a run
-is its listener: the run posts every engine event to it, and remembers the message being written
-so a screen that comes back can show it at once.
+is its listener: the run posts every engine event to it but the streamed pieces (Delta), which it
+gathers into the message being written (its draft): the screen draws the draft at its own pace,
+not once per token, and a screen that comes back can show it at once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message as TMessage
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from pingpong.core.control import SessionControl
+    from pingpong.core.events import CallFinished
 
 
 class EngineEvent(TMessage):
@@ -39,12 +41,21 @@ class EngineStopped(TMessage):
 
 @dataclass
 class Draft:
-    """The message being written: what a screen that attaches mid-message shows."""
+    """The message being written, as far as it has come."""
 
     turn: int
     role: str
     author: str
-    text: str = ""
+    pieces: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+
+def replaces_draft(event: CallFinished) -> bool:
+    """A call writing the message failed or is asked again: what it streamed so far is void."""
+    return event.call.status != "ok" and event.call.role != "judge"
 
 
 class SessionRun:
@@ -60,12 +71,23 @@ class SessionRun:
 
     def deliver(self, event: Any) -> None:
         # imported here: the app starts (and shows Home) before any session runs
-        from pingpong.core.events import Delta, MessageCompleted, SessionFailed, SessionFinished, TurnStarted
+        from pingpong.core.events import (
+            CallFinished,
+            Delta,
+            MessageCompleted,
+            SessionFailed,
+            SessionFinished,
+            TurnStarted,
+        )
 
+        if isinstance(event, Delta):
+            if self.draft is not None:
+                self.draft.pieces.append(event.text)
+            return
         if isinstance(event, TurnStarted):
             self.draft = Draft(event.turn, event.role, event.author)
-        elif isinstance(event, Delta) and self.draft is not None:
-            self.draft.text += event.text
+        elif isinstance(event, CallFinished) and replaces_draft(event) and self.draft is not None:
+            self.draft.pieces.clear()
         elif isinstance(event, (MessageCompleted, SessionFailed)):
             self.draft = None
         if isinstance(event, SessionFinished):

@@ -24,7 +24,7 @@ SEED = SEEDS[0]
 
 
 def cards_of(screen) -> list[MessageCard]:
-    return [c for c in screen.query(MessageCard) if not c.streaming]
+    return list(screen.query(MessageCard))
 
 
 def reply(screen, turn: int) -> MessageCard | None:

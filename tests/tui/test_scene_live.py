@@ -39,7 +39,7 @@ async def test_a_person_joins_a_three_character_scene_and_chooses_the_next_speak
             await pilot.press(*text)
             await pilot.press("enter")
         await wait_for(pilot, lambda: live.status == "finished" and not live.running)
-        heads = [c.render().plain.splitlines()[0] for c in live.query(MessageCard) if not c.streaming]
+        heads = [c.render().plain.splitlines()[0] for c in live.query(MessageCard)]
         session_id = live.session_id
     stored = store.session(session_id)
     assert stored.spec.cast[1].seat == HUMAN and stored.spec.character == "lighthouse-keeper"

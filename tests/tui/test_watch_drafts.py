@@ -9,7 +9,7 @@ from pingpong.core.domain import Character, Message
 from pingpong.sessions.records import Draft
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.watch import WatchScreen
-from pingpong.tui.widgets.transcript import MessageCard
+from pingpong.tui.widgets.transcript import MessageCard, StreamingCard
 from tests.tui.conftest import CARDS, write_session
 from tests.tui.helpers import wait_for
 
@@ -48,7 +48,7 @@ async def test_following_a_session_shows_the_reply_as_it_streams(app, store):
         store.save_draft(sid, Draft(turn=2, role="assistant", author="offline", text="Fog is"))
 
         def streaming() -> list[str]:
-            return [card.body for card in live.query(MessageCard) if card.streaming]
+            return [card.body for card in live.query(StreamingCard)]
 
         await wait_for(pilot, lambda: streaming() == ["Fog is"])
         assert "turn 2: offline writing as player" in str(live.query_one("#status-line").render())

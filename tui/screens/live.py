@@ -1,12 +1,13 @@
 """The live session: the engine runs in an app-level worker (tui.runs), its events come back as
 Messages.
 
-Streamed text is buffered and drawn at most ten times a second. A person can take the
-interrogator seat (an input box appears while the engine waits for them) and hand it back; in a
-group scene, a member's seat or the narrator's, and choose who speaks next (live_scene). In a
-dmt session the box also shows the seed's topic and intent with a suggested sub-intent, and the
-person can end the dialogue (the stop check runs as well). Leaving a running session asks whether
-to keep it running in the background or to stop it.
+Streamed text is gathered by the run (tui.runs) and drawn at most ten times a second, only what
+is new (widgets.transcript.StreamingCard). A person can take the interrogator seat (an input box
+appears while the engine waits for them) and hand it back; in a group scene, a member's seat or
+the narrator's, and choose who speaks next (live_scene). In a dmt session the box also shows the
+seed's topic and intent with a suggested sub-intent, and the person can end the dialogue (the stop
+check runs as well). Leaving a running session asks whether to keep it running in the background
+or to stop it.
 With follow=True the screen is a read-only view that polls the database (a session another
 process is running) until the session ends.
 """
@@ -27,7 +28,6 @@ from textual.widgets import Footer, Header, Input, Static
 from pingpong.core.domain import HUMAN
 from pingpong.core.events import (
     CallFinished,
-    Delta,
     JudgeStarted,
     MessageCompleted,
     NotesChanged,
@@ -41,7 +41,7 @@ from pingpong.core.events import (
 from pingpong.core.methods import get_method
 from pingpong.sessions.scoring import stored_final
 from pingpong.sessions.seats import seat_label, spans
-from pingpong.tui.runs import EngineEvent, EngineStopped
+from pingpong.tui.runs import EngineEvent, EngineStopped, replaces_draft
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.panels import ExplanationsPanel
@@ -108,10 +108,9 @@ class LiveScreen(GroupScene, Screen):
         self.error: str | None = None
         self.notice = ""
         self.retries: list[str] = []  # retry notices shown, oldest first
-        self._buffer: dict[tuple[int, str], str] = {}
         self._authors: dict[tuple[int, str], str] = {}
-        self._current: tuple[int, str] | None = None
-        self._dirty = False
+        self._current: tuple[int, str] | None = None  # the message begun last (TurnStarted), until completed
+        self._drawn: tuple[tuple[int, str], int] | None = None  # which draft, how many pieces of it are shown
         self._read_store = WorkerStore(lambda: self.app.open_store())  # for the follow worker
         self._loaded_key: tuple | None = None
         self.spend = None  # sessions.costs.PlayerSpend when prices are configured
@@ -180,28 +179,20 @@ class LiveScreen(GroupScene, Screen):
         self.running = True
         self.status = "running"
         draft = run.draft
-        if draft is not None:  # the message being written when this screen came (back)
+        if draft is not None:  # the message being written when this screen came (back): _tick draws it
             key = (draft.turn, draft.role)
             self._authors[key] = draft.author
-            self._buffer[key] = draft.text
             self._current = key
-            self._dirty = draft.author != HUMAN
         self._refresh_info()
         self.refresh_bindings()
         self._update_human_box()
 
     def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
-        if isinstance(event, Delta):
-            key = (event.turn, event.role)
-            self._buffer[key] = self._buffer.get(key, "") + event.text
-            self._current = key
-            self._dirty = True
-        elif isinstance(event, TurnStarted):
+        if isinstance(event, TurnStarted):
             key = (event.turn, event.role)
             self._authors[key] = event.author
             self._speakers[key] = event.speaker
-            self._buffer[key] = ""
             self._current = key
             self._started[event.role] = max(self._started[event.role], event.turn)
             if event.role == "user":
@@ -216,13 +207,10 @@ class LiveScreen(GroupScene, Screen):
             who = "you" if event.author == HUMAN else event.author
             part = self.label(event.speaker) if event.speaker else _role(event.role)
             self._set_notice(f"turn {event.turn}: {who} writing as {part}")
-            if event.author != HUMAN:
-                self._dirty = True
+            self._draw_draft()  # the card shows at once, "writing…"
         elif isinstance(event, MessageCompleted):
             msg = event.message
-            self._buffer.pop((msg.turn, msg.role), None)
             self._current = None
-            self._dirty = False
             if msg.role == "user":
                 self._user_turns.append((msg.turn, msg.author))
             self.query_one(Transcript).add_message(msg)
@@ -233,13 +221,14 @@ class LiveScreen(GroupScene, Screen):
             self.query_one(Transcript).update_notes(event.message)
         elif isinstance(event, CallFinished):
             call = event.call
+            if replaces_draft(event):
+                self.query_one(Transcript).clear_streaming()
+                self._drawn = None
             if call.status == "retry":
-                self._drop_partial()
                 notice = f"retrying (attempt {call.attempt + 1}): {call.error or 'error'}"
                 self.retries.append(notice)
                 self._set_notice(notice, warn=True)
             elif call.status == "failed":
-                self._drop_partial()
                 self._set_notice(f"{call.role} {call.model} failed: {call.error or 'error'}", warn=True)
             if self.spend is not None:
                 self.spend.add_call(call, self.app.prices())
@@ -271,6 +260,7 @@ class LiveScreen(GroupScene, Screen):
             self.refresh_bindings()
             self._set_notice(self._finished_notice())
             transcript = self.query_one(Transcript)
+            transcript.anchor(False)  # the person reads it now: from the turn selected
             if transcript.player_turns() and transcript.selected_turn is None:
                 transcript.select_turn(transcript.player_turns()[0])
         elif isinstance(event, SessionFailed):
@@ -294,9 +284,6 @@ class LiveScreen(GroupScene, Screen):
         self.refresh_bindings()
 
     def _drop_partial(self) -> None:
-        if self._current is not None:
-            self._buffer[self._current] = ""
-        self._dirty = False
         self.query_one(Transcript).clear_streaming()
 
     def _fail(self, error: str) -> None:
@@ -311,14 +298,18 @@ class LiveScreen(GroupScene, Screen):
         footer when a step has just paused the session."""
         if bool(self.control is not None and self.control.paused) != self._shown_paused:
             self._paused_changed()
-        if self._dirty and self._current is not None:
-            self._dirty = False
-            turn, role = self._current
-            author = self._authors.get(self._current, "")
-            if author != HUMAN:
-                self.query_one(Transcript).set_streaming(turn, role, author, self._buffer.get(self._current, ""),
-                                                         self._speakers.get(self._current))
+        self._draw_draft()
         self._update_human_box()
+
+    def _draw_draft(self) -> None:
+        """The message being written (the run gathers its pieces), when it has grown since last drawn."""
+        run, key = self.session_run, self._current
+        draft = run.draft if run is not None else None
+        if draft is None or key != (draft.turn, draft.role) or draft.author == HUMAN:
+            return
+        if self._drawn != (key, len(draft.pieces)):
+            self._drawn = (key, len(draft.pieces))
+            self.query_one(Transcript).set_streaming(*key, draft.author, draft.text, self._speakers.get(key))
 
     def _human_role(self) -> str | None:
         """The role a person writes now or next ("user"/"assistant"), None when no person's turn is left.

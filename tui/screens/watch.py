@@ -1,11 +1,13 @@
 """Watch batch runs another process is writing: runs, their sessions and counts per status.
 
-The database is polled in a thread (its own connection) every app.watch_interval seconds.
+The database is polled in a thread (its own connection) every app.watch_interval seconds while the
+screen is in view; sessions.run_watch reads only what changed, and only the changed cells of the
+tables are drawn again (new sessions are appended, the cursor and scroll stay).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,86 +16,32 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pingpong.sessions import queries
+from pingpong.sessions.run_watch import STATUSES, RunRow, RunWatch, SessionRow, WatchUpdate
 from pingpong.tui.screens import in_view
+from pingpong.tui.widgets.fitted_rows import FittedRows
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
-NO_RUN = 0  # pseudo-run: sessions started one at a time (pingpong play, the TUI)
-SINGLE = "single sessions"
-STATUSES = ("running", "finished", "failed", "interrupted")
 # short headers so the runs table fits 80 columns (the counts line below spells them out)
 RUN_COLUMNS = ("id", "run", "planned", "running", "done", "failed", "intr")
 SESSION_COLUMNS = ("id", "character", "situation", "status", "turns", "judged", "player")
 NAMES = {"run", "character", "situation", "player"}  # the columns that share the room left
-
-
-def short_name(name: str, width: int) -> str:
-    """Cut in the middle when longer than `width` (a run name: players left, language right)."""
-    if len(name) <= width:
-        return name
-    right = width // 3
-    return name[:width - right - 1] + "…" + name[-right:]
-
-
-def fit_names(titles: tuple[str, ...], rows: list[list[str]], width: int) -> list[list[str]]:
-    """The rows with the name columns cut only as much as a table `width` cells wide needs."""
-    from pingpong.tui.commands.table import Column, fit
-
-    columns = [Column(t, least=12 if t in NAMES else 40, number=t not in NAMES) for t in titles]
-    # a DataTable pads each cell by one on both sides (fit counts two between columns) and keeps
-    # two cells for its scroll bar
-    index, widths = fit(columns, rows, max(20, width - 4))
-    return [[short_name(cell, w) if t in NAMES else cell for cell, t, w in zip(row, titles, widths)]
-            for row in rows]
-
-
-@dataclass(frozen=True)
-class RunRow:
-    id: int
-    name: str
-    total: int  # sessions written so far
-    counts: tuple[int, int, int, int]  # per STATUSES
-    planned: int  # sessions the run will have (its plan), at least those written
-
-
-@dataclass(frozen=True)
-class SessionRow:
-    id: int
-    character: str
-    situation: str
-    player: str
-    status: str
-    turns: int
-    num_turns: int | None
-    judged: int
+LATE_POLLS = 5  # sessions out of view are drawn at least every this many polls (at once when scrolled to)
 
 
 class WatchLoaded(TMessage):
-    def __init__(self, runs: list[RunRow], sessions: list[SessionRow], run_id: int | None) -> None:
+    def __init__(self, update: WatchUpdate) -> None:
         super().__init__()
-        self.runs = runs
-        self.sessions = sessions
-        self.run_id = run_id
+        self.update = update
 
 
-def read_runs(db) -> list[RunRow]:
-    import json
-
-    out = []
-    for rid, name, config, total, *counts in queries.run_status_counts(db.conn, STATUSES):
-        try:
-            planned = int(json.loads(config or "{}").get("planned") or 0)
-        except (ValueError, TypeError, AttributeError):
-            planned = 0
-        out.append(RunRow(NO_RUN if rid is None else rid, name or SINGLE, total,
-                          tuple(int(x or 0) for x in counts), max(planned, total)))  # type: ignore[arg-type]
-    return out
+def run_cells(run: RunRow) -> list[str]:
+    return [str(run.id) if run.id else "-", run.name, str(run.planned), *map(str, run.counts)]
 
 
-def read_sessions(db, run_id: int) -> list[SessionRow]:
-    rows = queries.run_sessions(db.conn, None if run_id == NO_RUN else run_id)
-    return [SessionRow(r[0], r[1], r[2], r[3], r[4], r[6], r[5], r[7]) for r in rows]
+def session_cells(s: SessionRow) -> list[str]:
+    turns = f"{s.turns}/{s.num_turns}" if s.num_turns else str(s.turns)
+    return [str(s.id), s.character, s.situation, s.status, turns, str(s.judged), s.player]
 
 
 class WatchScreen(Screen):
@@ -111,7 +59,10 @@ class WatchScreen(Screen):
         super().__init__()
         self.run_id: int | None = None
         self.runs: list[RunRow] = []
-        self.sessions: list[SessionRow] = []
+        self.generation = 0  # of the last whole list of sessions shown (run_watch.WatchUpdate)
+        self._late = 0  # polls since sessions out of view began to wait to be drawn
+        self._reading = False  # a poll's read is under way
+        self._watch = RunWatch()  # used by one read worker at a time (under the store's lock)
         self._store = WorkerStore(lambda: self.app.open_store())
 
     def compose(self) -> ComposeResult:
@@ -121,62 +72,81 @@ class WatchScreen(Screen):
         yield SizedTable(id="run-sessions", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True)
 
+    @cached_property
+    def _run_rows(self) -> FittedRows:
+        return FittedRows(self.query_one("#runs-table", DataTable), RUN_COLUMNS, NAMES)
+
+    @cached_property
+    def _session_rows(self) -> FittedRows:
+        return FittedRows(self.query_one("#run-sessions", DataTable), SESSION_COLUMNS, NAMES)
+
     def on_mount(self) -> None:
         self.sub_title = "watch a run"
-        runs = self.query_one("#runs-table", DataTable)
-        for col in RUN_COLUMNS:
-            runs.add_column(col, key=col)
-        sessions = self.query_one("#run-sessions", DataTable)
-        for col in SESSION_COLUMNS:  # the player last: it may run off an 80-column screen
-            sessions.add_column(col, key=col)
         self.query_one("#watch-counts", Static).update("reading the database…")
         self.set_interval(self.app.watch_interval, self.poll)
         self.poll()
-        runs.focus()
+        self._run_rows.table.focus()
+        self.watch(self._session_rows.table, "scroll_y", self._session_rows.show, init=False)
 
     def on_unmount(self) -> None:
         self._store.close()
 
     def poll(self) -> None:
         if in_view(self):   # a session opened from here covers it: nothing to redraw meanwhile
-            self.read(self.run_id)
+            self._draw_sessions(late=True)
+            if not self._reading:  # a slow read (a big database's first) is not queued up behind
+                self._reading = True
+                self.read(self.run_id)
 
-    @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
+    @work(thread=True, group="watch", exit_on_error=False)
     def read(self, run_id: int | None) -> None:
-        with self._store.use() as store:
-            runs = read_runs(store.db)
-            if run_id is None or all(r.id != run_id for r in runs):
-                run_id = runs[0].id if runs else None
-            sessions = read_sessions(store.db, run_id) if run_id is not None else []
-        self.post_message(WatchLoaded(runs, sessions, run_id))
+        try:
+            with self._store.use() as store:
+                update = self._watch.read(store.conn, run_id)
+                if update is not None:  # posted in the order read: each update builds on the one before
+                    self.post_message(WatchLoaded(update))
+        finally:
+            self._reading = False
 
     def on_watch_loaded(self, message: WatchLoaded) -> None:
-        if message.runs != self.runs:
-            self.runs = message.runs
-            table = self.query_one("#runs-table", DataTable)
-            cursor = table.cursor_row
-            table.clear()
-            cells = [[str(r.id) if r.id else "-", r.name, str(r.planned), *map(str, r.counts)] for r in message.runs]
-            for r, row in zip(message.runs, fit_names(RUN_COLUMNS, cells, self.size.width)):
-                table.add_row(*row, key=str(r.id))
-            if table.row_count:
-                index = next((i for i, r in enumerate(message.runs) if r.id == message.run_id), cursor)
-                table.move_cursor(row=min(index, table.row_count - 1))
-        if self.run_id is None or self.run_id == message.run_id:
-            self.run_id = message.run_id
-            if message.sessions != self.sessions:
-                self.sessions = message.sessions
-                table = self.query_one("#run-sessions", DataTable)
-                cursor = table.cursor_row
-                table.clear()
-                cells = [[str(s.id), s.character, s.situation, s.status,
-                          f"{s.turns}/{s.num_turns}" if s.num_turns else str(s.turns), str(s.judged), s.player]
-                         for s in message.sessions]
-                for s, row in zip(message.sessions, fit_names(SESSION_COLUMNS, cells, self.size.width)):
-                    table.add_row(*row, key=str(s.id))
-                if table.row_count:
-                    table.move_cursor(row=min(cursor, table.row_count - 1))
+        update = message.update
+        if update.runs != self.runs:
+            self._show_runs(update.runs, update.run_id)
+        if update.whole and self.run_id in (None, update.run_id):
+            self.run_id, self.generation = update.run_id, update.generation
+            self._session_rows.fill(((str(s.id), session_cells(s)) for s in update.sessions), self.size.width)
+        elif not update.whole and (update.run_id, update.generation) == (self.run_id, self.generation):
+            for s in update.sessions:
+                self._session_rows.put(str(s.id), session_cells(s))
+            self._draw_sessions()
         self._counts()
+
+    def _draw_sessions(self, *, late: bool = False) -> None:
+        """Changes on screen are drawn now; those out of view after LATE_POLLS polls (late: one more
+        poll went by), or as soon as the table scrolls."""
+        rows = self._session_rows
+        if late and rows.waiting():
+            self._late += 1
+        if rows.waiting() and (rows.in_view() or self._late >= LATE_POLLS):
+            rows.show()
+        if not rows.waiting():
+            self._late = 0
+
+    def _show_runs(self, runs: list[RunRow], run_id: int | None) -> None:
+        """Runs change their counts in place; a new run (it goes on top) fills the table again."""
+        rows = [(str(r.id), run_cells(r)) for r in runs]
+        if [r.id for r in runs] == [r.id for r in self.runs]:
+            for key, cells in rows:
+                self._run_rows.put(key, cells)
+            self._run_rows.show()
+        else:
+            self._run_rows.fill(rows, self.size.width)
+            table = self._run_rows.table
+            selected = run_id if self.run_id is None else self.run_id
+            index = next((i for i, r in enumerate(runs) if r.id == selected), None)
+            if index is not None:
+                table.move_cursor(row=index)
+        self.runs = runs
 
     def _counts(self) -> None:
         run = next((r for r in self.runs if r.id == self.run_id), None)
@@ -188,23 +158,24 @@ class WatchScreen(Screen):
         done = run.counts[STATUSES.index("finished")]
         parts = "".join(f", {name} {n}" for name, n in zip(STATUSES, run.counts) if n and name != "finished")
         # the counts first: a long run name may run off the line, the table above shows it too
-        self.query_one("#watch-counts", Static).update(
-            f"{done} of {run.planned} sessions done{parts}  enter opens  · {run.name}")
+        text = f"{done} of {run.planned} sessions done{parts}  enter opens  · {run.name}"
+        line = self.query_one("#watch-counts", Static)
+        if str(line.render()) != text:
+            line.update(text, layout=False)  # one line high (pingpong.tcss): no layout of the screen
 
     def on_resize(self) -> None:
-        """Names take the room there is: draw both tables again at the new width."""
-        self.runs, self.sessions = [], []
-        self.poll()
+        """Names take the room there is."""
+        self._run_rows.resize(self.size.width)
+        self._session_rows.resize(self.size.width)
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def run_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key is None or event.row_key.value is None:
-            return
+        if event.row_key is None or event.row_key.value is None or event.cursor_row != event.data_table.cursor_row:
+            return  # the cursor has moved on since (the table was filled, then its cursor placed)
         run_id = int(event.row_key.value)
         if run_id != self.run_id:
             self.run_id = run_id
-            self.sessions = []
-            self.query_one("#run-sessions", DataTable).clear()
+            self._session_rows.fill([], self.size.width)
             self.read(run_id)
 
     @on(DataTable.RowSelected)

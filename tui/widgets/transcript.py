@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message as TMessage
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -38,23 +38,43 @@ class Speaker:
         self.colour = colour
 
 
+def card_head(turn: int, role: str, author: str, speaker: Speaker | None, *, writing: bool = False,
+              cut: bool = False) -> Text:
+    """A card's first line: the turn, who speaks (role or character) and who wrote it."""
+    head = Text()
+    head.append(f"{turn}", style="bold")
+    if speaker is not None and speaker.colour:
+        head.append(" ")
+        head.append(speaker.label, style=f"bold {speaker.colour}")
+        head.append(f" {author}", style="dim")
+    elif speaker is not None:  # the narrator: its lines come from the scene file
+        head.append(f" {speaker.label}", style="italic")
+    else:
+        head.append(f" {ROLE_LABEL.get(role, role)} ", style="dim")
+        head.append(author, style="bold")
+    if writing:
+        head.append("  writing…", style="italic dim")
+    if cut:
+        head.append("  cut at max_tokens", style="bold yellow")
+    return head
+
+
 class MessageCard(Static):
-    """One completed (or streaming) message."""
+    """One completed message."""
 
     DEFAULT_CSS = """
     MessageCard { height: auto; padding: 0 1; margin: 0 0 1 0; }
     """
 
-    def __init__(self, turn: int, role: str, author: str, text: str, *, streaming: bool = False,
-                 cut: bool = False, speaker: Speaker | None = None, notes: dict[str, str] | None = None) -> None:
-        super().__init__(classes=f"-{role}" + (" -streaming" if streaming else ""))
+    def __init__(self, turn: int, role: str, author: str, text: str, *, cut: bool = False,
+                 speaker: Speaker | None = None, notes: dict[str, str] | None = None) -> None:
+        super().__init__(classes=f"-{role}")
         self.turn = turn
         self.role = role
         self.author = author
         self.body = text
         self.notes = dict(notes or {})
         self.scores = Text()
-        self.streaming = streaming
         self.cut = cut  # the model stopped at its max_tokens
         self.speaker = speaker
         if author == HUMAN:
@@ -66,28 +86,64 @@ class MessageCard(Static):
         self.redraw()
 
     def redraw(self) -> None:
-        head = Text()
-        head.append(f"{self.turn}", style="bold")
-        if self.speaker is not None and self.speaker.colour:
-            head.append(" ")
-            head.append(self.speaker.label, style=f"bold {self.speaker.colour}")
-            head.append(f" {self.author}", style="dim")
-        elif self.speaker is not None:  # the narrator: its lines come from the scene file
-            head.append(f" {self.speaker.label}", style="italic")
-        else:
-            head.append(f" {ROLE_LABEL.get(self.role, self.role)} ", style="dim")
-            head.append(self.author, style="bold")
-        if self.streaming:
-            head.append("  writing…", style="italic dim")
-        if self.cut:
-            head.append("  cut at max_tokens", style="bold yellow")
-        parts = [head, Text(self.body or ("…" if self.streaming else ""))]
+        parts = [card_head(self.turn, self.role, self.author, self.speaker, cut=self.cut), Text(self.body)]
         note = round_note(self.role, self.notes)
         if note:
             parts.append(note)
         if self.scores:
             parts.append(self.scores)
         self.update(Text("\n").join(parts))
+
+
+class StreamingCard(Vertical):
+    """The message being written, drawn as it grows. Text is only ever added at its end, so once
+    the lines it has finished come to BLOCK characters they go into a block of their own, drawn
+    once; only the rest (the tail) is drawn again, however long the message grows. Each line
+    wraps on its own, so the blocks look as one text would."""
+
+    BLOCK = 1500  # fewer, larger blocks: each widget costs the screen's layout more than its text
+
+    DEFAULT_CSS = """
+    StreamingCard { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    StreamingCard > Static { height: auto; }
+    """
+
+    def __init__(self, turn: int, role: str, author: str, *, speaker: Speaker | None = None) -> None:
+        super().__init__(classes=f"-{role}" + (" -human" if author == HUMAN else ""))
+        self.turn = turn
+        self.role = role
+        self.author = author
+        self.speaker = speaker
+        self.body = ""
+        self._done = 0  # characters of body in blocks
+        self._tail = Static("…")
+
+    def compose(self):
+        yield Static(card_head(self.turn, self.role, self.author, self.speaker, writing=True))
+        yield self._tail
+
+    def on_mount(self) -> None:
+        if self.speaker is not None and self.speaker.colour and self.author != HUMAN:
+            self.styles.border_left = ("thick", self.speaker.colour)
+        self._draw()
+
+    def show(self, text: str) -> None:
+        """The text so far: what is new is added; anything else (a retry starts over) is drawn anew."""
+        if text == self.body:
+            return
+        if not text.startswith(self.body):
+            self.query(".-block").remove()
+            self._done = 0
+        self.body = text
+        self._draw()
+
+    def _draw(self) -> None:
+        rest = self.body[self._done:]
+        end = rest.rfind("\n") if self.is_mounted else -1
+        if end >= self.BLOCK:  # whole lines: a block of their own, before the tail
+            self.mount(Static(Text(rest[:end]), classes="-block"), before=self._tail)
+            self._done += end + 1
+        self._tail.update(Text(self.body[self._done:] if self.body else "…"))
 
 
 class Transcript(VerticalScroll):
@@ -107,7 +163,7 @@ class Transcript(VerticalScroll):
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
-        self._stream: MessageCard | None = None
+        self._stream: StreamingCard | None = None
         self._verdicts: Sequence[JudgeVerdict] = ()
         self._human: Sequence[Any] = ()
         self._speakers: dict[str, Speaker] = {}
@@ -135,7 +191,7 @@ class Transcript(VerticalScroll):
 
     # -- content ------------------------------------------------------------------------
     def cards(self) -> list[MessageCard]:
-        return [c for c in self.query(MessageCard) if not c.streaming]
+        return list(self.query(MessageCard))
 
     def player_turns(self) -> list[int]:
         return [c.turn for c in self.cards() if c.role == "assistant"]
@@ -173,9 +229,10 @@ class Transcript(VerticalScroll):
         self.call_after_refresh(self._apply_scores)
 
     def add_message(self, message: Message) -> None:
+        """A completed message, after the others; the view goes to the end and stays there."""
         self.clear_streaming()
         self.mount(self._card(message))
-        self.scroll_end(animate=False)
+        self._follow_end(scroll=True)
 
     def update_notes(self, message: Message) -> None:
         """Show a completed message's changed notes (a person ended the dialogue after it)."""
@@ -185,14 +242,25 @@ class Transcript(VerticalScroll):
                 card.redraw()
 
     def set_streaming(self, turn: int, role: str, author: str, text: str, speaker: str | None = None) -> None:
+        """The message being written, as far as it is: only what is new is drawn. A new message
+        takes the view to the end; as it grows the view stays there, unless the person scrolls up."""
         if self._stream is None or (self._stream.turn, self._stream.role) != (turn, role):
             self.clear_streaming()
-            self._stream = MessageCard(turn, role, author, text, streaming=True, speaker=self._speaker(speaker))
+            self._stream = StreamingCard(turn, role, author, speaker=self._speaker(speaker))
             self.mount(self._stream)
+            self._follow_end(scroll=True)
         else:
-            self._stream.body = text
-            self._stream.redraw()
-        self.scroll_end(animate=False)
+            self._follow_end(scroll=False)
+        self._stream.show(text)
+
+    def _follow_end(self, *, scroll: bool) -> None:
+        """Keep the view at the end as the content grows: anchored there (no scroll, and no second
+        frame, each time it grows) once the content is taller than the view; anchored before,
+        Textual would push short content down to the bottom. scroll: go to the end now."""
+        if self.max_scroll_y > 0 and not self.is_anchored:
+            self.anchor()
+        if scroll:
+            self.scroll_end(animate=False)
 
     def clear_streaming(self) -> None:
         if self._stream is not None:
