@@ -52,6 +52,15 @@ async def _settled(pilot):
     await pilot.pause(0.3)  # DataTable sizes columns and the transcript scrolls on later idle passes
 
 
+async def _queue_open(pilot):
+    """Home, then `a`: the rating queue with its first conversation shown."""
+    from pingpong.tui.screens.annotate import AnnotateScreen
+
+    await _home_loaded(pilot)
+    await pilot.press("a")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+
+
 def test_home_empty(snap_compare, app):
     assert snap_compare(app, terminal_size=SIZE, run_before=_home_loaded)
 
@@ -238,11 +247,7 @@ def test_compare_side_by_side(snap_compare, app, store):
 def test_rating_queue(snap_compare, app, filled):
     """Blind: no player, no judges' scores until saved."""
     async def before(pilot):
-        from pingpong.tui.screens.annotate import AnnotateScreen
-
-        await _home_loaded(pilot)
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await _queue_open(pilot)
         await pilot.press("4", "3")
         await _settled(pilot)
 
@@ -251,11 +256,7 @@ def test_rating_queue(snap_compare, app, filled):
 
 def test_rating_queue_after_saving(snap_compare, app, filled):
     async def before(pilot):
-        from pingpong.tui.screens.annotate import AnnotateScreen
-
-        await _home_loaded(pilot)
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await _queue_open(pilot)
         await pilot.press("4", "3", "5", "ctrl+s")
         await wait_for(pilot, lambda: pilot.app.screen.saved)
         await _settled(pilot)
@@ -268,11 +269,7 @@ def test_rating_queue_dmt_round(snap_compare, app, store):
     write_dmt_session(store)
 
     async def before(pilot):
-        from pingpong.tui.screens.annotate import AnnotateScreen
-
-        await _home_loaded(pilot)
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await _queue_open(pilot)
         await pilot.press("g", "b", "right")
         await wait_for(pilot, lambda: pilot.app.screen.round == 1)
         await pilot.press("g")
@@ -288,11 +285,7 @@ def test_rating_queue_ten_points(snap_compare, app, store):
     write_v1_session(store)
 
     async def before(pilot):
-        from pingpong.tui.screens.annotate import AnnotateScreen
-
-        await _home_loaded(pilot)
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
+        await _queue_open(pilot)
         await pilot.press("0", "7")
         await _settled(pilot)
 
