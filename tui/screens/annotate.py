@@ -11,6 +11,8 @@ database (sessions.annotate), so leaving and coming back continues at the first 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +26,9 @@ from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalFi
 from pingpong.tui.widgets.scoring import SHORT, conversation_means, fmt_score
 from pingpong.tui.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
+
 HIDDEN = "The judges' scores, and who played, show once you have saved your ratings."
 
 
@@ -31,6 +36,8 @@ class AnnotateScreen(Screen):
     """Rate the conversation (numbers per metric, y/n refusal) or label each round (g/b, left/right
     between rounds); ctrl+s saves and reveals the judges, ctrl+n goes to the next one, ctrl+l skips
     this one for later; escape leaves (the queue resumes where you stopped)."""
+
+    app: PingPongApp
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="annotate.save"),

@@ -9,6 +9,7 @@ them in place without redrawing the others.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,6 +26,9 @@ from pingpong.tui.screens import in_view
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.worker_store import WorkerStore
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
 
 PAGE = 200  # rows read at a time, and what [ and ] move by
 FIRST = 60  # rows read for the first screen (the rest of the page follows once it is drawn)
@@ -82,6 +86,8 @@ class FilterInput(Input):
 
 class HomeScreen(Screen):
     """Sessions table with filter, sort and pages; keys open the other screens."""
+
+    app: PingPongApp
 
     # no auto focus on return: with nothing focused (no sessions yet) Textual would focus the filter,
     # and the keys typed next would become filter text instead of shortcuts

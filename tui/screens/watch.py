@@ -8,6 +8,7 @@ tables are drawn again (new sessions are appended, the cursor and scroll stay).
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,6 +22,9 @@ from pingpong.tui.screens import in_view
 from pingpong.tui.widgets.fitted_rows import FittedRows
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
+
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
 
 # short headers so the runs table fits 80 columns (the counts line below spells them out)
 RUN_COLUMNS = ("id", "run", "planned", "running", "done", "failed", "intr")
@@ -46,6 +50,8 @@ def session_cells(s: SessionRow) -> list[str]:
 
 class WatchScreen(Screen):
     """Runs on top, the selected run's sessions below; enter follows a session live."""
+
+    app: PingPongApp
 
     BINDINGS = [
         # priority: the tables' own (hidden) enter would hide it from the footer; action_open
