@@ -40,6 +40,11 @@ async def rate_one(pilot, screen, values=("4", "3", "5")) -> None:
     await wait_for(pilot, lambda: screen.saved)
 
 
+async def queue_ready(pilot, app) -> None:
+    """Wait until the rating queue shows its conversation."""
+    await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+
+
 def shown(screen) -> str:
     return str(screen.query_one("#session-info").render())
 
@@ -48,7 +53,7 @@ async def test_rate_three_quit_and_continue_at_the_fourth(make_app, store):
     fill(store)
     app = make_app(initial=AnnotateRequest(sample=3))
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         seen = []
         for n in range(1, 4):
@@ -78,7 +83,7 @@ async def test_rate_three_quit_and_continue_at_the_fourth(make_app, store):
     async with app.run_test(size=(110, 34)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         assert "Conversation 4 of 6" in shown(screen)  # the queue last worked on, where it was left
         assert screen.stored.id not in seen
@@ -88,7 +93,7 @@ async def test_saving_needs_every_metric_and_next_needs_a_save(make_app, store):
     fill(store)
     app = make_app(initial=AnnotateRequest(sample=1))
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         await pilot.press("ctrl+n")
         assert "Conversation 1 of 2" in shown(screen)
@@ -173,7 +178,7 @@ async def test_a_pingpong_v1_conversation_is_rated_on_ten_points(make_app, store
     sid = write_v1_session(store)
     app = make_app(initial=AnnotateRequest(methods=["pingpong-v1"], author="zoe"))
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         assert "1-10, 0 is 10" in str(screen.query_one("#annotate-title").render())
         assert "rating as zoe" in str(screen.query_one("#status-line").render())
@@ -197,7 +202,7 @@ async def test_a_dmt_dialogue_is_labelled_round_by_round(make_app, store):
     metrics = metrics_for(CARDS[0].role_type)
     app = make_app(initial=AnnotateRequest(methods=["dmt"]))
     async with app.run_test(size=(110, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         title = lambda: str(screen.query_one("#annotate-title").render())  # noqa: E731
         assert "Round 1 of 3" in title()
@@ -233,7 +238,7 @@ async def test_a_skipped_conversation_comes_back_after_the_others(make_app, stor
     fill(store)
     app = make_app(initial=AnnotateRequest(sample=1))
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         skipped = screen.stored.id
         await pilot.press("ctrl+l")
@@ -243,7 +248,7 @@ async def test_a_skipped_conversation_comes_back_after_the_others(make_app, stor
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
     app = make_app(initial=AnnotateRequest())  # comes back: the queue last worked on
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await queue_ready(pilot, app)
         screen = app.screen
         assert screen.stored.id != skipped
         await rate_one(pilot, screen)
