@@ -518,16 +518,18 @@ class ModelPool:
         if ep is None:
             import ssl
 
-            from openai import DefaultAioHttpClient
+            from openai import DefaultAsyncHttpxClient
 
+            from pingpong.core.http_transport import LeanTransport
             from pingpong.core.openai_client import LeanAsyncOpenAI
 
             secret = api_key(spec)
             tls = ssl.create_default_context()  # loaded once, shared by the endpoint's clients
 
             def make_client() -> Any:
+                http = DefaultAsyncHttpxClient(transport=LeanTransport(tls))
                 return LeanAsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
-                                   http_client=DefaultAioHttpClient(verify=tls))  # aiohttp: less CPU than httpx
+                                       http_client=http)
 
             ep = _Endpoint(key, make_client, AdaptiveLimiter(spec.max_concurrency), secret)
             self._endpoints[key] = ep

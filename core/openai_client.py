@@ -39,7 +39,7 @@ class LeanAsyncOpenAI(AsyncOpenAI):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._templates: dict[tuple[object, ...], tuple[httpx2.URL, list[tuple[str, str]], dict[str, Any]]] = {}
+        self._templates: dict[tuple[object, ...], tuple[httpx2.URL, httpx2.Headers, dict[str, Any]]] = {}
         self._posts: dict[str, FinalRequestOptions] = {}
 
     async def post_json(self, path: str, body: dict[str, Any], *, timeout: float, stream: bool = False) -> Any:
@@ -65,13 +65,22 @@ class LeanAsyncOpenAI(AsyncOpenAI):
         if template is None:
             request = super()._build_request(options, retries_taken=retries_taken)
             if len(self._templates) < KINDS:
-                headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() not in _PER_REQUEST]
+                headers = httpx2.Headers([(k, v) for k, v in request.headers.raw if k.lower() not in _PER_REQUEST])
                 self._templates[key] = (request.url, headers, dict(request.extensions))
             return request
         url, headers, extensions = template
         assert isinstance(options.json_data, dict)
-        return httpx2.Request(options.method, url, headers=headers, content=_body(options.json_data),
-                              cookies=self._client.cookies or None, extensions=dict(extensions))
+        body = _body(options.json_data)
+        # Built from a stream, a Request adds no headers of its own: the kind's carry Host and
+        # the content type; the length is this body's.
+        headers = httpx2.Headers(headers)
+        headers["Content-Length"] = str(len(body))
+        request = httpx2.Request(options.method, url, headers=headers, stream=httpx2.ByteStream(body),
+                                 extensions=dict(extensions))
+        request.read()
+        if self._client.cookies:
+            self._client.cookies.set_cookie_header(request)
+        return request
 
 
 class RawStream(AsyncStream[object]):

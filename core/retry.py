@@ -98,14 +98,6 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _root_cause(exc: BaseException) -> BaseException:
-    seen = {id(exc)}
-    while (nxt := exc.__cause__ or exc.__context__) is not None and id(nxt) not in seen:
-        seen.add(id(nxt))
-        exc = nxt
-    return exc
-
-
 def classify(exc: BaseException, timeout: float | None = None) -> Failure | None:
     """Failure for errors of the model call; None for anything else (a bug: let it raise)."""
     import openai
@@ -122,14 +114,12 @@ def classify(exc: BaseException, timeout: float | None = None) -> Failure | None
         retry_after = _headers_retry_after(exc.response.headers) if retryable else None
         return Failure(reason, retryable, status, retry_after, throttled=status == 429)
     if isinstance(exc, openai.APITimeoutError):
-        root = _root_cause(exc)
-        if isinstance(root, OSError) and not isinstance(root, TimeoutError):
-            # the aiohttp transport reports a refused connection as a connect timeout
-            return Failure(_short(f"connection error: {type(root).__name__}: {root}"), True)
         return Failure("timed out (client)", True)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f": {type(cause).__name__}" if cause is not None else ""
+        if cause is not None and str(cause):
+            detail += f": {cause}"  # e.g. the refused connection or the cut answer the transport saw
         return Failure(_short(f"connection error{detail}"), True)
     if isinstance(exc, openai.APIResponseValidationError):
         return Failure(_short(f"invalid response: {exc}"), True)
