@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import ssl
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import httpx2
 import openai
 import pytest
+import trustme
 from openai import DefaultAsyncHttpxClient
 
 from pingpong.core.http_transport import LeanTransport
@@ -79,10 +81,11 @@ class RawServer:
 
 
 @asynccontextmanager
-async def raw_server(script: Callable[[asyncio.StreamWriter, int, int], object]) -> AsyncIterator[RawServer]:
+async def raw_server(script: Callable[[asyncio.StreamWriter, int, int], object],
+                     tls: ssl.SSLContext | None = None) -> AsyncIterator[RawServer]:
     srv = RawServer(script)
-    server = await asyncio.start_server(srv._serve, "127.0.0.1", 0)
-    srv.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+    server = await asyncio.start_server(srv._serve, "127.0.0.1", 0, ssl=tls)
+    srv.url = f"http{'s' if tls else ''}://localhost:{server.sockets[0].getsockname()[1]}/v1"
     try:
         yield srv
     finally:
@@ -90,8 +93,8 @@ async def raw_server(script: Callable[[asyncio.StreamWriter, int, int], object])
 
 
 @asynccontextmanager
-async def client(url: str, timeout: float = 5.0) -> AsyncIterator[LeanAsyncOpenAI]:
-    http = DefaultAsyncHttpxClient(transport=LeanTransport())
+async def client(url: str, timeout: float = 5.0, tls: ssl.SSLContext | None = None) -> AsyncIterator[LeanAsyncOpenAI]:
+    http = DefaultAsyncHttpxClient(transport=LeanTransport(tls))
     async with LeanAsyncOpenAI(base_url=url, api_key="k", max_retries=0, timeout=timeout, http_client=http) as c:
         yield c
 
@@ -118,6 +121,26 @@ async def test_answers_share_one_kept_socket():
     first = srv.requests[0]
     assert first.startswith(b"POST /v1/chat/completions HTTP/1.1\r\n")
     assert json.loads(first.split(b"\r\n\r\n", 1)[1]) == BODY
+
+
+async def test_https_with_the_endpoint_s_certificates():
+    ca = trustme.CA()
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(served)
+    trusted = ssl.create_default_context()
+    ca.configure_trust(trusted)
+
+    def script(w, conn, n):
+        w.write(whole(completion(f"secure {n}")))
+
+    async with raw_server(script, tls=served) as srv:
+        async with client(srv.url, tls=trusted) as c:
+            texts = [(await post(c))["choices"][0]["message"]["content"] for _ in range(2)]
+        async with client(srv.url) as c:  # the system's certificates do not know this CA
+            with pytest.raises(openai.APIConnectionError) as err:
+                await post(c)
+    assert texts == ["secure 1", "secure 2"] and srv.connections == 1  # one kept TLS socket
+    assert "CERTIFICATE_VERIFY_FAILED" in str(err.value.__cause__)
 
 
 async def test_a_body_in_pieces_and_a_stream_in_pieces_arrive_whole():
