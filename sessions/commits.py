@@ -14,32 +14,47 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 
-from pingpong.sessions.store import Store
+from pingpong.sessions.store import BUSY_TIMEOUT_MS, Busy, Store
+
+RETRY_SECONDS = 0.001
+"""How soon a commit that found another process writing tries again."""
 
 
 class CommitGroup:
-    """Queues writes (callables that write through the store) and commits each pass's together."""
+    """Queues writes (callables that write through the store) and commits each pass's together.
+
+    While another process (a second worker of the run, the TUI) holds the write lock, the
+    commit is tried again a moment later instead of waiting in SQLite's busy handler, which
+    would stop this event loop and every conversation on it; writes that arrive meanwhile
+    join the waiting commit. After the store's busy timeout it waits the usual way."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._queued: list[tuple[Callable[[], None], asyncio.Future[None]]] = []
+        self._scheduled = False
+        self._busy_since: float | None = None
         self.commits = 0   # transactions committed (for benchmarks and tests)
         self.writes = 0    # writes they carried
+        self.busy = 0      # tries that found the database locked by another process
 
     async def write(self, write: Callable[[], None]) -> None:
         """Run `write` inside the next shared transaction; return once that is committed."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        if not self._queued:
-            loop.call_soon(self._commit)
         self._queued.append((write, done))
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._commit)
         await done
 
     def _commit(self) -> None:
+        self._scheduled = False
         queued, self._queued = self._queued, []
+        loop = asyncio.get_running_loop()
+        waited = 0.0 if self._busy_since is None else loop.time() - self._busy_since
         failed: dict[int, BaseException] = {}
         try:
-            with self.store.transaction():
+            with self.store.transaction(wait=waited * 1000 >= BUSY_TIMEOUT_MS):
                 for i, (write, _done) in enumerate(queued):
                     try:
                         with self.store.savepoint():
@@ -48,11 +63,21 @@ class CommitGroup:
                         raise
                     except Exception as exc:  # that session's problem: the others' writes stand
                         failed[i] = exc
+        except Busy:
+            self.busy += 1
+            if self._busy_since is None:
+                self._busy_since = loop.time()
+            self._queued = queued + self._queued
+            self._scheduled = True
+            loop.call_later(RETRY_SECONDS, self._commit)
+            return
         except BaseException as exc:  # the commit itself failed: none of the writes is stored
+            self._busy_since = None
             for _write, done in queued:
                 if not done.done():
                     done.set_exception(exc)
             return
+        self._busy_since = None
         self.commits += 1
         self.writes += len(queued) - len(failed)
         for i, (_write, done) in enumerate(queued):

@@ -82,6 +82,10 @@ _STORAGE_PROBLEMS = {  # SQLite's primary result codes a user's machine causes, 
 }
 
 
+class Busy(Exception):
+    """Another connection holds the database's write lock right now (Store.transaction(wait=False))."""
+
+
 def storage_error(exc: sqlite3.Error, path: Path, doing: str = "write") -> StorageError | None:
     """The one-line StorageError for an SQLite failure the machine caused (full disk, read-only,
     I/O, a lock held too long), or None when it is not one (a bug: let it show)."""
@@ -271,17 +275,18 @@ class Store:
         self.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite_utils.Database]:
+    def transaction(self, *, wait: bool = True) -> Iterator[sqlite_utils.Database]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT); nested uses join the outer one.
 
         sqlite_utils writes made inside it (insert, upsert, ...) become part of it. A full disk,
         a read-only file or an I/O error rolls the whole transaction back and raises StorageError.
+        wait=False: raise Busy at once, instead of waiting, while another process writes.
         """
-        with self._writing():
+        with self._writing(wait=wait):
             yield self.db
 
     @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:
         """transaction() on the bare connection: the store's own writes need no sqlite_utils."""
         with self._lock:
             if self._depth:
@@ -294,7 +299,10 @@ class Store:
             if self.read_only:
                 raise StorageError(f"{self.path}: cannot write the database: {self._unwritable}")
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
+                if wait:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                else:
+                    self._begin_now()
             except sqlite3.OperationalError as exc:
                 raise storage_error(exc, self.path) or exc from None
             self._depth = 1
@@ -314,6 +322,20 @@ class Store:
                 if isinstance(exc, sqlite3.OperationalError):
                     raise storage_error(exc, self.path) or exc from None
                 raise
+
+    def _begin_now(self) -> None:
+        """BEGIN IMMEDIATE without SQLite's busy handler, which sleeps the whole thread (an
+        event loop, in a run) between its tries: Busy if another connection holds the lock."""
+        conn = self._conn
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+                raise Busy(str(self.path)) from None
+            raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 import pytest
 
@@ -70,3 +71,18 @@ async def test_a_cancelled_session_does_not_stop_the_others(store, character, si
     with pytest.raises(asyncio.CancelledError):
         await cancelled
     assert [m.text for m in store.session(second).messages] == ["kept"]
+
+
+async def test_while_another_process_writes_the_loop_keeps_running(store, character, situation):
+    (sid,) = _sessions(store, character, situation, 1)
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock, as a second worker would
+    loop = asyncio.get_running_loop()
+    # Released by this same loop: SQLite's own busy wait would stop the loop, so the lock would
+    # never be released and the write would fail after the busy timeout.
+    loop.call_later(0.05, other.execute, "COMMIT")
+    group = CommitGroup(store)
+    await group.write(_say(store, sid, "after the other writer"))
+    other.close()
+    assert group.busy > 0 and group.commits == 1
+    assert [m.text for m in store.session(sid).messages] == ["after the other writer"]
