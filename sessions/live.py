@@ -81,8 +81,14 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
         method=method, deltas=deltas, cast=stored.cast,
         seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
     )
-    store.claim(session_id)
-    record_seats(store, pool, session_id, stored.spec)
+    def claim() -> None:
+        store.claim(session_id)
+        record_seats(store, pool, session_id, stored.spec)
+
+    if commits is not None:
+        await commits.write(claim)
+    else:
+        claim()
     recorder = Recorder(store, session_id)
     ended = False
     try:

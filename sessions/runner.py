@@ -337,7 +337,7 @@ class BatchRunner:
     def _seats(self) -> list[str]:
         return [*self.setup.players, self.setup.interrogator, *self.setup.judges]
 
-    def _claim(self, item: PlanItem) -> tuple[str, int | None]:
+    async def _claim(self, item: PlanItem) -> tuple[str, int | None]:
         """Decide a pair planned as new again, and create its session, in one write transaction.
 
         Another `pingpong run` of the same run may have started (or finished) the pair since
@@ -346,13 +346,19 @@ class BatchRunner:
         """
         from pingpong.sessions import live
 
-        assert self.run_id is not None
-        with self.store.transaction():
-            action, sid = decide(pair_sessions(self.store, self.run_id, item.key))
+        run_id = self.run_id
+        assert run_id is not None
+        claimed: list[tuple[str, int | None]] = []
+
+        def claim() -> None:
+            action, sid = decide(pair_sessions(self.store, run_id, item.key))
             if action == "new":
                 sid = live.start_session(self.store, self.setup.spec(item), item.character,
-                                         item.situation, run_id=self.run_id, cast=item.cast)
-        return action, sid
+                                         item.situation, run_id=run_id, cast=item.cast)
+            claimed.append((action, sid))
+
+        await self.commits.write(claim)  # shares the loop's next commit, whose BEGIN IMMEDIATE guards it
+        return claimed[0]
 
     def _status(self, sid: int | None) -> str | None:
         from pingpong.sessions import queries
@@ -396,7 +402,7 @@ class BatchRunner:
             outcome, error = None, None
             try:
                 if sid is None:
-                    action, sid = self._claim(item)
+                    action, sid = await self._claim(item)
                     if action in ("skip", "elsewhere"):  # another process got to this pair first
                         counts.in_flight -= 1
                         if action == "skip":
