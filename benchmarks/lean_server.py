@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -37,6 +38,24 @@ def _head(status: str, kind: str, length: int | None) -> bytes:
 
 def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+_MODEL = re.compile(rb'"model":\s*"([^"]*)"')
+_STREAM = re.compile(rb'"stream":\s*true')
+_ASKS = (b"in_character_score", b"next_user_utterance", b"next_utterance")
+
+
+def _skim(raw: bytes) -> dict:
+    """As much of a request as default_responder reads. Only a judge's is parsed whole (its
+    answer scores the turns the prompt names); for the rest, the words that say what is asked,
+    the model and the stream flag are found in the bytes: parsing every transcript would cost
+    this server more CPU than the runner it serves on a 2-core machine."""
+    if b"in_character_score" in raw:
+        return json.loads(raw)
+    model = _MODEL.search(raw)
+    asked = next((word.decode() for word in _ASKS[1:] if word in raw), "")
+    return {"model": model.group(1).decode() if model else "fake", "stream": bool(_STREAM.search(raw)),
+            "messages": [{"role": "user", "content": asked}]}
 
 
 class Chat(asyncio.Protocol):
@@ -61,20 +80,21 @@ class Chat(asyncio.Protocol):
             length = int(head[at + 15:].split("\r\n", 1)[0]) if at >= 0 else 0
             if len(self.buffer) < end + 4 + length:
                 return
-            body = json.loads(self.buffer[end + 4:end + 4 + length] or b"{}")
+            raw = self.buffer[end + 4:end + 4 + length]
             self.buffer = self.buffer[end + 4 + length:]
-            asyncio.get_running_loop().call_later(self.latency, self.answer, body)
+            asyncio.get_running_loop().call_later(self.latency, self.answer, raw)
 
-    def answer(self, body: dict) -> None:
+    def answer(self, raw: bytes) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
         n = next(_COUNTER)
+        body = _skim(raw)
         if self.reply_words and body.get("model") == "player":
             text = " ".join(f"word{i}" for i in range(self.reply_words))
         else:
             text = default_responder(body, n)
-        prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages") or ()) or 1
+        prompt = len(raw) // 4 or 1  # about a token per four bytes: the runner only stores it
         usage = {"prompt_tokens": prompt, "completion_tokens": len(text.split()) or 1,
                  "total_tokens": prompt + (len(text.split()) or 1)}
         base = {"id": f"chatcmpl-{n}", "created": int(time.time()), "model": body.get("model", "fake")}
