@@ -45,8 +45,9 @@ _NO_BODY = frozenset({204, 304})
 class _Closed(Exception):
     """The server closed the socket; `before_answer`: before a byte of the answer arrived."""
 
-    def __init__(self, before_answer: bool) -> None:
-        super().__init__("the server closed the connection before the answer was whole")
+    def __init__(self, before_answer: bool, error: Exception | None = None) -> None:
+        why = f" ({type(error).__name__}: {error})" if error is not None else ""
+        super().__init__(f"the server closed the connection before the answer was whole{why}")
         self.before_answer = before_answer
 
 
@@ -95,11 +96,11 @@ class _Socket(asyncio.Protocol):
             self.transport.resume_reading()
         return data
 
-    async def more(self, timeout: float | None, received: int) -> None:
+    async def more(self, timeout: float | None, *, started: bool = True) -> None:
         """Wait until more bytes arrive (TimeoutError after `timeout`); _Closed if none will.
-        received: bytes of this answer read so far (0: the server may have dropped a kept socket)."""
+        started: part of the answer was read (if not, the server may have dropped a kept socket)."""
         if self.closed:
-            raise _Closed(before_answer=received == 0 and not self.buffer)
+            raise _Closed(before_answer=not started and not self.buffer, error=self.error)
         self._waiter = asyncio.get_running_loop().create_future()
         try:
             async with asyncio.timeout(timeout):
@@ -170,21 +171,23 @@ class _Head:
 
 async def _read_head(sock: _Socket, timeout: float | None) -> _Head:
     """The next final answer's head (1xx interim answers are skipped)."""
+    interim = False
     while True:
         end = sock.buffer.find(b"\r\n\r\n")
         if end < 0:
             if len(sock.buffer) > MAX_HEAD:
                 raise httpx2.RemoteProtocolError("the server sent a header block that is too long")
-            await sock.more(timeout, len(sock.buffer))
+            await sock.more(timeout, started=interim)
             continue
         head = _Head(sock.take(end + 4)[:-4])
         if not 100 <= head.status < 200 or head.status == 101:
             return head
+        interim = True
 
 
 async def _read_exactly(sock: _Socket, n: int, timeout: float | None) -> bytes:
     while len(sock.buffer) < n:
-        await sock.more(timeout, 1)
+        await sock.more(timeout)
     return sock.take(n)
 
 
@@ -250,7 +253,7 @@ class _Body(httpx2.AsyncByteStream):
                     yield data
                 if not self._whole:
                     try:
-                        await sock.more(self._timeout, 1)
+                        await sock.more(self._timeout)
                     except _Closed:
                         if head.chunked or self._left is not None:
                             raise
