@@ -28,6 +28,8 @@ from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.worker_store import WorkerStore
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from pingpong.tui.app import PingPongApp
 
 PAGE = 200  # rows read at a time, and what [ and ] move by
@@ -135,7 +137,7 @@ class HomeScreen(Screen):
         self._filter_timer: Timer | None = None
         self._store = WorkerStore(lambda: self.app.open_store())
         self._check_store = WorkerStore(lambda: self.app.open_store())  # the check may overlap a read
-        self._loader = None  # the worker reading the list
+        self._loader: Worker[None] | None = None  # the worker reading the list
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -228,7 +230,7 @@ class HomeScreen(Screen):
             return
         self._rows.update(message.rows)
         self._stale -= set(message.rows)
-        gone = {sid: None for sid in message.asked if sid not in message.rows}
+        gone: dict[int, Key | None] = {sid: None for sid in message.asked if sid not in message.rows}
         if gone and self.listing is not None:
             self.listing.place(gone)  # no such session any more
         if self._want is not None:

@@ -19,6 +19,7 @@ from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from pingpong.sessions.costs import PlayerSpend
     from pingpong.sessions.records import StoredSession
     from pingpong.tui.app import PingPongApp
 
@@ -47,7 +48,7 @@ class ReplayScreen(Screen):
         self.turns: list[int] = []
         self.steps: list = []
         self.index = 0
-        self.spend = None  # sessions.costs.PlayerSpend when prices are configured
+        self.spend: PlayerSpend | None = None  # None: no model has a price
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -200,7 +200,8 @@ class WatchScreen(Screen):
             self.notify("No session to open", severity="warning")
             return
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        self.app.open_live(int(key), follow=True)
+        if key is not None:  # every row is added with its session id as key
+            self.app.open_live(int(key), follow=True)
 
     def action_back(self) -> None:
         self.app.pop_screen()
