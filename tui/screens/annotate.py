@@ -18,10 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Label, Static
+from textual.widgets import Header, Input, Label, Static
 
 from pingpong.core.domain import METRICS
 from pingpong.core.methods import get_method
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, rating_fields
 from pingpong.tui.widgets.scoring import SHORT, conversation_means, fmt_score
 from pingpong.tui.widgets.transcript import Transcript
@@ -78,7 +79,7 @@ class AnnotateScreen(Screen):
                 yield Input(placeholder="reason (optional)", id="annotate-reason")
                 yield Static(HIDDEN, id="annotate-judges")
         yield Static("", id="status-line")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         from pingpong.sessions.annotate import open_queue

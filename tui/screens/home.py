@@ -18,11 +18,12 @@ from textual.containers import Horizontal
 from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from pingpong.sessions import listing, queries
 from pingpong.sessions.listing import SORTS, Key, Listing, ListQuery, Row
 from pingpong.tui.screens import in_view
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.worker_store import WorkerStore
@@ -146,7 +147,7 @@ class HomeScreen(Screen):
             yield Static("", id="home-count")
         yield PagedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message as TMessage
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from pingpong.core.domain import HUMAN
 from pingpong.core.events import (
@@ -43,6 +43,7 @@ from pingpong.sessions.seats import seat_label, spans
 from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 from pingpong.tui.worker_store import WorkerStore
@@ -131,7 +132,7 @@ class LiveScreen(GroupScene):
             yield Static("", id="human-prompt")
             yield Input(placeholder="type your message, enter sends", id="human-input")
         yield Static("", id="status-line")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"session {self.session_id}" + (" (watching)" if self.follow else "")

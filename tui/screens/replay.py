@@ -11,10 +11,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message as TMessage
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from pingpong.tui.screens.live_scene import cast_names
 from pingpong.tui.screens.override import label_metrics, rate_turn
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 
@@ -57,7 +58,7 @@ class ReplayScreen(Screen):
             yield Transcript(id="transcript")
             yield ExplanationsPanel(id="explanations")
         yield Static("", id="status-line")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"replay of session {self.session_id}"
