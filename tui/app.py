@@ -103,10 +103,23 @@ class PingPongApp(App):
         return self._store
 
     def open_store(self) -> Store:
+        """A database this process cannot write opens read-only: the app then shows what is stored
+        and refuses, with one message, whatever would change it (writable)."""
         from pingpong.sessions.store import Store
 
         self.home.ensure()
-        return Store(self.home.db_path)
+        return Store(self.home.db_path, reading=True)
+
+    def writable(self, doing: str) -> bool:
+        """Whether the database can be written; if not, the person is told that `doing` (e.g.
+        "starting a session") would write it, and nothing is done."""
+        store = self.store
+        if not store.read_only:
+            return True
+        self.notify(f"{doing[:1].upper()}{doing[1:]} needs to write the database, which cannot be written here "
+                    f"({store.unwritable}). Nothing was changed.", title="Read-only database", severity="warning",
+                    timeout=8)
+        return False
 
     @property
     def models(self) -> dict[str, ModelSpec]:
@@ -196,8 +209,15 @@ class PingPongApp(App):
 
         try:
             self.store.mark_orphans_interrupted()
+            read_only = self.store.read_only
         except Exception as exc:  # a broken database must still show the app and the reason
             self.notify(f"database: {exc}", severity="error", timeout=10)
+            read_only = False
+        if read_only:
+            self.title = f"{self.TITLE} (read-only database)"
+            self.notify(f"{self.store.path}: {self.store.unwritable}. Sessions, replays, the leaderboard and the "
+                        "cards can be read; nothing can be started, rated or forked.", title="Read-only database",
+                        timeout=10)
         self.push_screen(HomeScreen())
         initial = self.initial
         if isinstance(initial, PlayRequest):
@@ -222,6 +242,9 @@ class PingPongApp(App):
 
     def action_new_session(self, defaults: dict | None = None) -> None:
         from pingpong.tui.screens.new_session import NewSessionScreen
+
+        if not self.writable("starting a session"):
+            return
 
         self.push_screen(NewSessionScreen(defaults or {}))
 
@@ -255,6 +278,8 @@ class PingPongApp(App):
                         methods: list[str] | None = None, author: str | None = None) -> None:
         from pingpong.tui.screens.annotate import AnnotateScreen
 
+        if not self.writable("opening the rating queue"):
+            return
         self.push_screen(AnnotateScreen(sample=sample, players=players, methods=methods, author=author))
 
     def action_watch(self) -> None:

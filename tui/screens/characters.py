@@ -189,6 +189,8 @@ class CharactersScreen(Screen):
         if card is None:
             self.notify("No card selected", severity="warning")
             return
+        if not self.app.writable("a spot-check session"):
+            return
         try:
             models = list(self.app.models)
         except Exception as exc:

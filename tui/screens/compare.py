@@ -162,6 +162,8 @@ class CompareScreen(Screen):
         if self.outcome is None:
             self.notify("No pair shown", severity="warning")
             return
+        if not self.app.writable("saving your pick"):
+            return
         from pingpong.sessions.compare import pair_outcomes
 
         plan = self.outcome.plan

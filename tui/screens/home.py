@@ -495,6 +495,8 @@ class HomeScreen(Screen):
             self.notify("No session selected; n starts one", severity="warning")
         elif row.status == "finished":
             self.notify(f"Session {row.id} is finished; enter replays it", severity="information")
+        elif row.status != "running" and not self.app.writable("resuming a session"):
+            return
         elif row.status == "live":
             self.app.open_live(row.id)
         elif row.status == "running":

@@ -170,6 +170,9 @@ class LiveScreen(GroupScene):
     def start_engine(self) -> None:
         from pingpong.core.engine import SessionControl
 
+        if not self.app.writable("running the session"):
+            return
+
         control = SessionControl(paused=self.start_paused)
         self.start_paused = False  # a retry starts running
         self._next_seat = {}
@@ -681,7 +684,7 @@ class LiveScreen(GroupScene):
                   label_metrics(self.stored))
 
     def action_retry(self) -> None:
-        if self.follow or self.running:
+        if self.follow or self.running or not self.app.writable("resuming the session"):
             return
         try:
             stored = self.app.store.session(self.session_id)

@@ -153,6 +153,8 @@ class ReplayScreen(Screen):
         if keep < 1:
             self.notify("Nothing to fork yet: no completed turn", severity="warning")
             return
+        if not self.app.writable("forking a session"):
+            return
         try:
             new = self.app.store.fork(self.session_id, keep)
         except Exception as exc:
@@ -169,6 +171,8 @@ class ReplayScreen(Screen):
         if not any(s.status == "failed" for v in self.stored.verdicts for s in v.scores) and all(
                 v.judge in self.stored.spec.judges for v in self.stored.verdicts) and self.stored.verdicts:
             self.notify("Every judge has scored every turn; nothing to re-judge")
+            return
+        if not self.app.writable("re-judging"):
             return
         self.notify("Re-judging…")
         self.rejudge()
