@@ -256,6 +256,11 @@ class Store:
     # -- plumbing -------------------------------------------------------------------------
 
     @property
+    def unwritable(self) -> str | None:
+        """Why this process cannot write the database, e.g. "no permission to write the file" (None: it can)."""
+        return self._unwritable
+
+    @property
     def db(self) -> sqlite_utils.Database:
         """sqlite_utils over the store's connection, made on first use (importing it costs start-up time)."""
         with self._lock:

@@ -22,7 +22,14 @@ from pingpong.tui.palette import ScreenCommands
 from pingpong.tui.runs import SessionRuns
 
 if TYPE_CHECKING:  # the first screen needs no pydantic model: they are imported where sessions start
-    from pingpong.core.domain import Character, SessionSpec, Situation
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.domain import Character, ModelSpec, Price, SessionSpec, Situation
+    from pingpong.core.llm import ModelPool
+    from pingpong.sessions.costs import PlayerSpend
+    from pingpong.sessions.store import Store
+    from pingpong.situations.library import SituationLibrary
+    from pingpong.situations.probes import SceneLibrary
+    from pingpong.situations.seeds import SeedLibrary
 
 
 @dataclass
@@ -77,9 +84,9 @@ class PingPongApp(App):
         self.bundled = bundled
         self.initial = initial
         self.watch_interval = watch_interval
-        self._store = None
-        self._pool = None
-        self._models = None
+        self._store: Store | None = None
+        self._pool: ModelPool | None = None
+        self._models: dict[str, ModelSpec] | None = None
         self.runs = SessionRuns(self)
         from pingpong.tui.keymap import load_keymap
 
@@ -89,27 +96,40 @@ class PingPongApp(App):
 
     # -- services -------------------------------------------------------------------------
     @property
-    def store(self):
+    def store(self) -> Store:
         """The store used on the event loop's thread (workers in threads open their own)."""
         if self._store is None:
             self._store = self.open_store()
         return self._store
 
-    def open_store(self):
+    def open_store(self) -> Store:
+        """A database this process cannot write opens read-only: the app then shows what is stored
+        and refuses, with one message, whatever would change it (writable)."""
         from pingpong.sessions.store import Store
 
         self.home.ensure()
-        return Store(self.home.db_path)
+        return Store(self.home.db_path, reading=True)
+
+    def writable(self, doing: str) -> bool:
+        """Whether the database can be written; if not, the person is told that `doing` (e.g.
+        "starting a session") would write it, and nothing is done."""
+        store = self.store
+        if not store.read_only:
+            return True
+        self.notify(f"{doing[:1].upper()}{doing[1:]} needs to write the database, which cannot be written here "
+                    f"({store.unwritable}). Nothing was changed.", title="Read-only database", severity="warning",
+                    timeout=8)
+        return False
 
     @property
-    def models(self) -> dict:
+    def models(self) -> dict[str, ModelSpec]:
         if self._models is None:
             from pingpong.core.config import load_models
 
             self._models = load_models(self.home)
         return self._models
 
-    def prices(self) -> dict:
+    def prices(self) -> dict[str, Price]:
         """{model: price} from config.toml ({} without prices, or when the config cannot be read)."""
         from pingpong.core.config import prices
 
@@ -118,7 +138,7 @@ class PingPongApp(App):
         except UserError:
             return {}
 
-    def session_spend(self, session_id: int, store=None):
+    def session_spend(self, session_id: int, store: Store | None = None) -> PlayerSpend | None:
         """What a session cost so far (sessions.costs), or None when no model has a price."""
         price_of = self.prices()
         if not price_of:
@@ -128,21 +148,21 @@ class PingPongApp(App):
         return session_spend((store or self.store).conn, session_id, price_of)
 
     @property
-    def pool(self):
+    def pool(self) -> ModelPool:
         if self._pool is None:
             from pingpong.core.llm import ModelPool
 
             self._pool = ModelPool(self.models)
         return self._pool
 
-    def cards(self):
+    def cards(self) -> CardLibrary:
         from pingpong.characters.library import CardLibrary
 
         if self.bundled is not None:
             return CardLibrary(self.home, bundled_dir=self.bundled[0])
         return CardLibrary(self.home)
 
-    def scenes(self):
+    def scenes(self) -> SceneLibrary:
         """Group scenes (RoleInteract); tests put theirs in the bundled situations folder's scenes/."""
         from pingpong.situations.probes import SceneLibrary
 
@@ -150,14 +170,14 @@ class PingPongApp(App):
             return SceneLibrary(self.home, bundled_dir=self.bundled[1] / "scenes")
         return SceneLibrary(self.home)
 
-    def situations(self):
+    def situations(self) -> SituationLibrary:
         from pingpong.situations.library import SituationLibrary
 
         if self.bundled is not None:
             return SituationLibrary(self.home, bundled_dir=self.bundled[1])
         return SituationLibrary(self.home)
 
-    def seeds(self):
+    def seeds(self) -> SeedLibrary:
         from pingpong.situations.seeds import SEEDS_SUBDIR, SeedLibrary
 
         if self.bundled is not None:
@@ -189,17 +209,23 @@ class PingPongApp(App):
 
         try:
             self.store.mark_orphans_interrupted()
+            read_only = self.store.read_only
         except Exception as exc:  # a broken database must still show the app and the reason
             self.notify(f"database: {exc}", severity="error", timeout=10)
+            read_only = False
+        if read_only:
+            self.title = f"{self.TITLE} (read-only database)"
+            self.notify(f"{self.store.path}: {self.store.unwritable}. Sessions, replays, the leaderboard and the "
+                        "cards can be read; nothing can be started, rated or forked.", title="Read-only database",
+                        timeout=10)
         self.push_screen(HomeScreen())
-        if isinstance(self.initial, PlayRequest):
-            req = self.initial
-            self.open_live(self.start_session(req.spec, req.character, req.situation, req.cast))
-        elif isinstance(self.initial, NewSessionRequest):
-            self.action_new_session(self.initial.defaults)
-        elif isinstance(self.initial, AnnotateRequest):
-            req = self.initial
-            self.action_annotate(req.sample, req.players, req.methods, req.author)
+        initial = self.initial
+        if isinstance(initial, PlayRequest):
+            self.open_live(self.start_session(initial.spec, initial.character, initial.situation, initial.cast))
+        elif isinstance(initial, NewSessionRequest):
+            self.action_new_session(initial.defaults)
+        elif isinstance(initial, AnnotateRequest):
+            self.action_annotate(initial.sample, initial.players, initial.methods, initial.author)
 
     async def on_unmount(self) -> None:
         await self.runs.close()  # before the store closes: each session is left interrupted, resumable
@@ -216,6 +242,9 @@ class PingPongApp(App):
 
     def action_new_session(self, defaults: dict | None = None) -> None:
         from pingpong.tui.screens.new_session import NewSessionScreen
+
+        if not self.writable("starting a session"):
+            return
 
         self.push_screen(NewSessionScreen(defaults or {}))
 
@@ -249,6 +278,8 @@ class PingPongApp(App):
                         methods: list[str] | None = None, author: str | None = None) -> None:
         from pingpong.tui.screens.annotate import AnnotateScreen
 
+        if not self.writable("opening the rating queue"):
+            return
         self.push_screen(AnnotateScreen(sample=sample, players=players, methods=methods, author=author))
 
     def action_watch(self) -> None:

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from textual.binding import Binding
+from textual.dom import DOMNode
 
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 
 
-def _screens() -> Iterator[type]:
+def _screens() -> Iterator[type[DOMNode]]:
     """Every class with BINDINGS a keymap may remap: the app, and whatever the modules of
     tui/screens and tui/widgets define (imported here, not at start-up; a new screen counts at once)."""
     import importlib
@@ -33,7 +34,8 @@ def _screens() -> Iterator[type]:
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
             for value in vars(module).values():
-                if isinstance(value, type) and value.__module__ == module.__name__ and getattr(value, "BINDINGS", None):
+                if (isinstance(value, type) and issubclass(value, DOMNode) and value.__module__ == module.__name__
+                        and value.BINDINGS):
                     yield value
 
 

@@ -34,3 +34,33 @@ def form_filled(screen) -> bool:
 
     found = screen.query("#new-character")
     return bool(found) and found.first(Select).value is not Select.NULL
+
+
+async def home_loaded(pilot) -> None:
+    """Home has listed the sessions, its columns fit them and every refresh has settled."""
+    await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False))
+    await wait_for(pilot, lambda: columns_fit(pilot.app.screen))
+    await settled(pilot)
+
+
+def columns_fit(screen) -> bool:
+    """The table's columns have grown to their content (DataTable sizes them on a later refresh)."""
+    from textual.widgets import DataTable
+
+    tables = screen.query(DataTable)
+    if not tables:
+        return True
+    table = tables.first()
+    for key, column in table.columns.items():
+        widest = max((len(str(table.get_cell(row, key))) for row in table.rows), default=0)
+        if column.content_width < widest:
+            return False
+    return True
+
+
+async def settled(pilot) -> None:
+    """Let pending refreshes (column widths, scores drawn under messages, scrolling) finish."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+    await pilot.pause(0.3)  # DataTable sizes columns and the transcript scrolls on later idle passes

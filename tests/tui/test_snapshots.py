@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tui.conftest import CARDS, SITUATIONS, write_dmt_session, write_session
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import home_loaded, settled, wait_for
 
 SIZE = (80, 24)
 
@@ -23,51 +23,22 @@ def filled(store):
     return store
 
 
-async def _home_loaded(pilot):
-    await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False))
-    await wait_for(pilot, lambda: _columns_fit(pilot.app.screen))
-    await _settled(pilot)
-
-
-def _columns_fit(screen) -> bool:
-    """The table's columns have grown to their content (DataTable sizes them on a later refresh)."""
-    from textual.widgets import DataTable
-
-    tables = screen.query(DataTable)
-    if not tables:
-        return True
-    table = tables.first()
-    for key, column in table.columns.items():
-        widest = max((len(str(table.get_cell(row, key))) for row in table.rows), default=0)
-        if column.content_width < widest:
-            return False
-    return True
-
-
-async def _settled(pilot):
-    """Let pending refreshes (column widths, scores drawn under messages, scrolling) finish."""
-    for _ in range(3):
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.3)  # DataTable sizes columns and the transcript scrolls on later idle passes
-
-
 async def _queue_open(pilot):
     """Home, then `a`: the rating queue with its first conversation shown."""
     from pingpong.tui.screens.annotate import AnnotateScreen
 
-    await _home_loaded(pilot)
+    await home_loaded(pilot)
     await pilot.press("a")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnnotateScreen) and pilot.app.screen.stored)
 
 
 def test_home_empty(snap_compare, app):
-    assert snap_compare(app, terminal_size=SIZE, run_before=_home_loaded)
+    assert snap_compare(app, terminal_size=SIZE, run_before=home_loaded)
 
 
 def test_home_sessions(snap_compare, app, filled):
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         # the table's first paint may still use its headers' widths: wait for the sized one
         await wait_for(pilot, lambda: "lighthouse-keeper" in pilot.app.export_screenshot())
 
@@ -76,7 +47,7 @@ def test_home_sessions(snap_compare, app, filled):
 
 def test_new_session(snap_compare, app):
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         await pilot.press("n")
         await pilot.pause()
 
@@ -88,7 +59,7 @@ def test_live_finished(snap_compare, app):
         from pingpong.tui.screens.live import LiveScreen
         from pingpong.tui.widgets.transcript import MessageCard, Transcript
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         await pilot.press("n")
         await pilot.pause()
         pilot.app.screen.query_one("#new-situation").value = "storm-night"
@@ -97,13 +68,13 @@ def test_live_finished(snap_compare, app):
         live = pilot.app.screen
         await wait_for(pilot, lambda: live.status == "finished" and not live.running)
         await wait_for(pilot, lambda: all(c.scores.plain for c in live.query(MessageCard) if c.role == "assistant"))
-        await _settled(pilot)
+        await settled(pilot)
         transcript = live.query_one(Transcript)
         transcript.select_turn(1)
-        await _settled(pilot)
+        await settled(pilot)
         transcript.scroll_home(animate=False)  # from the top: one picture whatever the timing
         await wait_for(pilot, lambda: transcript.scroll_y == 0)
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -119,17 +90,17 @@ def test_group_scene_live(snap_compare, app, home, store):
         from pingpong.tui.screens.live import LiveScreen
         from pingpong.tui.widgets.transcript import MessageCard, Transcript
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.open_live(sid, paused=True)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen)
                        and len(pilot.app.screen.query(MessageCard)) == 6 and pilot.app.screen.running)
         live = pilot.app.screen
         await wait_for(pilot, lambda: live.query_one("#human-box").display)
         live.query_one("#human-input").cursor_blink = False  # one picture whatever the moment
-        await _settled(pilot)
+        await settled(pilot)
         transcript = live.query_one(Transcript)
         transcript.scroll_end(animate=False)
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -140,18 +111,18 @@ def test_group_scene_replay(snap_compare, app, home, store):
     sid = write_scene_session(store, home)
 
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.action_open_replay(sid)
         await pilot.pause()
         await pilot.press("end")
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
 def test_replay_with_override(snap_compare, app, filled):
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.action_open_replay(1)
         await pilot.pause()
         await pilot.press("end")
@@ -162,7 +133,7 @@ def test_replay_with_override(snap_compare, app, filled):
 
 def test_override_dialog(snap_compare, app, filled):
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.action_open_replay(1)
         await pilot.pause()
         await pilot.press("end", "o", "4")
@@ -175,7 +146,7 @@ def test_leaderboard(snap_compare, app, filled):
     async def before(pilot):
         from textual.widgets import DataTable
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         await pilot.press("l")
         await wait_for(pilot, lambda: pilot.app.screen.query(DataTable) and pilot.app.screen.query_one(DataTable).row_count)
         await pilot.pause()
@@ -185,7 +156,7 @@ def test_leaderboard(snap_compare, app, filled):
 
 def test_characters(snap_compare, app):
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         await pilot.press("c")
         await pilot.pause()
 
@@ -196,7 +167,7 @@ def test_watch(snap_compare, app, filled):
     async def before(pilot):
         from textual.widgets import DataTable
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         await pilot.press("w")
         await wait_for(pilot, lambda: pilot.app.screen.query("#run-sessions")
                        and pilot.app.screen.query_one("#run-sessions", DataTable).row_count == 2)
@@ -207,7 +178,7 @@ def test_watch(snap_compare, app, filled):
 
 def test_help(snap_compare, app):
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         await pilot.press("f1")
         await pilot.pause()
 
@@ -235,11 +206,11 @@ def test_compare_side_by_side(snap_compare, app, store):
         from pingpong.tui.screens.compare import CompareScreen
         from pingpong.tui.widgets.transcript import MessageCard
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.action_compare(a)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
                        and len(pilot.app.screen.query(MessageCard)) == 8)
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -249,7 +220,7 @@ def test_rating_queue(snap_compare, app, filled):
     async def before(pilot):
         await _queue_open(pilot)
         await pilot.press("4", "3")
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -259,7 +230,7 @@ def test_rating_queue_after_saving(snap_compare, app, filled):
         await _queue_open(pilot)
         await pilot.press("4", "3", "5", "ctrl+s")
         await wait_for(pilot, lambda: pilot.app.screen.saved)
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -273,7 +244,7 @@ def test_rating_queue_dmt_round(snap_compare, app, store):
         await pilot.press("g", "b", "right")
         await wait_for(pilot, lambda: pilot.app.screen.round == 1)
         await pilot.press("g")
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -287,7 +258,7 @@ def test_rating_queue_ten_points(snap_compare, app, store):
     async def before(pilot):
         await _queue_open(pilot)
         await pilot.press("0", "7")
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -297,11 +268,11 @@ def test_dmt_replay(snap_compare, app, store):
     write_dmt_session(store, bad={(3, "coherence")})
 
     async def before(pilot):
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.action_open_replay(1)
         await pilot.pause()
         await pilot.press("end")
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -313,11 +284,11 @@ def test_dmt_leaderboard(snap_compare, app, store):
     async def before(pilot):
         from textual.widgets import DataTable
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.action_dmt_leaderboard()
         await wait_for(pilot, lambda: pilot.app.screen.query(DataTable)
                        and pilot.app.screen.query_one(DataTable).row_count == 2)
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -334,7 +305,7 @@ def test_dmt_person_writes_round_two(snap_compare, app, store):
     async def before(pilot):
         from pingpong.tui.screens.live import LiveScreen
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         sid = pilot.app.start_session(spec, CARDS[0], seed_situation(SEEDS[0]))
         pilot.app.open_live(sid, paused=True)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen) and pilot.app.screen.control)
@@ -344,7 +315,7 @@ def test_dmt_person_writes_round_two(snap_compare, app, store):
         await pilot.press("escape", "space")
         await wait_for(pilot, lambda: live.control.human.waiting and pilot.app.focused is live.query_one("#human-input"))
         live.query_one("#human-input").cursor_blink = False  # one picture whatever the blink phase
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -363,10 +334,10 @@ def test_live_paused_after_a_resume(snap_compare, app, store):
     async def before(pilot):
         from pingpong.tui.screens.live import LiveScreen
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.open_live(sid, paused=True)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen) and pilot.app.screen.running)
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
@@ -378,11 +349,11 @@ def test_leaving_a_running_session_asks(snap_compare, app, store):
         from pingpong.tui.screens.choice import ChoiceScreen
         from pingpong.tui.screens.live import LiveScreen
 
-        await _home_loaded(pilot)
+        await home_loaded(pilot)
         pilot.app.open_live(sid, paused=True)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, LiveScreen) and pilot.app.screen.running)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
-        await _settled(pilot)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def open_tui(args, home: Home) -> int:
     from pingpong.tui.app import create_app
 
-    _check_database(home)
+    _check_database(home, reading=True)  # a database it cannot write opens read-only: browse, replay
     create_app(home).run()
     return 0
 
@@ -165,9 +165,10 @@ def _scene_request(args, home: Home, models: dict, player: str, interrogator: st
     return PlayRequest(spec, tested, scene_situation(scene), member_cards)
 
 
-def _check_database(home: Home) -> None:
-    """Open (and migrate) the database once, so a bad file is a one-line error, not a crash."""
+def _check_database(home: Home, *, reading: bool = False) -> None:
+    """Open (and migrate) the database once, so a bad file is a one-line error, not a crash.
+    reading: the app may open a database it cannot write, read-only (play, which writes, may not)."""
     from pingpong.sessions.store import Store
 
     home.ensure()
-    Store(home.db_path).close()
+    Store(home.db_path, reading=reading).close()

@@ -18,15 +18,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Label, Static
+from textual.widgets import Header, Input, Label, Static
 
 from pingpong.core.domain import METRICS
 from pingpong.core.methods import get_method
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, rating_fields
 from pingpong.tui.widgets.scoring import SHORT, conversation_means, fmt_score
 from pingpong.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from pingpong.sessions.annotate import Queue
+    from pingpong.sessions.records import StoredSession
     from pingpong.tui.app import PingPongApp
 
 HIDDEN = "The judges' scores, and who played, show once you have saved your ratings."
@@ -56,9 +59,9 @@ class AnnotateScreen(Screen):
         self.players = players
         self.methods = methods
         self.author = author
-        self.queue = None
+        self.queue: Queue | None = None
         self.position: int | None = None
-        self.stored = None
+        self.stored: StoredSession | None = None  # None until its rating fields are in place
         self.saved = False
         self.metrics: tuple[str, ...] = ()
         self.rounds: list[int] = []   # a DMT dialogue's rounds, labelled one at a time; [] rates it whole
@@ -76,7 +79,7 @@ class AnnotateScreen(Screen):
                 yield Input(placeholder="reason (optional)", id="annotate-reason")
                 yield Static(HIDDEN, id="annotate-judges")
         yield Static("", id="status-line")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         from pingpong.sessions.annotate import open_queue
@@ -84,13 +87,14 @@ class AnnotateScreen(Screen):
         self.sub_title = "rating queue"
         self.query_one(Transcript).can_focus = False
         try:
-            self.queue = open_queue(self.app.store, self.author or self.app.author(), sample=self.sample,
-                                    players=self.players, methods=self.methods)
+            queue = open_queue(self.app.store, self.author or self.app.author(), sample=self.sample,
+                               players=self.players, methods=self.methods)
         except Exception as exc:  # no sessions to rate, say: shown, never a crash
             self.notify(str(exc), severity="error")
             self.app.pop_screen()
             return
-        await self._show(self.queue.next_position)
+        self.queue = queue
+        await self._show(queue.next_position)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "round":
@@ -228,33 +232,32 @@ class AnnotateScreen(Screen):
         if rated is None:
             return
         reason = self.query_one("#annotate-reason", Input).value.strip() or None
-        store, author = self.app.store, self.queue.author
+        store, author, stored = self.app.store, self.queue.author, self.stored
         try:
             with store.transaction():
                 for turn, values in rated.items():
                     for metric, value in values.items():
-                        store.add_human_score(self.stored.id, turn, metric, int(value), author, reason)
+                        store.add_human_score(stored.id, turn, metric, int(value), author, reason)
                 store.mark_annotated(self.queue.id, self.position)
         except Exception as exc:  # a refused score is a notification, not a crash
             self.notify(str(exc), severity="error")
             return
         self.saved = True
         self.refresh_bindings()
-        self.query_one("#annotate-judges", Static).update(self._reveal())
+        self.query_one("#annotate-judges", Static).update(self._reveal(stored))
         self._status("saved: ctrl+n next; escape stops (you continue here next time)")
 
-    def _reveal(self) -> Text:
+    def _reveal(self, stored: StoredSession) -> Text:
         """Who played and what each judge gave, for the person to compare with their own."""
         from pingpong.sessions.scoring import stored_final
 
-        stored = self.stored
         text = Text()
         text.append("played by ", style="bold")
         text.append(f"{stored.spec.player}\n")
         if not stored.verdicts:
             text.append("no judge scored this conversation\n", style="dim")
         if self.rounds:
-            self._reveal_labels(text)
+            self._reveal_labels(stored, text)
             return text
         out_of = "/10" if get_method(stored.spec.method).scale == "1-10" else ""
         for verdict in stored.verdicts:
@@ -270,11 +273,11 @@ class AnnotateScreen(Screen):
             text.append(f"judges' final {final}\n", style="bold")
         return text
 
-    def _reveal_labels(self, text: Text) -> None:
+    def _reveal_labels(self, stored: StoredSession, text: Text) -> None:
         """Each judge's good/bad labels of the rounds, and how many agree with the person's."""
-        for verdict in self.stored.verdicts:
+        for verdict in stored.verdicts:
             given = {(s.turn, s.metric): s.value == 1 for s in verdict.scores
-                     if s.status == "ok" and s.scale == "good-bad" and s.value is not None}
+                     if s.status == "ok" and s.scale == "good-bad" and s.value is not None and s.turn is not None}
             good = sum(given.values())
             same = sum(1 for (turn, metric), label in given.items() if self.labels.get(turn, {}).get(metric) == label)
             text.append(f"{verdict.judge}  ", style="bold cyan")

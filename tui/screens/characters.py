@@ -11,12 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from pingpong.core.domain import HUMAN, OFFLINE, Character, SessionSpec, Situation
 from pingpong.core.macros import with_names
 from pingpong.tui.screens.pickers import PathPrompt
+from pingpong.tui.widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
     from pingpong.tui.app import PingPongApp
@@ -125,7 +126,7 @@ class CharactersScreen(Screen):
             yield OptionList(id="cards-list")
             with VerticalScroll(id="card-detail"):
                 yield Static("", id="card-text")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "characters"
@@ -187,6 +188,8 @@ class CharactersScreen(Screen):
         card = self.current()
         if card is None:
             self.notify("No card selected", severity="warning")
+            return
+        if not self.app.writable("a spot-check session"):
             return
         try:
             models = list(self.app.models)

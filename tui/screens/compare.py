@@ -16,8 +16,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.widgets.transcript import Transcript
 
@@ -102,7 +103,7 @@ class CompareScreen(Screen):
                 yield Transcript(id="pair-b", classes="pair-transcript")
         yield Static("", id="pair-verdicts")
         yield EmptyState(EMPTY_TEXT, id="pair-empty")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         from pingpong.sessions.compare import pairs_to_show
@@ -160,6 +161,8 @@ class CompareScreen(Screen):
         """Store the person's pick for the shown pair (append-only; the newest counts)."""
         if self.outcome is None:
             self.notify("No pair shown", severity="warning")
+            return
+        if not self.app.writable("saving your pick"):
             return
         from pingpong.sessions.compare import pair_outcomes
 

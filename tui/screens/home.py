@@ -18,16 +18,19 @@ from textual.containers import Horizontal
 from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from pingpong.sessions import listing, queries
 from pingpong.sessions.listing import SORTS, Key, Listing, ListQuery, Row
 from pingpong.tui.screens import in_view
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import EmptyState
 from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.worker_store import WorkerStore
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from pingpong.tui.app import PingPongApp
 
 PAGE = 200  # rows read at a time, and what [ and ] move by
@@ -135,7 +138,7 @@ class HomeScreen(Screen):
         self._filter_timer: Timer | None = None
         self._store = WorkerStore(lambda: self.app.open_store())
         self._check_store = WorkerStore(lambda: self.app.open_store())  # the check may overlap a read
-        self._loader = None  # the worker reading the list
+        self._loader: Worker[None] | None = None  # the worker reading the list
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -144,7 +147,7 @@ class HomeScreen(Screen):
             yield Static("", id="home-count")
         yield PagedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield EmptyState(EMPTY_TEXT, id="home-empty")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)
@@ -228,7 +231,7 @@ class HomeScreen(Screen):
             return
         self._rows.update(message.rows)
         self._stale -= set(message.rows)
-        gone = {sid: None for sid in message.asked if sid not in message.rows}
+        gone: dict[int, Key | None] = {sid: None for sid in message.asked if sid not in message.rows}
         if gone and self.listing is not None:
             self.listing.place(gone)  # no such session any more
         if self._want is not None:
@@ -492,6 +495,8 @@ class HomeScreen(Screen):
             self.notify("No session selected; n starts one", severity="warning")
         elif row.status == "finished":
             self.notify(f"Session {row.id} is finished; enter replays it", severity="information")
+        elif row.status != "running" and not self.app.writable("resuming a session"):
+            return
         elif row.status == "live":
             self.app.open_live(row.id)
         elif row.status == "running":

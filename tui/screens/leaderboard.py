@@ -13,9 +13,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message as TMessage
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual_plotext import PlotextPlot
 
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
@@ -81,7 +82,7 @@ class LeaderboardScreen(Screen):
         yield Static("", id="board-note")
         yield SizedTable(id="board-table", cursor_type="row", zebra_stripes=True)
         yield PlotextPlot(id="board-plot")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "leaderboard"

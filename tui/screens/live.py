@@ -14,7 +14,7 @@ process is running) until the session ends.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -22,8 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message as TMessage
-from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from pingpong.core.domain import HUMAN
 from pingpong.core.events import (
@@ -41,12 +40,18 @@ from pingpong.core.events import (
 from pingpong.core.methods import get_method
 from pingpong.sessions.scoring import stored_final
 from pingpong.sessions.seats import seat_label, spans
-from pingpong.tui.runs import EngineEvent, EngineStopped, replaces_draft
+from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 from pingpong.tui.worker_store import WorkerStore
+
+if TYPE_CHECKING:
+    from pingpong.core.domain import JudgeVerdict
+    from pingpong.sessions.costs import PlayerSpend
+    from pingpong.sessions.records import Draft, HumanScore, StoredSession
 
 REDRAW_SECONDS = 0.1
 
@@ -55,14 +60,14 @@ class SessionLoaded(TMessage):
     """A fresh copy of the stored session (follow mode and reloads), what it cost so far, and the message
     it is streaming."""
 
-    def __init__(self, stored: Any, spend: Any = None, draft: Any = None) -> None:
+    def __init__(self, stored: StoredSession, spend: PlayerSpend | None = None, draft: Draft | None = None) -> None:
         super().__init__()
         self.stored = stored
         self.spend = spend
         self.draft = draft
 
 
-class LiveScreen(GroupScene, Screen):
+class LiveScreen(GroupScene):
     """Run (or follow) one session turn by turn."""
 
     BINDINGS = [
@@ -92,11 +97,11 @@ class LiveScreen(GroupScene, Screen):
         self.follow = follow
         self.start_paused = paused
         self.control = None
-        self.session_run = None  # the app's SessionRun while this screen shows a running session
-        self.stored = None
+        self.session_run: SessionRun | None = None  # while this screen shows a session the app runs
+        self.stored: StoredSession | None = None
         self._user_turns: list[tuple[int, str]] = []  # (turn, author) of the interrogator seat's messages
-        self.verdicts: list = []
-        self.human: list = []
+        self.verdicts: list[JudgeVerdict] = []
+        self.human: list[HumanScore] = []
         self.status = "loading"
         self.seat = ""
         self.player_seat = ""
@@ -112,8 +117,8 @@ class LiveScreen(GroupScene, Screen):
         self._current: tuple[int, str] | None = None  # the message begun last (TurnStarted), until completed
         self._drawn: tuple[tuple[int, str], int] | None = None  # which draft, how many pieces of it are shown
         self._read_store = WorkerStore(lambda: self.app.open_store())  # for the follow worker
-        self._loaded_key: tuple | None = None
-        self.spend = None  # sessions.costs.PlayerSpend when prices are configured
+        self._loaded_key: tuple[object, ...] | None = None
+        self.spend: PlayerSpend | None = None  # None: no model has a price
         self._init_cast()
 
     # -- layout -------------------------------------------------------------------------
@@ -127,7 +132,7 @@ class LiveScreen(GroupScene, Screen):
             yield Static("", id="human-prompt")
             yield Input(placeholder="type your message, enter sends", id="human-input")
         yield Static("", id="status-line")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"session {self.session_id}" + (" (watching)" if self.follow else "")
@@ -165,12 +170,15 @@ class LiveScreen(GroupScene, Screen):
     def start_engine(self) -> None:
         from pingpong.core.engine import SessionControl
 
+        if not self.app.writable("running the session"):
+            return
+
         control = SessionControl(paused=self.start_paused)
         self.start_paused = False  # a retry starts running
         self._next_seat = {}
         self._attach_run(self.app.runs.start(self.session_id, control, self))
 
-    def _attach_run(self, run) -> None:
+    def _attach_run(self, run: SessionRun) -> None:
         """Show (and steer) a session the app runs: this screen gets its events from now on."""
         self.session_run = run
         run.listener = self
@@ -321,11 +329,11 @@ class LiveScreen(GroupScene, Screen):
         if control is None or not self.running or self.status != "running":
             return None
         human = control.human
-        if control.ending and not (getattr(human, "waiting", False) and getattr(human, "role", None) == "assistant"):
+        if control.ending and not (human.waiting and human.role == "assistant"):
             return None
-        if getattr(human, "waiting", False):
-            return getattr(human, "role", None) or "user"
-        if getattr(human, "pending", 0):
+        if human.waiting:
+            return human.role or "user"
+        if human.pending:
             return None  # a message is already queued for the next human turn
         if self._current is not None and self._authors.get(self._current) == HUMAN:
             return self._current[1]  # the engine is about to wait for this one
@@ -340,9 +348,9 @@ class LiveScreen(GroupScene, Screen):
     def _update_human_box(self) -> None:
         role = self._human_role()
         box = self.query_one("#human-box")
-        waiting = bool(self.control is not None and getattr(self.control.human, "waiting", False))
+        waiting = self.control is not None and self.control.human.waiting
         if role is not None and self.is_scene:
-            speaker = getattr(self.control.human, "speaker", None) if self.control is not None else None
+            speaker = self.control.human.speaker if self.control is not None else None
             if waiting and speaker:
                 text = f"Your line as {self.label(speaker)}: enter sends, ctrl+n next speaker, ctrl+b hand back"
             else:
@@ -353,9 +361,9 @@ class LiveScreen(GroupScene, Screen):
             prompt = Text(f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model" if waiting
                           else f"Your {_role(role)} turn comes next: type ahead, enter sends, ctrl+b gives the seat "
                                "to a model", style="bold")
-            if role == "user" and self._dmt():
+            if role == "user" and self.stored is not None and self._dmt():
                 prompt.append("\n")
-                prompt.append(self._seed_hint())
+                prompt.append(self._seed_hint(self.stored))
             self.query_one("#human-prompt", Static).update(prompt)
         now_waiting = waiting and not self._was_waiting  # the engine just started to wait: your turn
         self._was_waiting = waiting
@@ -377,11 +385,11 @@ class LiveScreen(GroupScene, Screen):
             return self._current[0]
         return self._started["user"] + 1
 
-    def _seed_hint(self) -> Text:
+    def _seed_hint(self, stored: StoredSession) -> Text:
         """What a person writing a dmt round is after: the seed's topic and intent, a sub-intent to try."""
         from pingpong.core.methods.dmt_hints import suggest_sub_intent
 
-        situation = self.stored.situation
+        situation = stored.situation
         intent = situation.intent
         hint = Text()
         hint.append("topic ", style="dim")
@@ -421,7 +429,7 @@ class LiveScreen(GroupScene, Screen):
         return "finished: o rates the selected turn, escape goes back"
 
     # -- stored state (start, follow mode) ----------------------------------------------
-    def _show_stored(self, stored) -> None:
+    def _show_stored(self, stored: StoredSession) -> None:
         self.stored = stored
         if not self.is_scene:
             self._load_cast(stored)
@@ -503,7 +511,7 @@ class LiveScreen(GroupScene, Screen):
             if self.spend is not None:
                 info.append(f"  spent {self.spend.text()}", style="dim")
         status = self.status
-        if self.control is not None and self.running and getattr(self.control, "paused", False):
+        if self.control is not None and self.running and self.control.paused:
             status = "paused"
         if stored is not None and status == "finished":
             final = stored_final(stored.model_copy(update={"verdicts": self.verdicts, "human_scores": self.human}))
@@ -527,7 +535,8 @@ class LiveScreen(GroupScene, Screen):
     # -- actions ------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Session controls show only while the engine runs here; retry only after a stop."""
-        live = self.running and self.control is not None
+        control = self.control if self.running else None
+        live = control is not None
         if action == "next_speaker":
             return live and self.is_scene
         if action == "override" and self.is_scene:
@@ -536,13 +545,13 @@ class LiveScreen(GroupScene, Screen):
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN or self._holds_member_seat()
             return yours if action == "hand_back" else True
         if action == "end_dialogue":
-            return live and self._dmt() and not self.control.ending and self._dialogue_open()  # type: ignore[union-attr]
+            return control is not None and self._dmt() and not control.ending and self._dialogue_open()
         if action == "take_seat" and live:
             return self._next_seat.get("interrogator", self.seat) != HUMAN
         if action == "hand_back" and live:
             return self._held_seat() is not None
-        if action in ("pause", "continue") and live:
-            return self.control.paused == (action == "continue")  # type: ignore[union-attr]
+        if action in ("pause", "continue") and control is not None:
+            return control.paused == (action == "continue")
         if action in ("pause", "step", "continue", "stop", "take_seat", "hand_back"):
             return live
         if action == "retry":
@@ -675,7 +684,7 @@ class LiveScreen(GroupScene, Screen):
                   label_metrics(self.stored))
 
     def action_retry(self) -> None:
-        if self.follow or self.running:
+        if self.follow or self.running or not self.app.writable("resuming the session"):
             return
         try:
             stored = self.app.store.session(self.session_id)

@@ -1,31 +1,51 @@
 """The live screen's part in a group scene: the cast's names and seats, choosing the next speaker,
 and a person taking (or handing back) a member's seat or the narrator's.
 
-A mixin of LiveScreen: it reads the screen's control, transcript and notices, and keeps what the
+LiveScreen's base: it reads the screen's control, transcript and notices, and keeps what the
 screen knows of each member's seat (the engine's SeatChanged events confirm requests).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
+
 from pingpong.core.domain import HUMAN
 from pingpong.tui.screens.pickers import ModelPicker
 from pingpong.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from pingpong.core.control import SessionControl
+    from pingpong.sessions.records import StoredSession
+    from pingpong.tui.app import PingPongApp
 
 NARRATOR = "__narrator__"
 """The picker's id for the narrator's seat (the interrogator's: who speaks next)."""
 
 
-def cast_names(stored) -> dict[str, str]:
+def cast_names(stored: StoredSession) -> dict[str, str]:
     """A stored group session's members, card name -> the name shown, in cast order (empty: no cast)."""
     cards = {card.name: card.char_name for card in stored.cast}
     return {c.character: cards.get(c.character, c.character) for c in stored.spec.cast}
 
 
-class GroupScene:
+class GroupScene(Screen):
     """What LiveScreen does differently when its session seats a cast."""
 
+    app: PingPongApp
     cast_names: dict[str, str]
     member_seats: dict[str, str]
+
+    if TYPE_CHECKING:  # LiveScreen's own, which a scene reads and steers
+        control: SessionControl | None
+        running: bool
+        seat: str
+        _next_seat: dict[str, str]
+
+        def _set_notice(self, text: str, *, warn: bool = False) -> None: ...
+        def _take_narrator_seat(self) -> None: ...
+        def _update_human_box(self) -> None: ...
 
     def _init_cast(self) -> None:
         self.cast_names = {}  # card name -> name shown, in cast order; empty: not a group scene
@@ -40,7 +60,7 @@ class GroupScene:
     def label(self, speaker: str | None) -> str:
         return self.cast_names.get(speaker or "", speaker or "narrator")
 
-    def _load_cast(self, stored) -> None:
+    def _load_cast(self, stored: StoredSession) -> None:
         """Names and seats from the stored session (its spec, then who wrote each member's last line)."""
         spec = stored.spec
         if not spec.cast:

@@ -17,11 +17,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, TextArea
+from textual.widgets import Button, Header, Input, Label, Select, SelectionList, TextArea
 
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
 from pingpong.core.methods import available
 from pingpong.tui.widgets.clamped import ClampedText
+from pingpong.tui.widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
     from pingpong.tui.app import PingPongApp
@@ -104,7 +105,7 @@ class NewSessionScreen(Screen):
             with Horizontal(id="new-buttons"):
                 yield Button("Start (ctrl+s)", variant="primary", id="new-start")
                 yield Button("Cancel", id="new-cancel")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "new session"

@@ -212,6 +212,8 @@ def rate_turn(screen, session_id: int, turn: int | None, verdicts: Sequence[Judg
         where = "the whole conversation" if rating.turn is None else f"turn {rating.turn}"
         screen.notify(f"saved {n} score{'s' if n != 1 else ''} for {where}")
 
+    if not screen.app.writable("rating a turn"):
+        return
     method = get_method(screen.app.store.session(session_id).spec.method)
     screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores, labels=labels,
                                           scale=method.scale_of(METRICS[0]) or "1-5"), saved)

@@ -11,14 +11,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message as TMessage
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from pingpong.tui.screens.live_scene import cast_names
 from pingpong.tui.screens.override import label_metrics, rate_turn
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from pingpong.sessions.costs import PlayerSpend
     from pingpong.sessions.records import StoredSession
     from pingpong.tui.app import PingPongApp
 
@@ -47,7 +49,7 @@ class ReplayScreen(Screen):
         self.turns: list[int] = []
         self.steps: list = []
         self.index = 0
-        self.spend = None  # sessions.costs.PlayerSpend when prices are configured
+        self.spend: PlayerSpend | None = None  # None: no model has a price
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -56,7 +58,7 @@ class ReplayScreen(Screen):
             yield Transcript(id="transcript")
             yield ExplanationsPanel(id="explanations")
         yield Static("", id="status-line")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"replay of session {self.session_id}"
@@ -151,6 +153,8 @@ class ReplayScreen(Screen):
         if keep < 1:
             self.notify("Nothing to fork yet: no completed turn", severity="warning")
             return
+        if not self.app.writable("forking a session"):
+            return
         try:
             new = self.app.store.fork(self.session_id, keep)
         except Exception as exc:
@@ -167,6 +171,8 @@ class ReplayScreen(Screen):
         if not any(s.status == "failed" for v in self.stored.verdicts for s in v.scores) and all(
                 v.judge in self.stored.spec.judges for v in self.stored.verdicts) and self.stored.verdicts:
             self.notify("Every judge has scored every turn; nothing to re-judge")
+            return
+        if not self.app.writable("re-judging"):
             return
         self.notify("Re-judging…")
         self.rejudge()

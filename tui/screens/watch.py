@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message as TMessage
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from pingpong.sessions.run_watch import STATUSES, RunRow, RunWatch, SessionRow, WatchUpdate
 from pingpong.tui.screens import in_view
 from pingpong.tui.widgets.fitted_rows import FittedRows
+from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
@@ -76,7 +77,7 @@ class WatchScreen(Screen):
         yield SizedTable(id="runs-table", cursor_type="row")
         yield Static("", id="watch-counts")
         yield SizedTable(id="run-sessions", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @cached_property
     def _run_rows(self) -> FittedRows:
@@ -200,7 +201,8 @@ class WatchScreen(Screen):
             self.notify("No session to open", severity="warning")
             return
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        self.app.open_live(int(key), follow=True)
+        if key is not None:  # every row is added with its session id as key
+            self.app.open_live(int(key), follow=True)
 
     def action_back(self) -> None:
         self.app.pop_screen()
