@@ -264,39 +264,22 @@ class AdaptiveLimiter:
 # --------------------------------------------------------------------------- the OpenAI model
 
 
-SHARD_SIZE = 16
-"""Requests one HTTP client carries at once before the endpoint opens another.
-
-The cost per request of one client grows with the connections it holds, so at
-high concurrency several small clients cost less CPU than one large one
-(benchmarks/runner_bench.py shows the difference).
-"""
-
-
 @dataclass
 class _Endpoint:
-    """One endpoint (base_url + key variable): its clients, its limiter, its key."""
+    """One endpoint (base_url + key variable): its client, its limiter, its key."""
 
     key: str
     make_client: Callable[[], Any] = field(repr=False)   # -> openai.AsyncOpenAI
     limiter: AdaptiveLimiter
     secret: str = field(repr=False)   # the API key: never printed
-    clients: list[Any] = field(default_factory=list)
-    busy: list[int] = field(default_factory=list)
+    clients: list[Any] = field(default_factory=list)   # none until the first call, then one
 
-    @contextlib.contextmanager
-    def lease(self):
-        """The least busy client, opening a new one when all carry SHARD_SIZE requests."""
-        i = min(range(len(self.busy)), key=self.busy.__getitem__, default=None)
-        if i is None or self.busy[i] >= SHARD_SIZE:
+    def client(self) -> Any:
+        """The endpoint's client, made on first use. One carries any number of requests: its
+        transport keeps a socket per request in flight (core/http_transport.py)."""
+        if not self.clients:
             self.clients.append(self.make_client())
-            self.busy.append(0)
-            i = len(self.clients) - 1
-        self.busy[i] += 1
-        try:
-            yield self.clients[i]
-        finally:
-            self.busy[i] -= 1
+        return self.clients[0]
 
 
 class OpenAIChatModel:
@@ -394,10 +377,7 @@ class OpenAIChatModel:
         (core.openai_client): the typed `create` path validates and rebuilds every message
         and every chunk, which costs more CPU than the rest of a batch run.
         """
-        with self._ep.lease() as client:
-            return await self._request(client, messages, params, stream, timeout, on_delta)
-
-    async def _request(self, client, messages, params, stream: bool, timeout: float, on_delta):
+        client = self._ep.client()
         body = {"model": self.spec.model, "messages": messages, **params}
         if not stream:
             data = await client.post_json(CHAT_PATH, body, timeout=timeout)
@@ -506,9 +486,8 @@ class ModelPool:
                 model = self.get(name)
             except UserError:  # the sessions that need it fail with this same message
                 continue
-            if isinstance(model, OpenAIChatModel) and not model._ep.clients:
-                model._ep.clients.append(model._ep.make_client())
-                model._ep.busy.append(0)
+            if isinstance(model, OpenAIChatModel):
+                model._ep.client()
 
     def _endpoint(self, spec: ModelSpec) -> _Endpoint:
         if self._closed:
@@ -524,7 +503,7 @@ class ModelPool:
             from pingpong.core.openai_client import LeanAsyncOpenAI
 
             secret = api_key(spec)
-            tls = ssl.create_default_context()  # loaded once, shared by the endpoint's clients
+            tls = ssl.create_default_context()  # loaded once per endpoint
 
             def make_client() -> Any:
                 http = DefaultAsyncHttpxClient(transport=LeanTransport(tls))
