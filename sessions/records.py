@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pingpong.core.domain import Character, JudgeVerdict, Message, SessionSpec, Situation
 
@@ -18,7 +18,13 @@ if TYPE_CHECKING:
 STATUSES: tuple[str, ...] = ("running", "interrupted", "finished", "failed")
 
 
-class HumanScore(BaseModel):
+class _Record(BaseModel):
+    """Validators are built on first use, not on import: a listing may never need one."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class HumanScore(_Record):
     """A person's score for one turn (or, turn None, the whole session); never overwritten:
     the newest one (by time, then id) is current."""
 
@@ -42,7 +48,7 @@ class HumanScore(BaseModel):
         return data
 
 
-class StoredSession(BaseModel):
+class StoredSession(_Record):
     """A session as stored: the snapshots it ran with, what was said, and every score."""
 
     id: int
@@ -178,7 +184,7 @@ class StoredSession(BaseModel):
         }
 
 
-class Draft(BaseModel):
+class Draft(_Record):
     """A message still being streamed, as far as it has come (not part of the transcript)."""
 
     turn: int
@@ -187,7 +193,7 @@ class Draft(BaseModel):
     text: str = ""
 
 
-class SessionSummary(BaseModel):
+class SessionSummary(_Record):
     """One line of the sessions list."""
 
     id: int
