@@ -13,10 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
-from jinja2.exceptions import TemplateError
-from jinja2.sandbox import SandboxedEnvironment
-
 from pingpong.core.domain import Character, Message, PromptFormat, Situation
 from pingpong.core.errors import UserError
 
@@ -60,7 +56,14 @@ class PromptRenderer:
     """
 
     def __init__(self, user_dir: Path | None = None):
-        loaders = []
+        # jinja2 is imported here, not with the module: the methods import this module for its
+        # types, and a list of sessions renders no prompt
+        from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
+        from jinja2.exceptions import TemplateError
+        from jinja2.sandbox import SandboxedEnvironment
+
+        self._template_error = TemplateError
+        loaders: list[FileSystemLoader] = []
         if user_dir is not None and Path(user_dir).is_dir():
             loaders.append(FileSystemLoader(str(user_dir)))
         loaders.append(FileSystemLoader(str(PACKAGE_TEMPLATES)))
@@ -81,7 +84,7 @@ class PromptRenderer:
         """Render one template; template mistakes become a UserError naming the file."""
         try:
             return self.env.get_template(name).render(**variables).strip()
-        except TemplateError as exc:
+        except self._template_error as exc:
             raise UserError(f"template {name}: {exc}") from exc
 
     @staticmethod
