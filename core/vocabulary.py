@@ -22,6 +22,23 @@ METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1", "dmt", "roleinteract", "r
 SCALE_BOUNDS: dict[str, tuple[float, float]] = {"1-5": (1, 5), "1-10": (1, 10), "good-bad": (0, 1), "0-1": (0, 1)}
 INTEGER_SCALES: frozenset[str] = frozenset({"1-5", "1-10", "good-bad"})
 
+SEED_AUTHOR = "seed"
+"""The author of a DMT dialogue's first message: the seed's initial query, sent as written."""
+ROLEBENCH_AUTHOR = "rolebench"
+"""The author of RoleLLM's instructions (written by the question set, not by a model)."""
+ROLEINTERACT_AUTHOR = "roleinteract"
+"""The author of the user messages RoleInteract's probe sets write (questions, plants, padding)."""
+SCENE_AUTHOR = "scene"
+"""The author of a group scene's narration (written by the scene file, not by a model)."""
+
+SCRIPTED_AUTHORS: dict[str, frozenset[str]] = {
+    "dmt": frozenset({SEED_AUTHOR}),
+    "rolebench": frozenset({ROLEBENCH_AUTHOR}),
+    "roleinteract": frozenset({ROLEINTERACT_AUTHOR, SCENE_AUTHOR}),
+}
+"""By method: the authors of the lines a method writes itself, which no seat wrote (a session's
+list row names only who sat in the seats). Each method's `scripted_authors`."""
+
 PROMPT_FORMATS: tuple[str, ...] = ("minimal", "overview", "detailed")
 """The player's system-prompt formats (core.domain.PromptFormat)."""
 

@@ -83,10 +83,11 @@ def rows(store: Store, ids: Iterable[int], live: frozenset[int]) -> dict[int, Ro
     if not ids:
         return {}
     out = {}
-    for s in store.sessions(ids=ids):
-        status = "live" if s.status == "running" and s.id in live else s.status
-        out[s.id] = Row(s.id, s.character, s.situation, s.player, s.interrogator_seat, status, s.final,
-                        final_cell(s.final_text, s.status, bool(s.judges)), created_cell(s.created_at))
+    for s in store.session_rows(ids=ids):
+        status = "live" if s["status"] == "running" and s["id"] in live else s["status"]
+        out[s["id"]] = Row(s["id"], s["character"], s["situation"], s["player"], s["interrogator_seat"], status,
+                           s["final"], final_cell(s["final_text"], s["status"], bool(s["judges"])),
+                           created_cell(s["created_at"]))
     return out
 
 

@@ -810,14 +810,24 @@ class Store:
             created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
         )
 
-    def sessions(
+    def sessions(self, **filters: Any) -> list[SessionSummary]:
+        """Sessions matching the filters of session_rows(), as SessionSummary models."""
+        rows = self.session_rows(**filters)
+        if not rows:  # an empty database: the models stay unimported
+            return []
+        from pingpong.sessions.records import SessionSummary
+
+        return [SessionSummary(**r) for r in rows]
+
+    def session_rows(
         self, *, status: str | None = None, run: str | int | None = None, limit: int | None = None,
         offset: int = 0, player: str | None = None, character: str | None = None,
         situation: str | None = None, method: str | None = None, newest_first: bool = False,
         ids: Sequence[int] | None = None,
-    ) -> list[SessionSummary]:
+    ) -> list[dict[str, Any]]:
         """Sessions matching the filters (run: a run name or id; ids: only these), oldest first unless
-        newest_first."""
+        newest_first, as plain dicts of SessionSummary's fields: the list screens' rows need no
+        pydantic model."""
         where: list[str] = []
         params: list[object] = []
         for column, value in (("s.status", status), ("s.player", player), ("s.method", method),
@@ -847,27 +857,24 @@ class Store:
             sql += " limit ? offset ?"
             params += [-1 if limit is None else limit, offset]
         rows = self._rows(sql, params)
-        if not rows:  # an empty database: the methods and the models stay unimported
+        if not rows:  # an empty database: numpy stays unimported
             return []
-        from pingpong.core.methods import get_method
-        from pingpong.sessions.records import SessionSummary
+        from pingpong.core.vocabulary import SCRIPTED_AUTHORS
         from pingpong.sessions.scoring import session_finals
 
         with self._lock:
             finals = session_finals(self.conn, {r["id"]: r["method"] for r in rows})
             writers = queries.seat_writers(self.conn, [r["id"] for r in rows])
-        out = []
         for r in rows:
             now_seated = json.loads(r.pop("seats") or "{}").get("interrogator") or r["interrogator"]
-            scripted = get_method(r["method"]).scripted_authors   # a seed's or probe's own lines: no seat's
+            scripted = SCRIPTED_AUTHORS.get(r["method"], frozenset())   # a seed's or probe's own lines: no seat's
             r["interrogator_seat"] = seat_label([w for w in writers.get(r["id"], []) if w[0] not in scripted],
                                                 now_seated, r["status"] != "finished")
             r["judges"] = json.loads(r["judges"] or "[]")
             final = finals.get(r["id"])
             r["final"] = final.to_json() if final else None
             r["final_text"] = final.text() if final else ""
-            out.append(SessionSummary(**r))
-        return out
+        return rows
 
     def add_judge(self, session_id: int, judge: str) -> None:
         """Record one more judge in the session's judges list and spec (an import that merges files)."""

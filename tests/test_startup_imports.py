@@ -86,3 +86,15 @@ def test_the_tui_shows_home_on_an_empty_database_without_the_models(tmp_path):
     assert "textual" in report["top"]
     unwanted = HEAVY - {"textual"}
     assert not report["top"] & unwanted, sorted(report["top"] & unwanted)
+
+
+def test_the_tui_lists_stored_sessions_without_the_models(tmp_path):
+    """Home's rows are plain rows from the store: a database with sessions needs pydantic no more
+    than an empty one (numpy still computes their finals)."""
+    made = _loaded(CLI_PROBE, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                   "--every", "16", "--home", str(tmp_path))
+    assert made["code"] == 0
+    report = _loaded(TUI_PROBE, "--home", str(tmp_path))
+    assert report["shown"] == "HomeScreen"
+    assert "numpy" in report["top"]  # the finals were computed: the rows are there
+    assert not report["top"] & {"pydantic", "pydantic_core", "jinja2", "openai"}, sorted(report["top"])

@@ -31,6 +31,7 @@ from pingpong.core.methods.base import Method
 from pingpong.core.methods.dmt_hints import suggest_sub_intent
 from pingpong.core.methods.dmt_rules import DMT_METRICS, metrics_for
 from pingpong.core.methods.pingpong import owed_turns
+from pingpong.core.vocabulary import SCRIPTED_AUTHORS, SEED_AUTHOR
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine, Usage
@@ -41,8 +42,6 @@ MAX_REJECTIONS = 3
 CONTINUE, GOAL_REACHED, MAX_ROUNDS, ENDED_BY_PERSON = "continue", "goal_reached", "max_rounds", "ended_by_person"
 STOPPED = (GOAL_REACHED, MAX_ROUNDS, ENDED_BY_PERSON)
 
-SEED_AUTHOR = "seed"
-"""The author of round 1's message: the seed's initial query, sent as written (no model, no person)."""
 
 
 @dataclass
@@ -136,7 +135,7 @@ def stop_decision(transcript: Sequence[Message]) -> str | None:
 
 class Dmt(Method):
     name = "dmt"
-    scripted_authors = frozenset({SEED_AUTHOR})
+    scripted_authors = SCRIPTED_AUTHORS["dmt"]
     metrics = DMT_METRICS
     scale = "good-bad"
     people_rate = "rounds"

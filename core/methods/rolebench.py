@@ -20,12 +20,12 @@ from pingpong.core.domain import Message, Score, Situation
 from pingpong.core.methods.base import Method
 from pingpong.core.methods.rolebench_data import GeneralSet, RoleSet
 from pingpong.core.methods.rouge import rouge_l
+from pingpong.core.vocabulary import ROLEBENCH_AUTHOR, SCRIPTED_AUTHORS
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine
 
-AUTHOR = "rolebench"
-"""Author of the instruction messages (written by the question set, not by a model)."""
+AUTHOR = ROLEBENCH_AUTHOR
 SCORER = "rouge-l"
 """The judge name rule-based scores are stored under."""
 METRICS: tuple[str, ...] = ("raw", "cus", "spe")
@@ -72,7 +72,7 @@ def score_answer(answer: str, data: dict[str, Any] | None) -> list[Score]:
 
 class RoleBench(Method):
     name = "rolebench"
-    scripted_authors = frozenset({AUTHOR})
+    scripted_authors = SCRIPTED_AUTHORS["rolebench"]
     metrics = METRICS
     scale = "0-1"
 

@@ -32,13 +32,13 @@ from pingpong.core.methods.roleinteract_probes import (
     score_memory,
 )
 from pingpong.core.methods.roleinteract_scene import METRIC as SCENE_METRIC
-from pingpong.core.methods.roleinteract_scene import SCENE_AUTHOR, converse_scene, is_scene, judge_scene
+from pingpong.core.methods.roleinteract_scene import converse_scene, is_scene, judge_scene
+from pingpong.core.vocabulary import ROLEINTERACT_AUTHOR, SCRIPTED_AUTHORS
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine, Usage, UserWriter
 
-AUTHOR = "roleinteract"
-"""Author of the user messages the probe sets write (questions, plants, pool padding)."""
+AUTHOR = ROLEINTERACT_AUTHOR
 SCORER = "roleinteract"
 """The judge name the rule-based scores are stored under."""
 METRICS: tuple[str, ...] = (*DIMENSIONS, *MEMORY_DIMENSIONS, SCENE_METRIC)
@@ -50,7 +50,7 @@ def _user(turn: int, text: str) -> Message:
 
 class RoleInteract(Method):
     name = "roleinteract"
-    scripted_authors = frozenset({AUTHOR, SCENE_AUTHOR})
+    scripted_authors = SCRIPTED_AUTHORS["roleinteract"]
     metrics = METRICS
     scale = "0-1"
     min_reply_chars = 1   # "B" answers a multiple-choice question

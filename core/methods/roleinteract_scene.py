@@ -33,12 +33,11 @@ from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.roleinteract_data import GroupScene, SceneQuestion
 from pingpong.core.methods.roleinteract_rules import parse_choice, score_multiple, score_single
 from pingpong.core.prompts import Messages, language_name
+from pingpong.core.vocabulary import SCENE_AUTHOR
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine
 
-SCENE_AUTHOR = "scene"
-"""Author of the narrator's lines: written by the scene file, not by a model."""
 NARRATOR = "narrator"
 """Speaker of the opening line and of the questions."""
 SCORER = "roleinteract"   # as the probes: one leaderboard reads both
