@@ -270,7 +270,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
     """HTTP/1.1 with keep-alive on bare asyncio sockets, for one client's requests."""
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
-        self._tls = tls
+        self._tls = tls  # None: the default context, made on the first https connection (it reads the CA files)
         self._idle: dict[tuple[str, str, int], list[_Socket]] = {}
         self._closed = False
 
@@ -304,7 +304,11 @@ class LeanTransport(httpx2.AsyncBaseTransport):
 
     async def _connect(self, key: tuple[str, str, int], timeout: float | None, request: httpx2.Request) -> _Socket:
         scheme, host, port = key
-        tls = (self._tls or ssl.create_default_context()) if scheme == "https" else None
+        tls = None
+        if scheme == "https":
+            if self._tls is None:
+                self._tls = ssl.create_default_context()
+            tls = self._tls
         sni = request.extensions.get("sni_hostname")
         loop = asyncio.get_running_loop()
         with _mapped(httpx2.ConnectTimeout):

@@ -495,18 +495,15 @@ class ModelPool:
         key = endpoint_key(spec)
         ep = self._endpoints.get(key)
         if ep is None:
-            import ssl
-
             from openai import DefaultAsyncHttpxClient
 
             from pingpong.core.http_transport import LeanTransport
             from pingpong.core.openai_client import LeanAsyncOpenAI
 
             secret = api_key(spec)
-            tls = ssl.create_default_context()  # loaded once per endpoint
 
             def make_client() -> Any:
-                http = DefaultAsyncHttpxClient(transport=LeanTransport(tls))
+                http = DefaultAsyncHttpxClient(transport=LeanTransport())
                 return LeanAsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
                                        http_client=http)
 

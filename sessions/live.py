@@ -81,14 +81,15 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
         method=method, deltas=deltas, cast=stored.cast,
         seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
     )
-    def claim() -> None:
-        store.claim(session_id)
-        record_seats(store, pool, session_id, stored.spec)
-
-    if commits is not None:
-        await commits.write(claim)
-    else:
-        claim()
+    claim = _Claim(store, pool, session_id, stored.spec)
+    try:
+        if commits is not None:
+            await commits.write(claim)
+        else:
+            claim()
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        claim.abandon()
+        raise
     recorder = Recorder(store, session_id)
     ended = False
     try:
@@ -121,6 +122,30 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     recorder.flush()
     if not ended:  # the engine stopped without an end (cancelled through its control)
         store.set_status(session_id, "interrupted")
+
+
+class _Claim:
+    """The claim of a session as a shared commit runs it, and what a cancel while it waits does.
+
+    A claim queued in a commit group runs at the group's next commit, and one already committed
+    may still wake its session cancelled: either way the session must not stay `running`."""
+
+    def __init__(self, store: Store, pool, session_id: int, spec: SessionSpec) -> None:
+        self.store, self.pool, self.session_id, self.spec = store, pool, session_id, spec
+        self.claimed = self.abandoned = False
+
+    def __call__(self) -> None:
+        if self.abandoned:
+            return
+        self.store.claim(self.session_id)
+        record_seats(self.store, self.pool, self.session_id, self.spec)
+        self.claimed = True
+
+    def abandon(self) -> None:
+        """Cancelled before the session started: undo a claim that was made, skip one still queued."""
+        self.abandoned = True
+        if self.claimed:
+            self.store.set_status(self.session_id, "interrupted")
 
 
 async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncGenerator[Event, None]:

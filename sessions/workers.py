@@ -9,6 +9,8 @@ worker that finishes early simply finds the remaining pairs taken.
 Workers ignore Ctrl-C; the parent, which gets it, sets a shared stop flag, and each worker
 then interrupts its conversations the way a single run does (saved as `interrupted`). Every
 quarter second a worker sends its counters to the parent, which shows one display for all.
+Workers are started before the parent checks its input, so that their imports (openai takes
+about a second) overlap the parent's own start instead of following it.
 """
 
 from __future__ import annotations
@@ -45,13 +47,26 @@ class WorkerJob:
     concurrency: int
 
 
-def _worker(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
-    """A worker process: run the plan until done or until the parent sets ``stop``."""
+def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
+    """A worker process: import what a run needs, then run the plan the parent sends until done
+    or until the parent sets ``stop`` (a None job: the run ended before it began)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent decides when to stop
+    _import_run_modules()
+    job = jobs.get()
+    if job is None:
+        return
     from pingpong.sessions.runner import loop_factory
 
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(_work(index, job, reports, stop))
+
+
+def _import_run_modules() -> None:
+    """The imports a worker needs (about a second, most of it openai), done while the parent
+    still checks its input and prepares the plan, instead of after."""
+    import pingpong.core.openai_client  # noqa: F401
+    import pingpong.core.prompts  # noqa: F401
+    import pingpong.sessions.store  # noqa: F401
 
 
 async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
@@ -80,25 +95,41 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
 
 
 class WorkerGroup:
-    """The extra processes of a run, and the merged view of everyone's progress."""
+    """The extra processes of a run, and the merged view of everyone's progress.
 
-    def __init__(self, job: WorkerJob, extra: int) -> None:
+    Started first thing, they import while the parent prepares; ``begin`` hands them the job."""
+
+    def __init__(self, extra: int) -> None:
         ctx = multiprocessing.get_context("spawn")   # never fork a process that holds SQLite and sockets
+        self._jobs = ctx.Queue()
         self._reports = ctx.Queue()
         self._stop = ctx.Event()
         self._latest: dict[int, RunProgress] = {}
+        self._handed = False
         self.processes: list[SpawnProcess] = [
-            ctx.Process(target=_worker, args=(i, job, self._reports, self._stop), name=f"pingpong-worker-{i + 1}",
-                        daemon=True)
+            ctx.Process(target=_worker, args=(i, self._jobs, self._reports, self._stop),
+                        name=f"pingpong-worker-{i + 1}", daemon=True)
             for i in range(extra)]
 
     def start(self) -> None:
         for process in self.processes:
             process.start()
 
+    def begin(self, job: WorkerJob) -> None:
+        """Give every worker the run to work on."""
+        self._hand(job)
+
     def stop(self) -> None:
-        """Ask every worker to interrupt its conversations and end (Ctrl-C in the parent)."""
+        """Ask every worker to interrupt its conversations and end (Ctrl-C in the parent, or the
+        run ended before its workers were given anything)."""
         self._stop.set()
+        self._hand(None)
+
+    def _hand(self, job: WorkerJob | None) -> None:
+        if not self._handed:
+            self._handed = True
+            for _ in self.processes:
+                self._jobs.put(job)
 
     def alive(self) -> bool:
         return any(p.is_alive() for p in self.processes)

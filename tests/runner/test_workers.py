@@ -25,6 +25,16 @@ def test_two_workers_share_the_run_and_finish_every_pair_once(slow_home, fake):
     assert "8/8 done" in result.out   # one display for the whole run, not this process's share
 
 
+def test_bad_input_with_workers_is_one_line_and_the_waiting_workers_end(slow_home, fake):
+    """Workers start before the input is checked; a bad name ends them without a trace."""
+    proc = spawn(slow_home, *run_args("--workers", "2", players=("no-such-model",)))
+    out, err = proc.communicate(timeout=60)
+
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "no-such-model" in err
+
+
 def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
     fake.latency = 0.3   # the parent alone would take 17 s: the worker joins long before
     args = run_args("--concurrency", "1")

@@ -86,3 +86,30 @@ async def test_while_another_process_writes_the_loop_keeps_running(store, charac
     other.close()
     assert group.busy > 0 and group.commits == 1
     assert [m.text for m in store.session(sid).messages] == ["after the other writer"]
+
+
+async def test_a_session_cancelled_while_its_claim_waits_for_the_commit_is_not_left_running(
+        store, character, situation):
+    """Ctrl-C just as a batch run claims a session: the queued claim still commits, so the
+    session must be marked interrupted, not stay `running` for a live process's pid."""
+    from contextlib import aclosing
+
+    from pingpong.core.llm import ModelPool
+    from pingpong.sessions.live import run_session
+
+    (sid,) = _sessions(store, character, situation, 1)
+    group = CommitGroup(store)
+
+    async def consume() -> None:
+        async with aclosing(run_session(store, ModelPool({}), sid, commits=group)) as events:
+            async for _event in events:
+                pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0)   # the session has queued its claim; the commit comes on the next pass
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.01)
+    assert group.commits == 1   # the claim was committed after the cancel
+    assert store.session(sid).status == "interrupted"

@@ -11,16 +11,35 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pingpong.sessions.runner import RunProgress
+    from pingpong.sessions.workers import WorkerGroup
 
 from pingpong.tui.commands.output import warn
 
 
 def run(args, home) -> int:
+    from pingpong.core.errors import UserError
+
+    workers = getattr(args, "workers", 1)
+    if workers < 1:
+        raise UserError(f"--workers: must be 1 or more, got {workers}")
+    if workers == 1:
+        return _run(args, home, None)
+    from pingpong.sessions.workers import WorkerGroup
+
+    group = WorkerGroup(workers - 1)
+    group.start()   # they import while this process checks the input and prepares the plan
+    try:
+        return _run(args, home, group)
+    finally:
+        group.stop()   # an error here must not leave workers running on
+
+
+def _run(args, home, group: WorkerGroup | None) -> int:
     import asyncio
 
     from rich.console import Console
 
-    from pingpong.core.errors import RunFailed, StorageError, UserError
+    from pingpong.core.errors import RunFailed, StorageError
     from pingpong.sessions.runner import BatchRunner, loop_factory, prepare_run
 
     setup, specs = prepare_run(
@@ -39,9 +58,6 @@ def run(args, home) -> int:
     try:
         from pingpong.core.prompts import PromptRenderer
 
-        workers = getattr(args, "workers", 1)
-        if workers < 1:
-            raise UserError(f"--workers: must be 1 or more, got {workers}")
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
                              renderer=PromptRenderer(home.templates_dir))
         console = Console()
@@ -49,7 +65,7 @@ def run(args, home) -> int:
         progress, interrupted, failed_judging = runner.progress, False, 0
         try:
             with asyncio.Runner(loop_factory=loop_factory()) as loop:
-                interrupted, progress = loop.run(_main(runner, specs, console, workers, home))
+                interrupted, progress = loop.run(_main(runner, specs, console, group, home))
             failed_judging = runner.failed_judge_turns()
             if price_of:
                 from pingpong.sessions.costs import run_spend
@@ -85,8 +101,9 @@ def run(args, home) -> int:
     return 0
 
 
-async def _main(runner, specs, console, workers: int, home) -> tuple[bool, "RunProgress"]:
-    """Check endpoints, run with progress (in ``workers`` processes); (Ctrl-C stopped it, progress)."""
+async def _main(runner, specs, console, group: WorkerGroup | None, home) -> tuple[bool, "RunProgress"]:
+    """Check endpoints, run with progress (here and in the group's processes); (Ctrl-C stopped it,
+    progress)."""
     import asyncio
 
     from pingpong.core.llm import ModelPool
@@ -97,29 +114,24 @@ async def _main(runner, specs, console, workers: int, home) -> tuple[bool, "RunP
     runner.pool = ModelPool(specs)
     try:
         runner.prepare()
-        if workers == 1:
+        if group is None:
             async with show_progress(runner.progress, runner.setup.name, console):
                 return await _run_here(runner), runner.progress
-        from pingpong.sessions.workers import WorkerGroup, WorkerJob, merged_view
+        from pingpong.sessions.workers import WorkerJob, merged_view
 
-        group = WorkerGroup(WorkerJob(home.db_path, home.templates_dir, runner.setup, specs, runner.concurrency),
-                            workers - 1)
         view, refresh = merged_view(runner.progress, group)
-        group.start()
-        try:
-            async with show_progress(view, runner.setup.name, console, refresh=refresh):
-                interrupted = await _run_here(runner)
-                try:
-                    if interrupted:
-                        group.stop()
-                    await group.wait()
-                except asyncio.CancelledError:   # Ctrl-C while the workers finish their share
-                    _uncancel()
-                    interrupted = True
+        group.begin(WorkerJob(home.db_path, home.templates_dir, runner.setup, specs, runner.concurrency))
+        async with show_progress(view, runner.setup.name, console, refresh=refresh):
+            interrupted = await _run_here(runner)
+            try:
+                if interrupted:
                     group.stop()
-                    await group.wait()
-        finally:
-            group.stop()   # an error here must not leave workers running on
+                await group.wait()
+            except asyncio.CancelledError:   # Ctrl-C while the workers finish their share
+                _uncancel()
+                interrupted = True
+                group.stop()
+                await group.wait()
         return interrupted, refresh()
     finally:
         await runner.pool.aclose()
