@@ -1,16 +1,17 @@
-"""`pingpong run --workers N`: one run spread over N processes on the same database.
+"""`pingpong run --workers N`: one run spread over N worker processes on the same database.
 
 One process's event loop caps a run at about a thousand requests a second; a fast local
-server (vLLM, llama.cpp) answers more. Extra worker processes run the same plan through
-their own BatchRunner: the runner's claim (check and create under one write transaction)
-already keeps two processes from running the same pair, so no work is split up front and a
-worker that finishes early simply finds the remaining pairs taken.
+server (vLLM, llama.cpp) answers more. Each worker runs the same plan through its own
+BatchRunner: the runner's claim (check and create under one write transaction) already keeps
+two processes from running the same pair, so no work is split up front and a worker that
+finishes early simply finds the remaining pairs taken (or takes over those of a worker that died).
 
+The command's own process only coordinates: it checks the input, prepares the plan and shows
+one display for all, from the counters each worker sends every quarter second. The workers are
+started first, so that their imports (openai alone takes about a second) overlap the
+command's own start instead of following it; the command never imports openai.
 Workers ignore Ctrl-C; the parent, which gets it, sets a shared stop flag, and each worker
-then interrupts its conversations the way a single run does (saved as `interrupted`). Every
-quarter second a worker sends its counters to the parent, which shows one display for all.
-Workers are started before the parent checks its input, so that their imports (openai takes
-about a second) overlap the parent's own start instead of following it.
+then interrupts its conversations the way a single run does (saved as `interrupted`).
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ import copy
 import multiprocessing
 import queue as queue_module
 import signal
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.context import SpawnProcess
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
 from pingpong.core.domain import ModelSpec
+from pingpong.core.errors import UserError
 from pingpong.sessions.runner import BatchRunner, PlayerCounts, RunProgress, RunSetup
 
 REPORT_EVERY = 0.25
@@ -49,7 +53,8 @@ class WorkerJob:
 
 def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
     """A worker process: import what a run needs, then run the plan the parent sends until done
-    or until the parent sets ``stop`` (a None job: the run ended before it began)."""
+    or until the parent sets ``stop`` (a None job: the run ended before it began). An error ends
+    the worker with its one line sent to the parent, which reports it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent decides when to stop
     _import_run_modules()
     job = jobs.get()
@@ -57,16 +62,39 @@ def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
         return
     from pingpong.sessions.runner import loop_factory
 
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        runner.run(_work(index, job, reports, stop))
+    try:
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(_work(index, job, reports, stop))
+    except Exception as exc:  # any error: the parent says it in one line, without a traceback
+        reports.put((index, str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"))
+        reports.close()
+        reports.join_thread()
+        raise SystemExit(1) from None
+
+
+RUN_MODULES = ("pingpong.core.openai_client", "pingpong.core.prompts", "pingpong.sessions.store",
+               "pingpong.sessions.workers", "jinja2.sandbox", "sqlite_utils", "uvloop")
+"""What a worker imports before its job comes (about 1.5 s, most of it openai)."""
 
 
 def _import_run_modules() -> None:
-    """The imports a worker needs (about a second, most of it openai), done while the parent
-    still checks its input and prepares the plan, instead of after."""
-    import pingpong.core.openai_client  # noqa: F401
-    import pingpong.core.prompts  # noqa: F401
-    import pingpong.sessions.store  # noqa: F401
+    """Import RUN_MODULES (already there in a worker forked from the preloaded fork server)."""
+    import importlib
+
+    for name in RUN_MODULES:
+        with contextlib.suppress(ImportError):   # uvloop is optional
+            importlib.import_module(name)
+
+
+def _context() -> ForkServerContext | SpawnContext:
+    """A fork server that imports RUN_MODULES once and forks every worker from itself, where
+    the platform has one; else spawn, each worker importing on its own. Never a plain fork of
+    the command's process, which holds SQLite and sockets."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(list(RUN_MODULES))
+    return ctx
 
 
 async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
@@ -95,25 +123,38 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
 
 
 class WorkerGroup:
-    """The extra processes of a run, and the merged view of everyone's progress.
+    """The worker processes of a run, and the merged view of everyone's progress.
 
     Started first thing, they import while the parent prepares; ``begin`` hands them the job."""
 
-    def __init__(self, extra: int) -> None:
-        ctx = multiprocessing.get_context("spawn")   # never fork a process that holds SQLite and sockets
+    def __init__(self, workers: int) -> None:
+        ctx = _context()
         self._jobs = ctx.Queue()
         self._reports = ctx.Queue()
         self._stop = ctx.Event()
         self._latest: dict[int, RunProgress] = {}
+        self.failures: dict[int, str] = {}
+        """Worker number (from 1) -> the error that ended it."""
         self._handed = False
-        self.processes: list[SpawnProcess] = [
+        self.processes: list[BaseProcess] = [
             ctx.Process(target=_worker, args=(i, self._jobs, self._reports, self._stop),
                         name=f"pingpong-worker-{i + 1}", daemon=True)
-            for i in range(extra)]
+            for i in range(workers)]
+        self._starting: threading.Thread | None = None
 
     def start(self) -> None:
+        """Start the workers without waiting for them: starting the first one waits until the
+        fork server has imported RUN_MODULES, which this process does not wait for."""
+        self._starting = threading.Thread(target=self._start_all, name="pingpong-workers-start", daemon=True)
+        self._starting.start()
+
+    def _start_all(self) -> None:
         for process in self.processes:
             process.start()
+
+    def _started(self) -> None:
+        if self._starting is not None:
+            self._starting.join()
 
     def begin(self, job: WorkerJob) -> None:
         """Give every worker the run to work on."""
@@ -121,8 +162,11 @@ class WorkerGroup:
 
     def stop(self) -> None:
         """Ask every worker to interrupt its conversations and end (Ctrl-C in the parent, or the
-        run ended before its workers were given anything)."""
+        run ended before its workers were given anything: then only once they are all started, as
+        a worker still starting when this process exits finds its queues gone and says so)."""
         self._stop.set()
+        if not self._handed:
+            self._started()
         self._hand(None)
 
     def _hand(self, job: WorkerJob | None) -> None:
@@ -132,16 +176,24 @@ class WorkerGroup:
                 self._jobs.put(job)
 
     def alive(self) -> bool:
+        self._started()
         return any(p.is_alive() for p in self.processes)
 
     async def wait(self) -> None:
         """Until every worker has ended, draining their reports meanwhile."""
+        if self._starting is not None:
+            await asyncio.to_thread(self._starting.join)
         while self.alive():
             self.poll()
             await asyncio.sleep(REPORT_EVERY)
         for process in self.processes:
             process.join()
         self.poll()
+        for number, process in enumerate(self.processes, 1):
+            if process.exitcode and number not in self.failures:
+                how = (f"killed by signal {-process.exitcode}" if process.exitcode < 0
+                       else f"exited with status {process.exitcode}")
+                self.failures[number] = how
 
     def poll(self) -> None:
         """Take the reports that arrived (the newest per worker wins)."""
@@ -150,7 +202,10 @@ class WorkerGroup:
                 index, progress = self._reports.get_nowait()
             except (queue_module.Empty, EOFError, OSError):
                 return
-            self._latest[index] = progress
+            if isinstance(progress, str):
+                self.failures[index + 1] = progress
+            else:
+                self._latest[index] = progress
 
     def merge(self, own: RunProgress, already: dict[str, int], into: RunProgress) -> RunProgress:
         """``into`` updated to the whole run: conversations finished before it began (``already``,

@@ -86,8 +86,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--situations", type=_csv, metavar="X,Y", help="only these situations (default: all)")
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="conversations at once (default 8)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="processes sharing the run, each with --concurrency conversations (default 1; "
-                        "for a fast local server)")
+                   help="worker processes sharing the run, each with --concurrency conversations (default 1: "
+                        "this process; more pays for a fast local server)")
     p.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th pair")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="run name (default: from the models)")
     _method_args(p)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import time
@@ -51,4 +52,23 @@ def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
     assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") == [(0,)]
     fake.latency = 0.0
     assert pingpong(slow_home, *args).rc == 0
+    assert_complete_once(slow_home, turns=3)
+
+
+def test_a_killed_worker_is_reported_and_the_other_finishes_its_conversations(slow_home, fake):
+    fake.latency = 0.3
+    proc = spawn(slow_home, *run_args("--concurrency", "1", "--workers", "2"))
+    end = time.monotonic() + 30
+    while running_processes(slow_home) < 2:
+        assert time.monotonic() < end and proc.poll() is None, "the workers never both started"
+        time.sleep(0.05)
+    (victim,) = rows(slow_home, "SELECT pid FROM sessions WHERE status = 'running' LIMIT 1")[0]
+    assert victim != proc.pid   # the conversations run in the workers; the command shows their progress
+    os.kill(victim, signal.SIGKILL)
+    fake.latency = 0.0
+    out, err = proc.communicate(timeout=60)
+
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert "killed by signal 9" in err
     assert_complete_once(slow_home, turns=3)

@@ -10,7 +10,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pingpong.sessions.runner import RunProgress
+    from pingpong.core.domain import ModelSpec
+    from pingpong.sessions.runner import RunProgress, RunSetup
     from pingpong.sessions.workers import WorkerGroup
 
 from pingpong.tui.commands.output import warn
@@ -18,37 +19,37 @@ from pingpong.tui.commands.output import warn
 
 def run(args, home) -> int:
     from pingpong.core.errors import UserError
+    from pingpong.sessions.runner import prepare_run
 
     workers = getattr(args, "workers", 1)
     if workers < 1:
         raise UserError(f"--workers: must be 1 or more, got {workers}")
-    if workers == 1:
-        return _run(args, home, None)
-    from pingpong.sessions.workers import WorkerGroup
-
-    group = WorkerGroup(workers - 1)
-    group.start()   # they import while this process checks the input and prepares the plan
-    try:
-        return _run(args, home, group)
-    finally:
-        group.stop()   # an error here must not leave workers running on
-
-
-def _run(args, home, group: WorkerGroup | None) -> int:
-    import asyncio
-
-    from rich.console import Console
-
-    from pingpong.core.errors import RunFailed, StorageError
-    from pingpong.sessions.runner import BatchRunner, loop_factory, prepare_run
-
     setup, specs = prepare_run(
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
         lang=args.lang, characters=args.characters, situations=args.situations,
         every=args.every, run_name=args.run_name, method=args.method,
         prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))
     warn(list(setup.warnings))
+    if workers == 1:
+        return _run(args, home, setup, specs, None)
+    from pingpong.sessions.workers import WorkerGroup
+
+    group = WorkerGroup(workers)
+    group.start()   # they import while this process opens the database and prepares the plan
+    try:
+        return _run(args, home, setup, specs, group)
+    finally:
+        group.stop()   # an error here must not leave workers running on
+
+
+def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: WorkerGroup | None) -> int:
+    import asyncio
+
+    from rich.console import Console
+
     from pingpong.core.config import prices
+    from pingpong.core.errors import RunFailed, StorageError
+    from pingpong.sessions.runner import BatchRunner, loop_factory
     from pingpong.sessions.store import Store
 
     price_of = prices(specs)
@@ -87,6 +88,12 @@ def _run(args, home, group: WorkerGroup | None) -> int:
     if stopped is not None:
         raise RunFailed(f"error: {stopped}; the run stopped there: run the same command again to go on "
                         f"with run '{setup.name}'")
+    if group is not None and group.failures:
+        ended = "; ".join(f"worker {n}: {why}" for n, why in sorted(group.failures.items()))
+        if progress.done < progress.total and not interrupted:
+            raise RunFailed(f"error: {ended}; the run stopped there: run the same command again to go on "
+                            f"with run '{setup.name}'")
+        warn([ended])
     if interrupted:
         print(f"pingpong: interrupted; {progress.interrupted_sessions} conversation(s) in flight "
               f"were saved as interrupted; run the same command again to resume run "
@@ -102,39 +109,46 @@ def _run(args, home, group: WorkerGroup | None) -> int:
 
 
 async def _main(runner, specs, console, group: WorkerGroup | None, home) -> tuple[bool, "RunProgress"]:
-    """Check endpoints, run with progress (here and in the group's processes); (Ctrl-C stopped it,
-    progress)."""
-    import asyncio
-
-    from pingpong.core.llm import ModelPool
+    """Check endpoints, run with progress (here, or in the group's processes while this one shows
+    their progress); (Ctrl-C stopped it, progress)."""
     from pingpong.sessions.plan_checks import check_reachable
     from pingpong.tui.progress import show_progress
 
     await check_reachable(specs.values())
-    runner.pool = ModelPool(specs)
-    try:
-        runner.prepare()
-        if group is None:
+    runner.prepare()
+    if group is None:
+        from pingpong.core.llm import ModelPool
+
+        runner.pool = ModelPool(specs)
+        try:
             async with show_progress(runner.progress, runner.setup.name, console):
                 return await _run_here(runner), runner.progress
-        from pingpong.sessions.workers import WorkerJob, merged_view
+        finally:
+            await runner.pool.aclose()
+    import time
 
-        view, refresh = merged_view(runner.progress, group)
-        group.begin(WorkerJob(home.db_path, home.templates_dir, runner.setup, specs, runner.concurrency))
-        async with show_progress(view, runner.setup.name, console, refresh=refresh):
-            interrupted = await _run_here(runner)
-            try:
-                if interrupted:
-                    group.stop()
-                await group.wait()
-            except asyncio.CancelledError:   # Ctrl-C while the workers finish their share
-                _uncancel()
-                interrupted = True
-                group.stop()
-                await group.wait()
-        return interrupted, refresh()
-    finally:
-        await runner.pool.aclose()
+    from pingpong.sessions.workers import WorkerJob, merged_view
+
+    view, refresh = merged_view(runner.progress, group)
+    runner.progress.started = time.monotonic()
+    group.begin(WorkerJob(home.db_path, home.templates_dir, runner.setup, specs, runner.concurrency))
+    async with show_progress(view, runner.setup.name, console, refresh=refresh):
+        interrupted = await _wait_for(group)
+    return interrupted, refresh()
+
+
+async def _wait_for(group: WorkerGroup) -> bool:
+    """Until the workers have ended; True when Ctrl-C stopped them."""
+    import asyncio
+
+    try:
+        await group.wait()
+    except asyncio.CancelledError:   # Ctrl-C: the workers interrupt their conversations and end
+        _uncancel()
+        group.stop()
+        await group.wait()
+        return True
+    return False
 
 
 def _uncancel() -> None:
