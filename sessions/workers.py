@@ -8,8 +8,9 @@ finishes early simply finds the remaining pairs taken (or takes over those of a 
 
 The command's own process only coordinates: it checks the input, prepares the plan and shows
 one display for all, from the counters each worker sends every quarter second. The workers are
-started first, so that their imports (openai alone takes about a second) overlap the
-command's own start instead of following it; the command never imports openai.
+started as soon as the input is checked, so that their imports (openai alone takes about a
+second) overlap the command's own preparing instead of following it; the command never
+imports openai.
 Workers ignore Ctrl-C; the parent, which gets it, sets a shared stop flag, and each worker
 then interrupts its conversations the way a single run does (saved as `interrupted`).
 """
@@ -125,7 +126,8 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
 class WorkerGroup:
     """The worker processes of a run, and the merged view of everyone's progress.
 
-    Started first thing, they import while the parent prepares; ``begin`` hands them the job."""
+    Started once the input is checked, they import while the parent prepares; ``begin`` hands
+    them the job."""
 
     def __init__(self, workers: int) -> None:
         ctx = _context()
