@@ -178,7 +178,6 @@ class WorkerGroup:
                 self._jobs.put(job)
 
     def alive(self) -> bool:
-        self._started()
         return any(p.is_alive() for p in self.processes)
 
     async def wait(self) -> None:
