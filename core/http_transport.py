@@ -17,10 +17,9 @@ it, it does not read proxy settings from the environment.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx2
 
@@ -123,18 +122,17 @@ class _Socket(asyncio.Protocol):
             self.transport.close()
 
 
-@contextlib.contextmanager
-def _mapped(timeout_kind: type[httpx2.TimeoutException]) -> Iterator[None]:
-    """Socket failures as the httpx exceptions openai turns into its own."""
-    try:
-        yield
-    except TimeoutError as exc:
-        raise timeout_kind(str(exc) or "timed out") from exc
-    except _Closed as exc:
-        raise httpx2.RemoteProtocolError(str(exc)) from exc
-    except OSError as exc:
-        kind = httpx2.ConnectError if timeout_kind is httpx2.ConnectTimeout else httpx2.ReadError
-        raise kind(f"{type(exc).__name__}: {exc}") from exc
+_SOCKET_ERRORS = (TimeoutError, _Closed, OSError)
+
+
+def _mapped(exc: BaseException, timeout_kind: type[httpx2.TimeoutException]) -> httpx2.TransportError:
+    """A socket failure (one of _SOCKET_ERRORS) as the httpx exception openai turns into its own."""
+    if isinstance(exc, TimeoutError):
+        return timeout_kind(str(exc) or "timed out")
+    if isinstance(exc, _Closed):
+        return httpx2.RemoteProtocolError(str(exc))
+    kind = httpx2.ConnectError if timeout_kind is httpx2.ConnectTimeout else httpx2.ReadError
+    return kind(f"{type(exc).__name__}: {exc}")
 
 
 class _Head:
@@ -237,27 +235,28 @@ class _Body(httpx2.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         sock, head = self._sock, self._head
-        with _mapped(httpx2.ReadTimeout):
-            while sock is not None and not self._whole:
-                if head.chunked:
-                    pieces, self._whole = _chunks(sock)
-                    data = b"".join(pieces)
-                elif self._left is not None:
-                    data = sock.take(min(self._left, len(sock.buffer)))
-                    self._left -= len(data)
-                    self._whole = not self._left
-                else:  # the body runs to the close of the connection
-                    data = sock.take(len(sock.buffer))
-                    self._whole = sock.closed
-                if data:
-                    yield data
-                if not self._whole:
-                    try:
-                        await sock.more(self._timeout)
-                    except _Closed:
-                        if head.chunked or self._left is not None:
-                            raise
-                        self._whole = True  # a body without a length ends with the connection
+        while sock is not None and not self._whole:
+            if head.chunked:
+                pieces, self._whole = _chunks(sock)
+                data = b"".join(pieces)
+            elif self._left is not None:
+                data = sock.take(min(self._left, len(sock.buffer)))
+                self._left -= len(data)
+                self._whole = not self._left
+            else:  # the body runs to the close of the connection
+                data = sock.take(len(sock.buffer))
+                self._whole = sock.closed
+            if data:
+                yield data
+            if not self._whole:
+                try:
+                    await sock.more(self._timeout)
+                except _Closed as exc:
+                    if head.chunked or self._left is not None:
+                        raise _mapped(exc, httpx2.ReadTimeout) from exc
+                    self._whole = True  # a body without a length ends with the connection
+                except _SOCKET_ERRORS as exc:
+                    raise _mapped(exc, httpx2.ReadTimeout) from exc
 
     async def aclose(self) -> None:
         sock, self._sock = self._sock, None
@@ -311,10 +310,12 @@ class LeanTransport(httpx2.AsyncBaseTransport):
             tls = self._tls
         sni = request.extensions.get("sni_hostname")
         loop = asyncio.get_running_loop()
-        with _mapped(httpx2.ConnectTimeout):
+        try:
             async with asyncio.timeout(timeout):
                 _, sock = await loop.create_connection(
                     _Socket, host, port, ssl=tls, server_hostname=(sni or host) if tls else None)
+        except _SOCKET_ERRORS as exc:
+            raise _mapped(exc, httpx2.ConnectTimeout) from exc
         return sock
 
     async def _exchange(self, key: tuple[str, str, int], sock: _Socket, data: bytes,
@@ -323,19 +324,18 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         answer, an error) is read with it and the socket goes back to the pool; a stream is
         read by whoever reads the answer."""
         try:
-            with _mapped(httpx2.ReadTimeout):
-                try:
-                    sock.send(data)
-                    head = await _read_head(sock, read_timeout)
-                except _Closed as exc:
-                    if kept and exc.before_answer:
-                        raise _Dropped from exc
-                    raise
-                if request.method == "HEAD" or head.status in _NO_BODY:
-                    head.length, head.chunked = 0, False
-                body = None
-                if head.length is not None and head.length <= WHOLE_BODY:
-                    body = await _read_exactly(sock, head.length, read_timeout)
+            sock.send(data)
+            head = await _read_head(sock, read_timeout)
+            if request.method == "HEAD" or head.status in _NO_BODY:
+                head.length, head.chunked = 0, False
+            body = None
+            if head.length is not None and head.length <= WHOLE_BODY:
+                body = await _read_exactly(sock, head.length, read_timeout)
+        except _SOCKET_ERRORS as exc:
+            sock.close()
+            if kept and isinstance(exc, _Closed) and exc.before_answer:
+                raise _Dropped from exc
+            raise _mapped(exc, httpx2.ReadTimeout) from exc
         except BaseException:
             sock.close()
             raise

@@ -167,17 +167,9 @@ class ModelStats:
 
 @dataclass
 class PoolStats:
-    """Live counters of a ModelPool (the runner's progress display reads them)."""
+    """Live counters of a ModelPool, per model; `total()` sums them when someone asks (a call
+    pays for one counter per event, not a model's and the pool's)."""
 
-    requests: int = 0
-    attempts: int = 0
-    retries: int = 0
-    failures: int = 0
-    ok: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    in_flight: int = 0
-    waiting: int = 0
     per_model: dict[str, ModelStats] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)   # endpoint -> current concurrency limit
 
@@ -185,9 +177,16 @@ class PoolStats:
         return self.per_model.setdefault(name, ModelStats())
 
     def bump(self, name: str, attr: str, n: int = 1) -> None:
-        setattr(self, attr, getattr(self, attr) + n)
         m = self.model(name)
         setattr(m, attr, getattr(m, attr) + n)
+
+    def total(self) -> ModelStats:
+        """The counters summed over every model."""
+        out = ModelStats()
+        for m in self.per_model.values():
+            for attr in ModelStats.__dataclass_fields__:
+                setattr(out, attr, getattr(out, attr) + getattr(m, attr))
+        return out
 
 
 # --------------------------------------------------------------------------- concurrency
@@ -239,14 +238,6 @@ class AdaptiveLimiter:
                 self.in_flight += 1
                 fut.set_result(None)
 
-    @contextlib.asynccontextmanager
-    async def slot(self):
-        await self.acquire()
-        try:
-            yield
-        finally:
-            self.release()
-
     def on_throttle(self) -> None:
         self._streak = 0
         self.limit = max(1, self.limit // 2)
@@ -295,67 +286,65 @@ class OpenAIChatModel:
 
     async def complete(self, req: ChatRequest, *, on_delta=None, on_call=None) -> Completion:
         spec, role, stats = self.spec, role_of(req.task), self._stats
+        counts, limiter = stats.model(spec.name), self._ep.limiter
         params = sampling_params(spec, req)
         stream = bool(params.pop("stream", req.task == "player"))  # only the player is watched as it types
         params.pop("stream_options", None)
         messages = merge_system(req.messages) if spec.merge_system else [dict(m) for m in req.messages]
-        stats.bump(spec.name, "requests")
+        counts.requests += 1
         spent = 0.0  # seconds of attempts and backoff: waiting for a slot does not count
         attempt = 0
         while True:
             attempt += 1
             budget = min(spec.timeout, spec.deadline - spent)
-            stats.bump(spec.name, "waiting")
-            waiting = True
+            counts.waiting += 1
             try:
-                async with self._ep.limiter.slot():
-                    stats.bump(spec.name, "waiting", -1)
-                    waiting = False
-                    stats.bump(spec.name, "attempts")
-                    stats.bump(spec.name, "in_flight")
-                    t0 = time.monotonic()
-                    try:
-                        async with asyncio.timeout(budget):
-                            result = await self._attempt(messages, params, stream, budget, on_delta)
-                        failure = None
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception as exc:  # classified below; unknown ones are bugs and re-raised
-                        failure = classify(exc, budget)
-                        if failure is None:
-                            raise
-                    finally:
-                        stats.bump(spec.name, "in_flight", -1)
-                        elapsed = time.monotonic() - t0
-                        spent += elapsed
+                await limiter.acquire()
             finally:
-                if waiting:
-                    stats.bump(spec.name, "waiting", -1)
+                counts.waiting -= 1
+            counts.attempts += 1
+            counts.in_flight += 1
+            t0 = time.monotonic()
+            try:
+                async with asyncio.timeout(budget):
+                    result = await self._attempt(messages, params, stream, budget, on_delta)
+                failure = None
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # classified below; unknown ones are bugs and re-raised
+                failure = classify(exc, budget)
+                if failure is None:
+                    raise
+            finally:
+                limiter.release()
+                counts.in_flight -= 1
+                elapsed = time.monotonic() - t0
+                spent += elapsed
             latency_ms = elapsed * 1000
             if failure is None:
                 text, finish, usage = result
                 completion = self._completion(messages, text, finish, usage, latency_ms, attempt)
-                self._ep.limiter.on_success()
-                stats.limits[self._ep.key] = self._ep.limiter.limit
-                stats.bump(spec.name, "ok")
-                stats.bump(spec.name, "prompt_tokens", completion.prompt_tokens)
-                stats.bump(spec.name, "completion_tokens", completion.completion_tokens)
+                limiter.on_success()
+                stats.limits[self._ep.key] = limiter.limit
+                counts.ok += 1
+                counts.prompt_tokens += completion.prompt_tokens
+                counts.completion_tokens += completion.completion_tokens
                 self._record(on_call, role, req, attempt, "ok", None, latency_ms, completion)
                 return completion
             failure = self._scrub(failure)
             if failure.throttled:
-                self._ep.limiter.on_throttle()
-                stats.limits[self._ep.key] = self._ep.limiter.limit
+                limiter.on_throttle()
+                stats.limits[self._ep.key] = limiter.limit
             wait = self._retry.wait(failure, attempt, self._rng)
             give_up = self._give_up(failure, attempt, spent, wait)
             if give_up is None:
                 self._record(on_call, role, req, attempt, "retry", failure.reason, latency_ms)
-                stats.bump(spec.name, "retries")
+                counts.retries += 1
                 await asyncio.sleep(wait)
                 spent += wait
                 continue
             self._record(on_call, role, req, attempt, "failed", give_up, latency_ms)
-            stats.bump(spec.name, "failures")
+            counts.failures += 1
             raise ModelCallError(spec.name, role, give_up, failure.retryable)
 
     def _give_up(self, failure: Failure, attempt: int, spent: float, wait: float) -> str | None:

@@ -50,7 +50,13 @@ class LeanAsyncOpenAI(AsyncOpenAI):
         if base is None:
             base = self._posts[path] = FinalRequestOptions.construct(method="post", url=path)
         options = base.model_copy(update={"json_data": body, "timeout": timeout})
-        return await self.request(object, options, stream=stream, stream_cls=RawStream if stream else None)
+        if stream:
+            return await self.request(object, options, stream=True, stream_cls=RawStream)
+        # The answer itself, not the library's wrapper around it: it decodes the same JSON
+        # after a dozen header lookups and checks of what to cast it to.
+        response = await self.request(httpx2.Response, options)
+        kind = response.headers.get("content-type", "").partition(";")[0].strip()
+        return json.loads(response.content) if kind.endswith("json") else response.text
 
     @property
     def user_agent(self) -> str:

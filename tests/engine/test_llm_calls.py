@@ -27,9 +27,9 @@ async def test_streamed_answer_with_usage(fake_server, fake_pool):
     body = fake_server.chat_requests[0].body
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     assert body["messages"] == MSGS and body["model"] == "player"
-    stats = fake_pool.stats
+    stats = fake_pool.stats.total()
     assert (stats.requests, stats.ok, stats.completion_tokens, stats.in_flight) == (1, 1, 7, 0)
-    assert stats.per_model["player"].ok == 1
+    assert fake_pool.stats.per_model["player"].ok == 1
 
 
 async def test_missing_usage_is_estimated(fake_server, fake_pool):

@@ -20,7 +20,7 @@ async def test_concurrency_cap_is_respected():
         async with ModelPool(specs, retry=FAST_RETRY) as pool:
             calls = [pool.get(n).complete(ChatRequest("player", MSGS)) for n in "ab" * 5]
             results = await asyncio.gather(*calls)
-            assert pool.stats.in_flight == 0 and pool.stats.waiting == 0
+            assert pool.stats.total().in_flight == 0 and pool.stats.total().waiting == 0
     assert len(results) == 10
     assert srv.max_in_flight <= 2  # same endpoint: the strictest cap wins
     assert srv.max_in_flight >= 1
@@ -84,7 +84,7 @@ async def test_cancellation_closes_the_stream(fake_server, fake_pool):
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await fake_server.wait_until_async(lambda s: s.disconnects >= 1 and s.in_flight == 0)
-    assert fake_pool.stats.in_flight == 0 and calls == []
+    assert fake_pool.stats.total().in_flight == 0 and calls == []
     # the pool still works afterwards
     c = await fake_pool.get("player").complete(ChatRequest("player", MSGS))
     assert c.text

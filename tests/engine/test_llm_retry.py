@@ -41,7 +41,7 @@ async def test_429_waits_for_retry_after(fake_server, fake_pool):
     assert [r.status for r in calls] == ["retry", "ok"] and "429" in calls[0].error
     first, second = fake_server.chat_requests
     assert second.time - first.time >= 0.3  # FAST_RETRY alone would wait at most 0.05 s
-    assert fake_pool.stats.retries == 1
+    assert fake_pool.stats.total().retries == 1
 
 
 async def test_retry_after_as_http_date(fake_server, fake_pool):
@@ -64,7 +64,7 @@ async def test_quota_exhausted_is_not_retried(fake_server, fake_pool):
     assert exc is not None and exc.retryable is False and "quota" in exc.reason
     assert exc.model == "player" and exc.role == "player"
     assert [r.status for r in calls] == ["failed"] and len(fake_server.chat_requests) == 1
-    assert fake_pool.stats.failures == 1
+    assert fake_pool.stats.total().failures == 1
 
 
 async def test_400_is_not_retried(fake_server, fake_pool):
@@ -181,7 +181,7 @@ async def test_random_faults_all_survived():
             import asyncio
 
             results = await asyncio.gather(*[_call(pool, "noisy") for _ in range(20)])
-            stats = pool.stats
+            stats = pool.stats.total()
     assert all(c is not None and c.text.startswith("Reply") for c, *_ in results)
     assert stats.ok == 20 and stats.retries > 0 and stats.failures == 0
     assert srv.max_in_flight <= 4
