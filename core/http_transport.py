@@ -139,6 +139,7 @@ class _Head:
     """An answer's status line and headers, and what they say of its body."""
 
     def __init__(self, raw: bytes) -> None:
+        self.ascii = raw.isascii()
         lines = raw.split(b"\r\n")
         parts = lines[0].split(b" ", 2)
         if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
@@ -342,11 +343,15 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         extensions = {"http_version": b"HTTP/1.1", "reason_phrase": head.reason}
         if body is not None:
             self._release(key, sock, keep=not head.closing)
-            return httpx2.Response(head.status, headers=head.headers, content=body, request=request,
-                                   extensions=extensions)
-        stream = _Body(self, key, sock, head, read_timeout)
-        return httpx2.Response(head.status, headers=head.headers, stream=stream, request=request,
-                               extensions=extensions)
+            response = httpx2.Response(head.status, headers=head.headers, content=body, request=request,
+                                       extensions=extensions)
+        else:
+            stream = _Body(self, key, sock, head, read_timeout)
+            response = httpx2.Response(head.status, headers=head.headers, stream=stream, request=request,
+                                       extensions=extensions)
+        if head.ascii:  # httpx would find that out by decoding every header, once per response
+            response.headers.encoding = "ascii"
+        return response
 
     def _release(self, key: tuple[str, str, int], sock: _Socket, *, keep: bool) -> None:
         """An answer read whole: its socket waits for the next request, or closes."""

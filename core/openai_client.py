@@ -74,15 +74,17 @@ class LeanAsyncOpenAI(AsyncOpenAI):
                 headers = httpx2.Headers([(k, v) for k, v in request.headers.raw if k.lower() not in _PER_REQUEST])
                 self._templates[key] = (request.url, headers, dict(request.extensions))
             return request
-        url, headers, extensions = template
+        url, kind_headers, extensions = template
         assert isinstance(options.json_data, dict)
         body = _body(options.json_data)
         # Built from a stream, a Request adds no headers of its own: the kind's carry Host and
-        # the content type; the length is this body's.
-        headers = httpx2.Headers(headers)
+        # the content type; the length is this body's. A copy of headers forgets their encoding,
+        # which httpx then finds by decoding every header again: it is the kind's.
+        headers = httpx2.Headers(kind_headers, encoding=kind_headers.encoding)
         headers["Content-Length"] = str(len(body))
         request = httpx2.Request(options.method, url, headers=headers, stream=httpx2.ByteStream(body),
                                  extensions=dict(extensions))
+        request.headers.encoding = headers.encoding
         request.read()
         if self._client.cookies:
             self._client.cookies.set_cookie_header(request)
