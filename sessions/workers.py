@@ -7,17 +7,16 @@ two processes from running the same pair, so no work is split up front and a wor
 finishes early simply finds the remaining pairs taken (or takes over those of a worker that died).
 
 The command's own process only coordinates: it checks the input, prepares the plan and shows
-one display for all, from the counters each worker sends every quarter second. The workers are
-started as soon as the input is checked, so that their imports (openai alone takes about a
-second) overlap the command's own preparing instead of following it; the command never
-imports openai.
-Workers ignore Ctrl-C; the parent, which gets it, sets a shared stop flag, and each worker
+one display for all, from the counters each worker sends every quarter second. Its first act
+is to launch the fork server that the workers are forked from, so that their imports (openai
+alone takes about a second) overlap the command's own checking and preparing instead of
+following them; the command never imports openai.
+Workers (and the fork server) ignore Ctrl-C; the parent, which gets it, sets a shared stop flag, and each worker
 then interrupts its conversations the way a single run does (saved as `interrupted`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import multiprocessing
@@ -29,11 +28,15 @@ from dataclasses import dataclass
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pingpong.core.domain import ModelSpec
 from pingpong.core.errors import UserError
-from pingpong.sessions.runner import BatchRunner, PlayerCounts, RunProgress, RunSetup
+
+# asyncio, too, is imported where used: the command imports this module before anything
+# else that takes time, to launch the fork server (start_fork_server).
+if TYPE_CHECKING:
+    from pingpong.core.domain import ModelSpec
+    from pingpong.sessions.runner import RunProgress, RunSetup
 
 REPORT_EVERY = 0.25
 SUMMED = ("in_flight", "failed", "requests", "retries", "tokens", "player_latency_ms", "player_replies")
@@ -61,6 +64,8 @@ def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
     job = jobs.get()
     if job is None:
         return
+    import asyncio
+
     from pingpong.sessions.runner import loop_factory
 
     try:
@@ -98,9 +103,33 @@ def _context() -> ForkServerContext | SpawnContext:
     return ctx
 
 
+def start_fork_server() -> None:
+    """Launch the fork server now, before the command checks its input: its imports (about
+    1.5 s) then overlap the command's own instead of following them. A command that stops on
+    bad input leaves it nothing to do: it ends once it sees its parent gone.
+
+    It is launched with Ctrl-C ignored, as the workers it forks are: a Ctrl-C while it still
+    imports is the command's to handle, and would otherwise end it with a traceback."""
+    if not isinstance(_context(), ForkServerContext):
+        return
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)   # inherited through exec; Python keeps it
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
+    import asyncio
+
     from pingpong.core.llm import ModelPool
     from pingpong.core.prompts import PromptRenderer
+    from pingpong.sessions.runner import BatchRunner
     from pingpong.sessions.store import Store
 
     store = Store(job.db_path)
@@ -126,8 +155,8 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
 class WorkerGroup:
     """The worker processes of a run, and the merged view of everyone's progress.
 
-    Started once the input is checked, they import while the parent prepares; ``begin`` hands
-    them the job."""
+    Started once the input is checked, they are forked as soon as the fork server has imported,
+    while the parent prepares; ``begin`` hands them the job."""
 
     def __init__(self, workers: int) -> None:
         ctx = _context()
@@ -151,8 +180,11 @@ class WorkerGroup:
         self._starting.start()
 
     def _start_all(self) -> None:
-        for process in self.processes:
-            process.start()
+        for number, process in enumerate(self.processes, 1):
+            try:
+                process.start()
+            except Exception as exc:  # the fork server is gone (killed): said as this worker's failure
+                self.failures[number] = f"could not start ({type(exc).__name__}: {exc})"
 
     def _started(self) -> None:
         if self._starting is not None:
@@ -182,13 +214,16 @@ class WorkerGroup:
 
     async def wait(self) -> None:
         """Until every worker has ended, draining their reports meanwhile."""
+        import asyncio
+
         if self._starting is not None:
             await asyncio.to_thread(self._starting.join)
         while self.alive():
             self.poll()
             await asyncio.sleep(REPORT_EVERY)
         for process in self.processes:
-            process.join()
+            if process.pid is not None:   # started
+                process.join()
         self.poll()
         for number, process in enumerate(self.processes, 1):
             if process.exitcode and number not in self.failures:
@@ -211,6 +246,8 @@ class WorkerGroup:
     def merge(self, own: RunProgress, already: dict[str, int], into: RunProgress) -> RunProgress:
         """``into`` updated to the whole run: conversations finished before it began (``already``,
         per player) plus what each process finished, and every process's counters summed."""
+        from pingpong.sessions.runner import PlayerCounts
+
         self.poll()
         everyone = [own, *self._latest.values()]
         for player, counts in into.players.items():
@@ -234,6 +271,8 @@ def merged_view(own: RunProgress, group: WorkerGroup) -> tuple[RunProgress, Call
     """A progress object for the whole run, and the function that brings it up to date.
 
     Call it after ``own`` was prepared: what was finished before the run began is read then."""
+    from pingpong.sessions.runner import PlayerCounts, RunProgress
+
     already = {player: counts.done for player, counts in own.players.items()}
     view = RunProgress({player: PlayerCounts() for player in own.players})
     return view, lambda: group.merge(own, already, view)

@@ -7,6 +7,8 @@ import signal
 import sqlite3
 import time
 
+import pytest
+
 from tests.runner.conftest import assert_complete_once, pingpong, rows, run_args, spawn
 
 
@@ -53,6 +55,40 @@ def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
     fake.latency = 0.0
     assert pingpong(slow_home, *args).rc == 0
     assert_complete_once(slow_home, turns=3)
+
+
+def fork_server_of(pid: int) -> int | None:
+    """The pid of the multiprocessing fork server that process `pid` launched, if it runs yet."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid and b"multiprocessing.forkserver" in command:
+            return int(entry)
+    return None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the fork server in /proc")
+def test_ctrl_c_from_the_terminal_while_the_workers_start_is_one_line(slow_home, fake):
+    """A terminal's Ctrl-C reaches every process of the command, the fork server too, which is
+    still importing for its first second or so: it must not end with a traceback."""
+    proc = spawn(slow_home, *run_args("--workers", "2"), start_new_session=True)
+    end = time.monotonic() + 30
+    while fork_server_of(proc.pid) is None:
+        assert time.monotonic() < end and proc.poll() is None, "no fork server was started"
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)   # as the terminal does: to the whole process group
+    out, err = proc.communicate(timeout=60)
+
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert err.strip().startswith("pingpong: interrupted")
 
 
 def test_a_killed_worker_is_reported_and_the_other_finishes_its_conversations(slow_home, fake):

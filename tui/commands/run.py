@@ -19,11 +19,16 @@ from pingpong.tui.commands.output import warn
 
 def run(args, home) -> int:
     from pingpong.core.errors import UserError
-    from pingpong.sessions.runner import prepare_run
 
     workers = getattr(args, "workers", 1)
     if workers < 1:
         raise UserError(f"--workers: must be 1 or more, got {workers}")
+    if workers > 1:
+        from pingpong.sessions.workers import start_fork_server
+
+        start_fork_server()   # first: it imports what the workers need while this process checks the input
+    from pingpong.sessions.runner import prepare_run
+
     setup, specs = prepare_run(
         home, players=args.player, interrogator=args.interrogator, judges=args.judge,
         lang=args.lang, characters=args.characters, situations=args.situations,
@@ -35,7 +40,7 @@ def run(args, home) -> int:
     from pingpong.sessions.workers import WorkerGroup
 
     group = WorkerGroup(workers)
-    group.start()   # they import while this process opens the database and prepares the plan
+    group.start()   # forked once the fork server has imported, while this process prepares the plan
     try:
         return _run(args, home, setup, specs, group)
     finally:
