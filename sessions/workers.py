@@ -25,6 +25,7 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import wait as wait_for_ends
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -220,7 +221,9 @@ class WorkerGroup:
             await asyncio.to_thread(self._starting.join)
         while self.alive():
             self.poll()
-            await asyncio.sleep(REPORT_EVERY)
+            # Woken by a worker's end as well as by the clock: the command ends with its last worker.
+            running = [p.sentinel for p in self.processes if p.is_alive()]
+            await asyncio.to_thread(wait_for_ends, running, REPORT_EVERY)
         for process in self.processes:
             if process.pid is not None:   # started
                 process.join()
