@@ -390,3 +390,33 @@ def m013_session_list_indexes(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_sessions_list ON sessions"
                " (status, method, character, situation, player, interrogator, created_at, judges, seats)")
     db.execute("CREATE INDEX idx_messages_user_author ON messages (author, session_id) WHERE role = 'user'")
+
+
+_TOTALS_UPSERT = (
+    "INSERT INTO judge_totals (session_id, judge, ic_sum, ic_n, en_sum, en_n, fl_sum, fl_n, refusal, ov_sum, ov_n)"
+    " VALUES (NEW.session_id, NEW.by,"
+    " CASE WHEN NEW.metric = 'in_character' THEN NEW.value ELSE 0 END, NEW.metric = 'in_character',"
+    " CASE WHEN NEW.metric = 'entertaining' THEN NEW.value ELSE 0 END, NEW.metric = 'entertaining',"
+    " CASE WHEN NEW.metric = 'fluency' THEN NEW.value ELSE 0 END, NEW.metric = 'fluency',"
+    " CASE WHEN NEW.metric = 'is_refusal' THEN NEW.value ELSE 0 END,"
+    " CASE WHEN NEW.metric = 'overall' THEN NEW.value ELSE 0 END, NEW.metric = 'overall')"
+    " ON CONFLICT (session_id, judge) DO UPDATE SET"
+    " ic_sum = ic_sum + excluded.ic_sum, ic_n = ic_n + excluded.ic_n,"
+    " en_sum = en_sum + excluded.en_sum, en_n = en_n + excluded.en_n,"
+    " fl_sum = fl_sum + excluded.fl_sum, fl_n = fl_n + excluded.fl_n,"
+    " refusal = MAX(refusal, excluded.refusal),"
+    " ov_sum = ov_sum + excluded.ov_sum, ov_n = ov_n + excluded.ov_n;"
+)
+
+
+@migration
+def m014_judge_totals_in_one_statement(db: sqlite_utils.Database) -> None:
+    """The triggers of migration 4 add a score to its (session, judge) totals in one statement (an
+    upsert) instead of two (insert the row if missing, then update it): a judge's verdict of six
+    turns writes 24 score rows, and the second statement took a quarter of the time each row costs."""
+    ok_turn = "NEW.source = 'judge' AND NEW.status = 'ok' AND NEW.turn IS NOT NULL"
+    db.execute("DROP TRIGGER scores_judge_added")
+    db.execute("DROP TRIGGER scores_judge_retried")
+    db.execute(f"CREATE TRIGGER scores_judge_added AFTER INSERT ON scores WHEN {ok_turn} BEGIN {_TOTALS_UPSERT} END")
+    db.execute(f"CREATE TRIGGER scores_judge_retried AFTER UPDATE ON scores WHEN {ok_turn}"
+               f" AND OLD.status = 'failed' BEGIN {_TOTALS_UPSERT} END")
