@@ -294,6 +294,7 @@ class BatchRunner:
             self.prepare()
         todo, self._todo = longest_first(self._todo or [], self.setup.method), None
         self.pool.warm(self._seats())  # openai imported and clients built before the first claim
+        import pingpong.sessions.live  # noqa: F401  # and what runs a session: not while the first ones wait
         self.progress.started = time.monotonic()
         gate = asyncio.Semaphore(self.concurrency)
         while True:
