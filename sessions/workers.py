@@ -11,8 +11,9 @@ one display for all, from the counters each worker sends every quarter second. I
 is to launch the fork server that the workers are forked from, so that their imports (openai
 alone takes about a second) overlap the command's own checking and preparing instead of
 following them; the command never imports openai.
-Workers (and the fork server) ignore Ctrl-C; the parent, which gets it, sets a shared stop flag, and each worker
-then interrupts its conversations the way a single run does (saved as `interrupted`).
+Workers (and the fork server) ignore Ctrl-C; the parent, which gets it, sets a shared stop
+flag, and each worker then interrupts its conversations the way a single run does (saved as
+`interrupted`).
 """
 
 from __future__ import annotations
@@ -115,9 +116,6 @@ def start_fork_server() -> None:
         return
     from multiprocessing import forkserver
 
-    if threading.current_thread() is not threading.main_thread():
-        forkserver.ensure_running()
-        return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)   # inherited through exec; Python keeps it
     try:
         forkserver.ensure_running()
