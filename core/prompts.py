@@ -60,7 +60,8 @@ class PromptRenderer:
         # types, and a list of sessions renders no prompt
         from jinja2 import ChoiceLoader, FileSystemLoader, StrictUndefined
         from jinja2.exceptions import TemplateError
-        from jinja2.sandbox import SandboxedEnvironment
+
+        from pingpong.core.prompt_env import PromptEnvironment
 
         self._template_error = TemplateError
         loaders: list[FileSystemLoader] = []
@@ -68,7 +69,7 @@ class PromptRenderer:
             loaders.append(FileSystemLoader(str(user_dir)))
         loaders.append(FileSystemLoader(str(PACKAGE_TEMPLATES)))
         self.user_dir = Path(user_dir) if user_dir is not None else None
-        self.env = SandboxedEnvironment(
+        self.env = PromptEnvironment(
             loader=ChoiceLoader(loaders),
             undefined=StrictUndefined,
             autoescape=False,

@@ -102,3 +102,8 @@ def test_user_template_errors_are_user_errors_and_sandboxed(tmp_path):
     (tmp_path / "player_system.j2").write_text("{{ ''.__class__.__mro__ }}")
     with pytest.raises(UserError, match="player_system.j2"):
         PromptRenderer(tmp_path).player(card(), [])
+    # variables are dicts whose keys are read first (core/prompt_env.py): what is not a key
+    # still goes through the sandbox
+    (tmp_path / "player_system.j2").write_text("{{ character.__class__.__subclasses__() }}")
+    with pytest.raises(UserError, match="player_system.j2"):
+        PromptRenderer(tmp_path).player(card(), [])
