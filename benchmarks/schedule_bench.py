@@ -9,6 +9,8 @@ player per turn, then the slower of its judges, which run at once); the chains a
 read back from the calls the run stored. Prints the wall time, the bound and their
 ratio (goal <= 1.15), unstreamed and with streamed player replies (150 words at 50
 words/s), and with --plan-order the same run started in plan order for comparison.
+The one-time start (importing openai, building the clients, a first call of each kind) is
+timed before the run and printed apart: it is the same whatever the order.
 
     .venv/bin/python benchmarks/schedule_bench.py [--latency 0.1] [--concurrency 64] [--plan-order]
 """
