@@ -137,6 +137,38 @@ def test_player_length_totals_follow_the_messages_also_after_upgrading(tmp_path)
         store.close()
 
 
+def test_judge_totals_go_on_adding_up_after_the_upsert_triggers_replace_the_old_ones(tmp_path):
+    """Migration 14 replaces migration 4's triggers: totals kept by the old ones stand, and the
+    new ones add new scores and retried turns to them."""
+    import sqlite_utils
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    old.execute("create table _migrations (name text primary key, applied_at text not null)")
+    before = [fn for fn in MIGRATIONS if fn.__name__ < "m014"]
+    for fn in before:
+        fn(old)
+        old.execute("insert into _migrations values (?, 'then')", [fn.__name__])
+    old.execute("insert into sessions (id, status) values (1, 'finished')")
+    insert = ("insert into scores (session_id, turn, metric, value, scale, source, by, status, created_at)"
+              " values (1, ?, ?, ?, '1-5', 'judge', 'j', ?, 'then')")
+    old.execute(insert, [1, "in_character", 4, "ok"])
+    old.execute(insert, [2, "in_character", None, "failed"])
+    old.conn.commit()
+    old.close()
+    store = Store(path)
+    try:
+        totals = "select ic_sum, ic_n, refusal from judge_totals where session_id = 1 and judge = 'j'"
+        assert store.db.execute(totals).fetchone() == (4, 1, 0)
+        with store.transaction() as db:
+            db.execute(insert, [3, "in_character", 2, "ok"])
+            db.execute(insert, [3, "is_refusal", 1, "ok"])
+            db.execute("update scores set value = 5, status = 'ok' where turn = 2")   # the retried turn
+        assert store.db.execute(totals).fetchone() == (11, 3, 1)
+    finally:
+        store.close()
+
+
 def test_opening_an_up_to_date_database_takes_no_write_lock(tmp_path):
     import sqlite3
 
