@@ -224,7 +224,11 @@ class _Body(httpx2.AsyncByteStream):
 
     Where the reading stands is kept here, not in the iterator: openai stops reading at a
     stream's [DONE] and then drains the rest with a new iterator, which must find the body
-    already whole rather than wait for bytes that will not come."""
+    already whole rather than wait for bytes that will not come.
+
+    Once the body has arrived whole, its response is closed before its last bytes are handed
+    over: a reader that stops at the end of its data (openai at [DONE]) then finds it closed
+    and skips its drain, a tenth of a streamed call's CPU (two anyio scopes and a timer)."""
 
     def __init__(self, transport: LeanTransport, key: tuple[str, str, int], sock: _Socket, head: _Head,
                  read_timeout: float | None) -> None:
@@ -233,6 +237,7 @@ class _Body(httpx2.AsyncByteStream):
         self._timeout = read_timeout
         self._left = head.length  # bytes still to come of a body of known length
         self._whole = False
+        self.response: httpx2.Response | None = None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         sock, head = self._sock, self._head
@@ -247,6 +252,8 @@ class _Body(httpx2.AsyncByteStream):
             else:  # the body runs to the close of the connection
                 data = sock.take(len(sock.buffer))
                 self._whole = sock.closed
+            if self._whole and self.response is not None:
+                await self.response.aclose()
             if data:
                 yield data
             if not self._whole:
@@ -347,8 +354,8 @@ class LeanTransport(httpx2.AsyncBaseTransport):
                                        extensions=extensions)
         else:
             stream = _Body(self, key, sock, head, read_timeout)
-            response = httpx2.Response(head.status, headers=head.headers, stream=stream, request=request,
-                                       extensions=extensions)
+            response = stream.response = httpx2.Response(head.status, headers=head.headers, stream=stream,
+                                                         request=request, extensions=extensions)
         if head.ascii:  # httpx would find that out by decoding every header, once per response
             response.headers.encoding = "ascii"
         return response

@@ -167,6 +167,25 @@ async def test_a_body_in_pieces_and_a_stream_in_pieces_arrive_whole():
     assert srv.connections == 1  # the stream, read to its end, left the socket for the next answer
 
 
+async def test_a_stream_that_arrived_whole_is_closed_before_its_reader_reaches_done():
+    """Then openai, which stops reading at [DONE], has nothing left to drain; the socket is kept."""
+    def script(w, conn, n):
+        if n == 1:
+            body = b"".join(chunk(sse(word)) for word in ("All ", "at ", "once.")) + chunk(b"data: [DONE]\n\n")
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + body + b"0\r\n\r\n")
+        else:
+            w.write(whole(completion("next")))
+
+    async with raw_server(script) as srv, client(srv.url) as c:
+        stream = await c.post_json("/chat/completions", {**BODY, "stream": True}, timeout=5.0, stream=True)
+        seen = [(piece["choices"][0]["delta"]["content"], stream.response.is_closed) async for piece in stream]
+        await stream.close()
+        assert (await post(c))["choices"][0]["message"]["content"] == "next"
+    assert seen == [("All ", True), ("at ", True), ("once.", True)]
+    assert stream.done and srv.connections == 1
+
+
 async def test_a_socket_the_server_dropped_while_idle_is_replaced():
     def script(w, conn, n):
         w.write(whole(completion(f"conn {conn}")))
