@@ -54,7 +54,7 @@ class CommitGroup:
         waited = 0.0 if self._busy_since is None else loop.time() - self._busy_since
         failed: dict[int, BaseException] = {}
         try:
-            with self.store.transaction(wait=waited * 1000 >= BUSY_TIMEOUT_MS):
+            with self.store.writing(wait=waited * 1000 >= BUSY_TIMEOUT_MS):
                 for i, (write, _done) in enumerate(queued):
                     try:
                         with self.store.savepoint():

@@ -73,7 +73,7 @@ class Recorder:
             return
         if not isinstance(event, STORED):
             return
-        with self.store.transaction():
+        with self.store.writing():
             self._write_calls()
             if isinstance(event, MessageCompleted):
                 self._draft = None
@@ -94,7 +94,7 @@ class Recorder:
     def flush(self) -> None:
         """Commit the call records still waiting (the session stopped between two messages)."""
         if self._calls:
-            with self.store.transaction():
+            with self.store.writing():
                 self._write_calls()
             self._calls = []
 

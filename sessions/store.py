@@ -287,12 +287,14 @@ class Store:
         a read-only file or an I/O error rolls the whole transaction back and raises StorageError.
         wait=False: raise Busy at once, instead of waiting, while another process writes.
         """
-        with self._writing(wait=wait):
+        with self.writing(wait=wait):
             yield self.db
 
     @contextmanager
-    def _writing(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:
-        """transaction() on the bare connection: the store's own writes need no sqlite_utils."""
+    def writing(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:
+        """transaction() on the bare connection, for writes through the store's own methods,
+        which need no sqlite_utils: importing it (with numpy) on a run's first commit stalled
+        every conversation for about 0.2 s."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -409,7 +411,7 @@ class Store:
 
     def run_id(self, name: str, config: dict | None = None) -> int:
         """The id of the run with this name, created (with its config) if it does not exist."""
-        with self._writing() as db:
+        with self.writing() as db:
             row = db.execute("select id from runs where name = ?", [name]).fetchone()
             if row:
                 return row[0]
@@ -420,7 +422,7 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def set_run_config(self, run_id: int, config: dict) -> None:
-        with self._writing() as db:
+        with self.writing() as db:
             db.execute("update runs set config = ? where id = ?", [_json(config), run_id])
 
     def create_session(
@@ -467,7 +469,7 @@ class Store:
         }
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        with self._writing() as db:
+        with self.writing() as db:
             return int(db.execute(f"insert into sessions ({cols}) values ({marks})",
                                   list(row.values())).lastrowid or 0)
 
@@ -483,7 +485,7 @@ class Store:
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
         stamp = now()
-        with self._writing() as db:
+        with self.writing() as db:
             self._require(db, session_id)
             db.execute(
                 "update sessions set status = ?, error = ?, updated_at = ?,"
@@ -495,7 +497,7 @@ class Store:
 
     def claim(self, session_id: int) -> None:
         """This process now runs the session. UserError if finished or alive elsewhere."""
-        with self._writing() as db:
+        with self.writing() as db:
             status, pid, host = self._require(db, session_id)
             if status == "finished":
                 raise UserError(f"session {session_id}: already finished")
@@ -515,7 +517,7 @@ class Store:
         (a read-only database is left as it is)."""
         if self.read_only:
             return 0
-        with self._writing() as db:
+        with self.writing() as db:
             rows = db.execute("select id, pid, host from sessions where status = 'running'").fetchall()
             orphans = [sid for sid, pid, host in rows if not owner_alive(pid, host)]
             stamp = now()
@@ -530,7 +532,7 @@ class Store:
     def add_message(self, session_id: int, message: Message, *, created_at: str | None = None) -> None:
         """Store one completed message after the session's last (unique per turn, role and speaker)."""
         stamp = created_at or now()
-        with self._writing() as db:
+        with self.writing() as db:
             self._require(db, session_id)
             db.execute(
                 "insert into messages (session_id, seq, turn, role, speaker, author, text, prompt_tokens,"
@@ -546,7 +548,7 @@ class Store:
 
     def save_draft(self, session_id: int, draft: Draft) -> None:
         """The message being streamed, so far (one row per session, replaced each time)."""
-        with self._writing() as db:
+        with self.writing() as db:
             db.execute("insert or replace into drafts (session_id, turn, role, author, text, updated_at)"
                        " values (?, ?, ?, ?, ?, ?)",
                        [session_id, draft.turn, draft.role, draft.author, draft.text, now()])
@@ -560,7 +562,7 @@ class Store:
 
     def set_message_notes(self, session_id: int, message: Message) -> None:
         """Replace the notes of a stored message (found by turn, role and speaker) with message's."""
-        with self._writing() as db:
+        with self.writing() as db:
             db.execute("update messages set notes = ? where session_id = ? and turn = ? and role = ?"
                        " and speaker is ?", [_json(message.notes) if message.notes else None, session_id,
                                              message.turn, message.role, message.speaker])
@@ -572,7 +574,7 @@ class Store:
     def add_calls(self, session_id: int, calls: Sequence[CallRecord], *, pair_score_id: int | None = None) -> None:
         """Log model calls made for a session (pair_score_id: for that pairwise verdict of it)."""
         stamp = now()
-        with self._writing() as db:
+        with self.writing() as db:
             db.executemany(
                 "insert into model_calls (session_id, role, model, turn, attempt, status, error,"
                 " prompt_tokens, completion_tokens, tokens_estimated, latency_ms, created_at, pair_score_id)"
@@ -586,7 +588,7 @@ class Store:
         """One row per scored (turn, metric). A judge's ok value is never rewritten; a failed one
         is replaced by the retry's result."""
         stamp = created_at or now()
-        with self._writing() as db:
+        with self.writing() as db:
             self._require(db, session_id)
             db.executemany(
                 "insert into scores (session_id, turn, metric, value, scale, source, by, explanation,"
@@ -610,7 +612,7 @@ class Store:
 
         if not author or not str(author).strip():
             raise UserError("author: must not be empty")
-        with self._writing() as db:
+        with self.writing() as db:
             self._require(db, session_id)
             (method_name,) = db.execute("select method from sessions where id = ?", [session_id]).fetchone()
             method = get_method(method_name)
@@ -651,7 +653,7 @@ class Store:
         if shown not in ("ab", "ba"):
             raise ValueError(f"shown must be 'ab' or 'ba', got {shown!r}")
         stamp = created_at or now()
-        with self._writing() as db:
+        with self.writing() as db:
             self._require(db, session_a)
             self._require(db, session_b)
             db.execute(
@@ -685,7 +687,7 @@ class Store:
                             f"better) or 0.5 (as good), got {value!r}")
         if session_id == other_id:
             raise UserError(f"session {session_id}: a session is not compared with itself")
-        with self._writing() as db:
+        with self.writing() as db:
             found = {row[0]: row[1:] for row in db.execute(
                 "select id, method, character, situation from sessions where id in (?, ?)", [session_id, other_id])}
             for sid in (session_id, other_id):
@@ -707,7 +709,7 @@ class Store:
         """Record who holds the "interrogator" or "player" seat from now on (a resume keeps it)."""
         if role not in ("interrogator", "player"):
             raise ValueError(f"seat must be 'interrogator' or 'player', not {role!r}")
-        with self._writing() as db:
+        with self.writing() as db:
             db.execute("update sessions set seats = json_set(ifnull(seats, '{}'), ?, ?), updated_at = ?"
                        " where id = ?", [f"$.{role}", who, now(), session_id])
 
@@ -723,7 +725,7 @@ class Store:
         seats = {k: v for k, v in parent.spec.seats.items() if k not in changed}
         # a fork is a new conversation: nothing of an imported file's entry describes it
         spec = parent.spec.model_copy(update={**changed, "seats": seats, "origin": {}})
-        with self._writing():
+        with self.writing():
             new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
                                       status="interrupted", parent_session=session_id, fork_turn=turn,
                                       cast=parent.cast)
@@ -878,7 +880,7 @@ class Store:
 
     def add_judge(self, session_id: int, judge: str) -> None:
         """Record one more judge in the session's judges list and spec (an import that merges files)."""
-        with self._writing() as db:
+        with self.writing() as db:
             judges_json, spec_json = db.execute("select judges, spec from sessions where id = ?",
                                                 [session_id]).fetchone()
             judges = json.loads(judges_json or "[]")
@@ -897,7 +899,7 @@ class Store:
         entries = {k: v for k, v in (entries or {}).items() if v}
         if not seats and not entries:
             return
-        with self._writing() as db:
+        with self.writing() as db:
             row = db.execute("select spec from sessions where id = ?", [session_id]).fetchone()
             if row is None:
                 raise UserError(f"session {session_id}: no such session")
@@ -917,7 +919,7 @@ class Store:
     def annotation_queue(self, author: str, spec: dict[str, Any], draw: Callable[[], list[int]]) -> int:
         """The id of this person's queue for these options, drawn (with `draw`) and kept the first time."""
         key = _json(spec)
-        with self._writing() as db:
+        with self.writing() as db:
             row = db.execute("select id from annotation_queues where author = ? and spec = ?", [author, key]).fetchone()
             if row:
                 return int(row[0])
@@ -945,7 +947,7 @@ class Store:
 
     def move_annotation_item_last(self, queue_id: int, position: int) -> None:
         """Put one item of a queue after all the others (a person skipped it for now)."""
-        with self._writing() as db:
+        with self.writing() as db:
             db.execute("update annotation_items set position = (select max(position) + 1 from annotation_items"
                        " where queue_id = ?) where queue_id = ? and position = ? and position <"
                        " (select max(position) from annotation_items where queue_id = ?)",
@@ -953,7 +955,7 @@ class Store:
 
     def mark_annotated(self, queue_id: int, position: int) -> None:
         """The person saved their ratings of this item: the queue resumes after it."""
-        with self._writing() as db:
+        with self.writing() as db:
             db.execute("update annotation_items set done_at = coalesce(done_at, ?) where queue_id = ? and position = ?",
                        [now(), queue_id, position])
 
@@ -961,7 +963,7 @@ class Store:
                             children: dict[str, list[dict[str, Any]]]) -> int | None:
         """Insert an imported session with its messages, calls and scores as given (one transaction);
         None when a session with the same creation time, seats, card and situation exists."""
-        with self._writing() as db:
+        with self.writing() as db:
             if self.find_session(session["created_at"], session["player"], session.get("interrogator"),
                                  session.get("character"), session.get("situation")) is not None:
                 return None
@@ -1003,7 +1005,7 @@ class Store:
             raise ValueError(f"a pair is stored smaller id first, got {session_a}, {session_b}")
         cols = ("session_a", "session_b", *row)
         values = [session_a, session_b, *row.values()]
-        with self._writing() as db:
+        with self.writing() as db:
             if row["source"] == "human":
                 if db.execute("select 1 from pair_scores where session_a = ? and session_b = ? and source = 'human'"
                               " and by = ? and value is ? and created_at = ?",
