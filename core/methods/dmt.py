@@ -43,7 +43,6 @@ CONTINUE, GOAL_REACHED, MAX_ROUNDS, ENDED_BY_PERSON = "continue", "goal_reached"
 STOPPED = (GOAL_REACHED, MAX_ROUNDS, ENDED_BY_PERSON)
 
 
-
 @dataclass
 class Query:
     """What the generator proposed for one round."""
