@@ -100,12 +100,17 @@ class _Socket(asyncio.Protocol):
         started: part of the answer was read (if not, the server may have dropped a kept socket)."""
         if self.closed:
             raise _Closed(before_answer=not started and not self.buffer, error=self.error)
-        self._waiter = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        # A timer that fails the waiter: asyncio.timeout() would cancel the task and take the
+        # cancel back, twice the work for every wait of every answer.
+        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
         try:
-            async with asyncio.timeout(timeout):
-                await self._waiter
+            await waiter
         finally:
             self._waiter = None
+            if timer is not None:
+                timer.cancel()
 
     def send(self, data: bytes) -> None:
         if self.transport is None or self.transport.is_closing():
@@ -120,6 +125,11 @@ class _Socket(asyncio.Protocol):
         self.closed = True
         if self.transport is not None:
             self.transport.close()
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 _SOCKET_ERRORS = (TimeoutError, _Closed, OSError)
@@ -148,7 +158,7 @@ class _Head:
         self.reason = parts[2] if len(parts) > 2 else b""
         self.headers: list[tuple[bytes, bytes]] = []
         self.length: int | None = None
-        self.chunked = self.closing = False
+        self.chunked = self.closing = self.encoded = False
         for line in lines[1:]:
             name, sep, value = line.partition(b":")
             if not sep:
@@ -164,6 +174,8 @@ class _Head:
                 self.chunked = b"chunked" in value.lower()
             elif lowered == b"connection":
                 self.closing = b"close" in value.lower()
+            elif lowered == b"content-encoding":
+                self.encoded = value.lower() not in (b"", b"identity")
         if self.chunked:
             self.length = None
 
@@ -350,8 +362,10 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         extensions = {"http_version": b"HTTP/1.1", "reason_phrase": head.reason}
         if body is not None:
             self._release(key, sock, keep=not head.closing)
-            response = httpx2.Response(head.status, headers=head.headers, content=body, request=request,
-                                       extensions=extensions)
+            response = httpx2.Response(head.status, headers=head.headers, stream=httpx2.ByteStream(body),
+                                       request=request, extensions=extensions)
+            if not head.encoded:  # what reading it would give, without a decoder and a chunker per answer
+                response._content = body
         else:
             stream = _Body(self, key, sock, head, read_timeout)
             response = stream.response = httpx2.Response(head.status, headers=head.headers, stream=stream,

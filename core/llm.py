@@ -484,15 +484,13 @@ class ModelPool:
         key = endpoint_key(spec)
         ep = self._endpoints.get(key)
         if ep is None:
-            from openai import DefaultAsyncHttpxClient
-
             from pingpong.core.http_transport import LeanTransport
-            from pingpong.core.openai_client import LeanAsyncOpenAI
+            from pingpong.core.openai_client import LeanAsyncOpenAI, LeanHttpClient
 
             secret = api_key(spec)
 
             def make_client() -> Any:
-                http = DefaultAsyncHttpxClient(transport=LeanTransport())
+                http = LeanHttpClient(transport=LeanTransport())
                 return LeanAsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
                                        http_client=http)
 

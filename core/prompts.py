@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pingpong.core.domain import Character, Message, PromptFormat, Situation
 from pingpong.core.errors import UserError
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
 
@@ -78,13 +81,17 @@ class PromptRenderer:
             keep_trailing_newline=False,
             auto_reload=False,  # read once per process: checking each file's mtime on every call costs a stat per prompt
         )
+        self._templates: dict[str, Template] = {}
 
     # -- low level -------------------------------------------------------
 
     def render(self, name: str, **variables) -> str:
         """Render one template; template mistakes become a UserError naming the file."""
         try:
-            return self.env.get_template(name).render(**variables).strip()
+            template = self._templates.get(name)
+            if template is None:  # Jinja's own cache takes a lock and reorders its LRU list per lookup
+                template = self._templates[name] = self.env.get_template(name)
+            return template.render(**variables).strip()
         except self._template_error as exc:
             raise UserError(f"template {name}: {exc}") from exc
 

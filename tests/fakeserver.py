@@ -83,6 +83,7 @@ class Error:
     type: str | None = None
     retry_after: str | float | None = None
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)  # more headers (a redirect's Location)
 
 
 @dataclass
@@ -281,7 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._sleep(fake.latency + getattr(b, "delay", 0.0))
         if isinstance(b, Error):
             err = {"message": b.message, "type": b.type or "error", "param": None, "code": b.code}
-            extra = {} if b.retry_after is None else {"Retry-After": str(b.retry_after)}
+            extra = dict(b.headers) if b.retry_after is None else {**b.headers, "Retry-After": str(b.retry_after)}
             self._send_json(b.status, {"error": err}, extra)
             return
         stream = bool(body.get("stream"))

@@ -18,10 +18,9 @@ import httpx2
 import openai
 import pytest
 import trustme
-from openai import DefaultAsyncHttpxClient
 
 from pingpong.core.http_transport import LeanTransport
-from pingpong.core.openai_client import LeanAsyncOpenAI
+from pingpong.core.openai_client import LeanAsyncOpenAI, LeanHttpClient
 
 Answer = Callable[[asyncio.StreamWriter, int], "asyncio.Future[None] | None"]
 """What the server does for request number n on a connection: writes (and may close)."""
@@ -94,7 +93,7 @@ async def raw_server(script: Callable[[asyncio.StreamWriter, int, int], object],
 
 @asynccontextmanager
 async def client(url: str, timeout: float = 5.0, tls: ssl.SSLContext | None = None) -> AsyncIterator[LeanAsyncOpenAI]:
-    http = DefaultAsyncHttpxClient(transport=LeanTransport(tls))
+    http = LeanHttpClient(transport=LeanTransport(tls))  # as core.llm builds it
     async with LeanAsyncOpenAI(base_url=url, api_key="k", max_retries=0, timeout=timeout, http_client=http) as c:
         yield c
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from openai import AsyncOpenAI
 
+from pingpong.core.http_transport import LeanTransport
 from pingpong.core.llm import ChatRequest
-from pingpong.core.openai_client import LeanAsyncOpenAI
-from tests.fakeserver import reply
+from pingpong.core.openai_client import LeanAsyncOpenAI, LeanHttpClient
+from tests.fakeserver import error, reply
 
 MSGS = [{"role": "system", "content": "You are Ada. Ünïcode stays as it is."}, {"role": "user", "content": "Hi?"}]
 
@@ -45,9 +47,15 @@ async def test_another_timeout_is_its_own_kind(fake_server):
     assert [r.headers["x-stainless-read-timeout"] for r in fake_server.chat_requests] == ["30.0", "30.0", "4.0", "30.0"]
 
 
-async def test_a_cookie_the_server_sets_goes_back_on_later_requests(fake_server):
+def _lean_http() -> LeanHttpClient:
+    return LeanHttpClient(transport=LeanTransport())
+
+
+@pytest.mark.parametrize("http", [None, _lean_http], ids=["library's client", "lean client"])
+async def test_a_cookie_the_server_sets_goes_back_on_later_requests(fake_server, http):
     fake_server.script(reply("first", headers={"Set-Cookie": "lb=node-2; Path=/"}), reply("second"), reply("third"))
-    async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0) as client:
+    async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0,
+                               http_client=http() if http else None) as client:
         for _ in range(3):
             await client.post_json("/chat/completions", {"model": "m", "messages": MSGS}, timeout=5.0)
     assert [r.headers.get("cookie") for r in fake_server.chat_requests] == [None, "lb=node-2", "lb=node-2"]
@@ -64,3 +72,26 @@ async def test_streamed_and_whole_answers_through_the_pool(fake_server, fake_poo
     assert first.body["stream"] is True and "stream" not in second.body
     assert int(second.headers["content-length"]) == len(json.dumps(second.body, ensure_ascii=False,
                                                                    separators=(",", ":")).encode())
+
+
+async def test_a_redirect_is_followed_the_way_httpx_follows_it(fake_server):
+    moved = error(307, "moved", headers={"Location": "/moved/chat/completions"})
+    fake_server.script(moved, moved, reply("Answered at the new place."))
+    async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0,
+                               http_client=_lean_http()) as client:
+        answer = await client.post_json("/chat/completions", {"model": "m", "messages": MSGS}, timeout=5.0)
+    assert answer["choices"][0]["message"]["content"] == "Answered at the new place."
+    last = fake_server.chat_requests[-1]
+    assert (last.method, last.path, last.body["messages"]) == ("POST", "/moved/chat/completions", MSGS)
+
+
+async def test_a_client_with_an_event_hook_takes_httpx_s_own_way(fake_server):
+    seen: list[str] = []
+
+    async def hook(request) -> None:
+        seen.append(request.url.path)
+
+    http = LeanHttpClient(transport=LeanTransport(), event_hooks={"request": [hook]})
+    async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0, http_client=http) as client:
+        await client.post_json("/chat/completions", {"model": "m", "messages": MSGS}, timeout=5.0)
+    assert seen == ["/v1/chat/completions"]
