@@ -93,6 +93,13 @@ def _scan(text: str, where: str) -> None:
                 raise UserError(f"{where}: YAML aliases (*name) are not allowed{_line(event)}")
             elif isinstance(event, yaml.ScalarEvent) and len(event.value) > digits and _LONG_INT.match(event.value):
                 raise UserError(f"{where}: a number has more than {digits} digits{_line(event)}")
+    except yaml.MarkedYAMLError as exc:
+        # libyaml from PyYAML 6.0.4 on refuses deep flow nesting itself, before the first event
+        if "nesting depth" not in (exc.problem or ""):
+            raise
+        mark = exc.problem_mark
+        raise UserError(f"{where}: nested deeper than {MAX_DEPTH} levels"
+                        + (f" (line {mark.line + 1})" if mark is not None else "")) from None
     finally:
         loader.dispose()
 
