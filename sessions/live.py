@@ -11,6 +11,7 @@ import contextlib
 import functools
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 
 from pingpong.core.domain import Character, SessionSpec, Situation
 from pingpong.core.errors import StorageError, UserError
@@ -25,6 +26,27 @@ def start_session(store: Store, spec: SessionSpec, character: Character, situati
     """Create the session row (snapshots of card, situation and a group scene's member cards);
     run it with run_session."""
     return store.create_session(spec, character, situation, run_id, cast=cast)
+
+
+@dataclass(frozen=True)
+class Started:
+    """A session this process has just created and claimed, with the parts it was made of:
+    run_session neither reads them back nor claims it again (a batch run's conversation
+    starts one shared commit sooner)."""
+
+    session_id: int
+    spec: SessionSpec
+    character: Character
+    situation: Situation
+    cast: tuple[Character, ...] = ()
+
+
+def open_session(store: Store, pool, spec: SessionSpec, character: Character, situation: Situation,
+                 run_id: int | None = None, cast: Sequence[Character] = ()) -> Started:
+    """start_session and the seats that run_session's claim would record, in the caller's transaction."""
+    session_id = start_session(store, spec, character, situation, run_id, cast)
+    record_seats(store, pool, session_id, spec)
+    return Started(session_id, spec, character, situation, tuple(cast))
 
 
 def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges: list[str] | None = None) -> None:
@@ -55,10 +77,11 @@ def _engine(session_id: int, **kwargs):
         raise UserError(f"session {session_id}: its stored messages cannot be continued or judged ({exc})") from None
 
 
-async def run_session(store: Store, pool, session_id: int, control=None, *,
+async def run_session(store: Store, pool, session: int | Started, control=None, *,
                       renderer=None, offload: bool = False, deltas: float | None = 0.0,
                       commits: CommitGroup | None = None) -> AsyncGenerator[Event, None]:
     """Claim the session, run the engine after the last stored message, record and yield each event.
+    `session`: its id, or the Started that open_session gave (claimed already, nothing stored yet).
 
     A finished session or one alive in another process raises UserError. offload: commit in a
     worker thread (the TUI: its event loop keeps drawing while SQLite syncs), in event order. If the
@@ -70,26 +93,39 @@ async def run_session(store: Store, pool, session_id: int, control=None, *,
     """
     from pingpong.core.methods import get_method
 
-    stored = store.session(session_id)
-    if stored.status == "finished":
-        raise UserError(f"session {session_id}: already finished")
     kwargs = {"renderer": renderer} if renderer is not None else {}
-    method = get_method(stored.spec.method)
-    engine = _engine(  # before the claim: a session that cannot be resumed is left as it was
-        session_id, spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
-        control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
-        method=method, deltas=deltas, cast=stored.cast,
-        seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
-    )
-    claim = _Claim(store, pool, session_id, stored.spec)
-    try:
-        if commits is not None:
-            await commits.write(claim)
-        else:
-            claim()
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        claim.abandon()
-        raise
+    if isinstance(session, Started):  # just created and claimed by this process: nothing stored yet
+        session_id, spec = session.session_id, session.spec
+        try:
+            method = get_method(spec.method)
+            engine = _engine(session_id, spec=spec, character=session.character, situation=session.situation,
+                             pool=pool, control=control, history=[], verdicts=[], method=method, deltas=deltas,
+                             cast=list(session.cast), seats={"interrogator": spec.interrogator, "player": spec.player},
+                             **kwargs)
+        except Exception as exc:  # it is ours and running: it must not stay so
+            store.set_status(session_id, "failed", error=f"{type(exc).__name__}: {exc}")
+            raise
+    else:
+        session_id = session
+        stored = store.session(session_id)
+        if stored.status == "finished":
+            raise UserError(f"session {session_id}: already finished")
+        method = get_method(stored.spec.method)
+        engine = _engine(  # before the claim: a session that cannot be resumed is left as it was
+            session_id, spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
+            control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
+            method=method, deltas=deltas, cast=stored.cast,
+            seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
+        )
+        claim = _Claim(store, pool, session_id, stored.spec)
+        try:
+            if commits is not None:
+                await commits.write(claim)
+            else:
+                claim()
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            claim.abandon()
+            raise
     recorder = Recorder(store, session_id)
     ended = False
     try:

@@ -30,11 +30,15 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pingpong.core.domain import CastSeat, SessionSpec
 from pingpong.core.errors import StorageError
 from pingpong.core.events import CallFinished, Event, SessionFailed, SessionFinished
 from pingpong.sessions.plan import PlanItem
+
+if TYPE_CHECKING:
+    from pingpong.sessions.live import Started
 
 FINISHED, FAILED, INTERRUPTED, RUNNING = "finished", "failed", "interrupted", "running"
 
@@ -338,25 +342,28 @@ class BatchRunner:
     def _seats(self) -> list[str]:
         return [*self.setup.players, self.setup.interrogator, *self.setup.judges]
 
-    async def _claim(self, item: PlanItem) -> tuple[str, int | None]:
+    async def _claim(self, item: PlanItem) -> tuple[str, int | None, Started | None]:
         """Decide a pair planned as new again, and create its session, in one write transaction.
 
         Another `pingpong run` of the same run may have started (or finished) the pair since
         prepare() looked; checking and creating under one BEGIN IMMEDIATE means two processes
-        never both create a session for it. Returns decide()'s action and the session id.
+        never both create a session for it. Returns decide()'s action, the session id, and
+        the session as open_session made it when it is new.
         """
         from pingpong.sessions import live
 
         run_id = self.run_id
         assert run_id is not None
-        claimed: list[tuple[str, int | None]] = []
+        claimed: list[tuple[str, int | None, Started | None]] = []
 
         def claim() -> None:
             action, sid = decide(pair_sessions(self.store, run_id, item.key))
-            if action == "new":
-                sid = live.start_session(self.store, self.setup.spec(item), item.character,
-                                         item.situation, run_id=run_id, cast=item.cast)
-            claimed.append((action, sid))
+            started = None
+            if action == "new":  # created running, its seats recorded: run_session starts right away
+                started = live.open_session(self.store, self.pool, self.setup.spec(item), item.character,
+                                            item.situation, run_id, item.cast)
+                sid = started.session_id
+            claimed.append((action, sid, started))
 
         await self.commits.write(claim)  # shares the loop's next commit, whose BEGIN IMMEDIATE guards it
         return claimed[0]
@@ -402,8 +409,9 @@ class BatchRunner:
             counts.in_flight += 1
             outcome, error = None, None
             try:
+                started = None
                 if sid is None:
-                    action, sid = await self._claim(item)
+                    action, sid, started = await self._claim(item)
                     if action in ("skip", "elsewhere"):  # another process got to this pair first
                         counts.in_flight -= 1
                         if action == "skip":
@@ -416,7 +424,7 @@ class BatchRunner:
                 assert sid is not None
                 on_event = self.progress.on_event
                 kwargs = {"renderer": self.renderer} if self.renderer is not None else {}
-                async with aclosing(live.run_session(self.store, self.pool, sid, deltas=DRAFT_SECONDS,
+                async with aclosing(live.run_session(self.store, self.pool, started or sid, deltas=DRAFT_SECONDS,
                                                      commits=self.commits, **kwargs)) as events:
                     async for event in events:
                         on_event(counts, event)

@@ -113,3 +113,31 @@ async def test_a_session_cancelled_while_its_claim_waits_for_the_commit_is_not_l
     await asyncio.sleep(0.01)
     assert group.commits == 1   # the claim was committed after the cancel
     assert store.session(sid).status == "interrupted"
+
+
+async def test_a_session_opened_by_this_process_starts_without_a_claim_of_its_own(store, character, situation):
+    """The batch runner creates a session and records its seats in one shared commit, then runs
+    it from what it created: one commit fewer before its first call than running it by id."""
+    from contextlib import aclosing
+
+    from pingpong.core.config import offline_spec
+    from pingpong.core.llm import ModelPool
+    from pingpong.sessions.live import open_session, run_session
+
+    pool = ModelPool({"offline": offline_spec()})
+    spec = make_spec(num_turns=1)
+    commits: list[int] = []
+    for by_id in (True, False):
+        group = CommitGroup(store)
+        opened = []
+        await group.write(lambda: opened.append(open_session(store, pool, spec, character, situation)))
+        async with aclosing(run_session(store, pool, opened[0].session_id if by_id else opened[0],
+                                        commits=group)) as events:
+            async for _event in events:
+                pass
+        commits.append(group.commits)
+        stored = store.session(opened[0].session_id)
+        assert stored.status == "finished" and [m.role for m in stored.messages] == ["user", "assistant"]
+        assert set(stored.spec.seats) >= {"player", "interrogator"}
+    assert commits[1] == commits[0] - 1
+    await pool.aclose()
