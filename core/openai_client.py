@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
+import orjson
 from httpx2._client import UseClientDefault
 from httpx2._types import AuthTypes
 from openai import AsyncOpenAI, AsyncStream, DefaultAsyncHttpxClient
@@ -33,8 +34,25 @@ _PER_REQUEST = ("content-length", "transfer-encoding", "cookie")
 
 
 def _body(json_data: dict[str, Any]) -> bytes:
-    """The body as the library writes it (compact UTF-8 JSON, no NaN)."""
-    return json.dumps(json_data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """The body as the library writes it: compact UTF-8 JSON, no NaN (the config refuses it).
+
+    orjson writes it some twenty times faster than the json module, byte for byte the same
+    but for a number's spelling in exponent form (1e-7 for 1e-07, the same value). What it
+    refuses (integers beyond 64 bits, lone surrogates) goes the json module's way, with its
+    result or its error as before."""
+    try:
+        return orjson.dumps(json_data)
+    except orjson.JSONEncodeError:
+        return json.dumps(json_data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _parsed(content: bytes) -> Any:
+    """An answer's JSON: orjson's reading, or the json module's for what orjson refuses (NaN,
+    integers beyond 64 bits), with its error as before."""
+    try:
+        return orjson.loads(content)
+    except orjson.JSONDecodeError:
+        return json.loads(content)
 
 
 class LeanAsyncOpenAI(AsyncOpenAI):
@@ -59,7 +77,7 @@ class LeanAsyncOpenAI(AsyncOpenAI):
         # after a dozen header lookups and checks of what to cast it to.
         response = await self.request(httpx2.Response, options)
         kind = response.headers.get("content-type", "").partition(";")[0].strip()
-        return json.loads(response.content) if kind.endswith("json") else response.text
+        return _parsed(response.content) if kind.endswith("json") else response.text
 
     def _idempotency_key(self) -> str:
         """The library makes a UUID per request for a header that only some clients send;

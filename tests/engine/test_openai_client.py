@@ -95,3 +95,17 @@ async def test_a_client_with_an_event_hook_takes_httpx_s_own_way(fake_server):
     async with LeanAsyncOpenAI(base_url=fake_server.base_url, api_key="k", max_retries=0, http_client=http) as client:
         await client.post_json("/chat/completions", {"model": "m", "messages": MSGS}, timeout=5.0)
     assert seen == ["/v1/chat/completions"]
+
+
+def test_what_orjson_refuses_is_written_and_read_the_json_module_s_way():
+    import math
+
+    from pingpong.core.openai_client import _body, _parsed
+
+    big = {"model": "m", "seed": 2**70, "messages": MSGS}
+    assert _body(big) == json.dumps(big, ensure_ascii=False, separators=(",", ":")).encode()
+    assert json.loads(_body({"model": "m", "messages": MSGS, "top_p": 1e-07}))["top_p"] == 1e-07
+    assert math.isnan(_parsed(b'{"usage": NaN}')["usage"])
+    assert _parsed(b'{"n": 1180591620717411303424}')["n"] == 2**70
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate: the same error as ever
+        _body({"model": "m", "messages": [{"role": "user", "content": "\ud800"}]})
