@@ -108,3 +108,14 @@ def test_a_run_on_an_existing_database_writes_without_sqlite_utils(tmp_path):
     report = _loaded(CLI_PROBE, *offline, "--run", "again", "--home", str(tmp_path))
     assert report["code"] == 0 and "done" in report["out"]
     assert not report["top"] & {"sqlite_utils", "numpy"}, sorted(report["top"] & {"sqlite_utils", "numpy"})
+
+
+def test_the_model_layer_does_not_import_aiohttp():
+    """openai imports its optional aiohttp client when aiohttp is installed (`serve` needs it):
+    a fifth of a second of every run's start, for a client pingpong never uses."""
+    probe = ("import json, sys\nimport pingpong.core.openai_client\nimport openai\n"
+             "print(json.dumps({'modules': sorted(sys.modules), 'aio': openai.DefaultAioHttpClient.__name__}),"
+             " file=sys.stderr)")
+    report = _loaded(probe)
+    assert "openai" in report["top"] and "aiohttp" not in report["top"]
+    assert report["aio"] == "_MissingAioHttpClient"
