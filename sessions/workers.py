@@ -81,9 +81,10 @@ def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
 
 
 RUN_MODULES = ("pingpong.core.openai_client", "pingpong.core.prompts", "pingpong.sessions.store",
-               "pingpong.sessions.workers", "jinja2.sandbox", "uvloop")
-"""What a worker imports before its job comes (about 1.3 s, most of it openai). Not sqlite_utils:
-the command has migrated the database, and a run writes through the store's bare connection."""
+               "pingpong.sessions.workers", "jinja2.sandbox", "uvloop", "pingpong.sessions.fork_preload")
+"""What a worker imports before its job comes (about 1.3 s, most of it openai), the last one
+freezing what the others made (sessions/fork_preload.py). Not sqlite_utils: the command has
+migrated the database, and a run writes through the store's bare connection."""
 
 
 def _import_run_modules() -> None:

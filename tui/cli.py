@@ -352,5 +352,16 @@ def _report_bug() -> None:
           f"{where} with the traceback above and the command you ran", file=sys.stderr)
 
 
+def entry() -> int:
+    """The `pingpong` command: main(), then an exit without the interpreter's last garbage
+    collection, which walks every object still alive (openai's thousands of types: a third of
+    a second after every run). Objects are still freed one by one, files closed and flushed."""
+    code = main()
+    import gc
+
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
