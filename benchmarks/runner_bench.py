@@ -82,7 +82,7 @@ async def bench(root: Path, chars: list[str], sits: list[str], concurrency: int,
     store = Store(home.db_path)
     pool = ModelPool(specs)
     runner = BatchRunner(store, pool, setup, concurrency=concurrency,
-                         renderer=PromptRenderer(home.templates_dir))
+                         renderer=PromptRenderer(home.templates_dir), freeze=True)  # as `pingpong run` makes it
     runner.prepare()
     # One streamed and one whole request first: openai builds its types lazily on
     # first use, a one-time cost that is not the runner's per-request cost.

@@ -49,7 +49,8 @@ async def run_once(root: Path, chars: list[str], sits: list[str], concurrency: i
                                judges=["judge-a", "judge-b"], characters=chars, situations=sits)
     store = Store(home.db_path)
     pool = ModelPool(specs)
-    batch = BatchRunner(store, pool, setup, concurrency=concurrency, renderer=PromptRenderer(home.templates_dir))
+    batch = BatchRunner(store, pool, setup, concurrency=concurrency, renderer=PromptRenderer(home.templates_dir),
+                        freeze=True)  # as `pingpong run` makes it
     batch.prepare()
     if plan_order:  # what the runner did before it sorted: the plan's own order
         runner_module.longest_first = lambda todo, method: list(todo)  # type: ignore[assignment]

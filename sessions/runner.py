@@ -228,9 +228,13 @@ def longest_first(todo: list[tuple[PlanItem, int | None]], method: str) -> list[
 class BatchRunner:
     """Runs a RunSetup against a Store and a ModelPool; `progress` is live while it runs."""
 
-    def __init__(self, store, pool, setup: RunSetup, *, concurrency: int = 8, renderer=None):
+    def __init__(self, store, pool, setup: RunSetup, *, concurrency: int = 8, renderer=None,
+                 freeze: bool = False):
         """renderer: one core.prompts.PromptRenderer shared by every conversation (pass one
-        built with the home's templates folder; it also saves compiling templates per session)."""
+        built with the home's templates folder; it also saves compiling templates per session).
+        freeze: this process is the run's (the command's, a worker's): what is alive once the
+        run has started lives as long as it, and is frozen out of the garbage collector's
+        walks (a full one over openai's types stopped every conversation for a tenth of a second)."""
         if concurrency < 1:
             from pingpong.core.errors import UserError
 
@@ -240,6 +244,7 @@ class BatchRunner:
         self.setup = setup
         self.concurrency = concurrency
         self.renderer = renderer
+        self.freeze = freeze
         from pingpong.sessions.commits import CommitGroup
 
         self.commits = CommitGroup(store)
@@ -299,6 +304,10 @@ class BatchRunner:
         todo, self._todo = longest_first(self._todo or [], self.setup.method), None
         self.pool.warm(self._seats())  # openai imported and clients built before the first claim
         import pingpong.sessions.live  # noqa: F401  # and what runs a session: not while the first ones wait
+        if self.freeze:
+            import gc
+
+            gc.freeze()
         self.progress.started = time.monotonic()
         gate = asyncio.Semaphore(self.concurrency)
         while True:

@@ -136,7 +136,7 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
     store = Store(job.db_path)
     pool = ModelPool(job.specs)
     batch = BatchRunner(store, pool, job.setup, concurrency=job.concurrency,
-                        renderer=PromptRenderer(job.templates_dir))
+                        renderer=PromptRenderer(job.templates_dir), freeze=True)
     try:
         batch.prepare()
         task = asyncio.create_task(batch.run())

@@ -65,7 +65,7 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
         from pingpong.core.prompts import PromptRenderer
 
         runner = BatchRunner(store, None, setup, concurrency=args.concurrency,
-                             renderer=PromptRenderer(home.templates_dir))
+                             renderer=PromptRenderer(home.templates_dir), freeze=True)
         console = Console()
         stopped: StorageError | None = None
         progress, interrupted, failed_judging = runner.progress, False, 0
