@@ -290,3 +290,35 @@ async def test_a_stream_left_early_does_not_leave_its_bytes_for_the_next_answer(
         await stream.close()
         data = await post(c)
     assert data["choices"][0]["message"]["content"] == "fresh on 2"
+
+
+STREAM_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+async def test_an_error_event_in_a_stream_is_openai_s_api_error():
+    def script(w, conn, n):
+        error = b'data: {"error": {"message": "the model fell over", "type": "server_error"}}\n\n'
+        w.write(STREAM_HEAD + chunk(sse("Half ")) + chunk(error) + b"0\r\n\r\n")
+
+    async with raw_server(script) as srv, client(srv.url) as c:
+        with pytest.raises(openai.APIError, match="the model fell over") as err:
+            await streamed_text(c)
+    assert not isinstance(err.value, openai.APIConnectionError)
+
+
+async def test_what_follows_done_is_read_so_the_socket_is_kept():
+    """[DONE] and the body's last chunk may come in two reads: the socket goes back to the pool
+    only once the body is read to its end."""
+    async def script(w, conn, n):
+        if n == 1:
+            w.write(STREAM_HEAD + chunk(sse("Done ")) + chunk(sse("soon.")) + chunk(b"data: [DONE]\n\n"))
+            await w.drain()
+            await asyncio.sleep(0.05)
+            w.write(b"0\r\n\r\n")
+        else:
+            w.write(whole(completion("next")))
+
+    async with raw_server(script) as srv, client(srv.url) as c:
+        assert await streamed_text(c) == ("Done soon.", True)
+        assert (await post(c))["choices"][0]["message"]["content"] == "next"
+    assert srv.connections == 1
