@@ -8,6 +8,7 @@ CLI (`tui.cli.main`, in-process or as a subprocess).
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -80,11 +81,17 @@ def pingpong(root: Path, *args: str) -> Result:
 
 
 def spawn(root: Path, *args: str, **kw) -> subprocess.Popen:
-    """The real CLI in a child process (for SIGKILL / SIGINT tests)."""
+    """The real CLI in a child process (for SIGKILL / SIGINT tests), which takes Ctrl-C as it
+    would from a shell whatever this test process ignores or blocks (a child inherits both)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "pingpong.tui.cli", "--home", str(root), *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, **kw)
+                            text=True, preexec_fn=_ctrl_c_as_from_a_shell, **kw)
+
+
+def _ctrl_c_as_from_a_shell() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def rows(root: Path, sql: str, params=()) -> list[tuple]:
