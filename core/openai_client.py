@@ -29,9 +29,19 @@ from httpx2._types import AuthTypes
 # we never use. A None in sys.modules makes that import fail the way openai expects without aiohttp.
 sys.modules.setdefault("openai._vendor.httpx_aiohttp", None)  # type: ignore[arg-type]
 
-from openai import AsyncOpenAI, AsyncStream, DefaultAsyncHttpxClient  # noqa: E402
+from openai import (  # noqa: E402
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AsyncOpenAI,
+    AsyncStream,
+    DefaultAsyncHttpxClient,
+)
+from openai._httpx2 import request_exceptions, timeout_exceptions  # noqa: E402
 from openai._models import FinalRequestOptions  # noqa: E402
 from openai._streaming import ServerSentEvent  # noqa: E402
+
+from pingpong.core.sse import EventReader  # noqa: E402
 
 KINDS = 8
 """Request templates kept per client (method, path, timeout): more kinds go the library's way."""
@@ -191,8 +201,6 @@ class RawStream(AsyncStream[object]):
             async for item in super().__stream__():
                 yield item
             return
-        from pingpong.core.sse import EventReader
-
         reader = EventReader()
         try:
             async for chunk in self._raw(response):
@@ -212,9 +220,6 @@ class RawStream(AsyncStream[object]):
     @staticmethod
     async def _raw(response: httpx2.Response) -> AsyncIterator[bytes]:
         """The body's bytes as the transport gives them; its failures as openai's errors."""
-        from openai import APIConnectionError, APITimeoutError
-        from openai._httpx2 import request_exceptions, timeout_exceptions
-
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]  # an async stream: AsyncOpenAI's
                 yield chunk
@@ -232,8 +237,6 @@ class RawStream(AsyncStream[object]):
 
 def _stream_error(error: object, response: httpx2.Response) -> Exception:
     """The APIError openai raises for an error event in a stream."""
-    from openai import APIError
-
     message = error.get("message") if isinstance(error, dict) else None
     if not message or not isinstance(message, str):
         message = "An error occurred during streaming"

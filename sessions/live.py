@@ -95,29 +95,28 @@ async def run_session(store: Store, pool, session: int | Started, control=None, 
 
     kwargs = {"renderer": renderer} if renderer is not None else {}
     if isinstance(session, Started):  # just created and claimed by this process: nothing stored yet
-        session_id, spec = session.session_id, session.spec
-        try:
-            method = get_method(spec.method)
-            engine = _engine(session_id, spec=spec, character=session.character, situation=session.situation,
-                             pool=pool, control=control, history=[], verdicts=[], method=method, deltas=deltas,
-                             cast=list(session.cast), seats={"interrogator": spec.interrogator, "player": spec.player},
-                             **kwargs)
-        except Exception as exc:  # it is ours and running: it must not stay so
-            store.set_status(session_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
+        stored = None
+        session_id, spec, character, situation = session.session_id, session.spec, session.character, session.situation
+        cast, history, done = list(session.cast), [], []
+        seats = {"interrogator": spec.interrogator, "player": spec.player}
     else:
-        session_id = session
-        stored = store.session(session_id)
+        session_id, stored = session, store.session(session)
         if stored.status == "finished":
             raise UserError(f"session {session_id}: already finished")
-        method = get_method(stored.spec.method)
-        engine = _engine(  # before the claim: a session that cannot be resumed is left as it was
-            session_id, spec=stored.spec, character=stored.character, situation=stored.situation, pool=pool,
-            control=control, history=stored.messages, verdicts=method.done_verdicts(stored.verdicts),
-            method=method, deltas=deltas, cast=stored.cast,
-            seats={role: stored.seat(role) for role in ("interrogator", "player")}, **kwargs,
-        )
-        claim = _Claim(store, pool, session_id, stored.spec)
+        spec, character, situation = stored.spec, stored.character, stored.situation
+        cast, history, done = stored.cast, stored.messages, stored.verdicts
+        seats = {role: stored.seat(role) for role in ("interrogator", "player")}
+    try:  # before the claim: a stored session that cannot be resumed is left as it was
+        method = get_method(spec.method)
+        engine = _engine(session_id, spec=spec, character=character, situation=situation, pool=pool,
+                         control=control, history=history, verdicts=method.done_verdicts(done), method=method,
+                         deltas=deltas, cast=cast, seats=seats, **kwargs)
+    except Exception as exc:
+        if stored is None:  # ours and running already: it must not stay so
+            store.set_status(session_id, "failed", error=f"{type(exc).__name__}: {exc}")
+        raise
+    if stored is not None:
+        claim = _Claim(store, pool, session_id, spec)
         try:
             if commits is not None:
                 await commits.write(claim)
