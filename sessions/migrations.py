@@ -420,3 +420,21 @@ def m014_judge_totals_in_one_statement(db: sqlite_utils.Database) -> None:
     db.execute(f"CREATE TRIGGER scores_judge_added AFTER INSERT ON scores WHEN {ok_turn} BEGIN {_TOTALS_UPSERT} END")
     db.execute(f"CREATE TRIGGER scores_judge_retried AFTER UPDATE ON scores WHEN {ok_turn}"
                f" AND OLD.status = 'failed' BEGIN {_TOTALS_UPSERT} END")
+
+
+@migration
+def m015_session_changes(db: sqlite_utils.Database) -> None:
+    """A change counter for the sessions, so a screen can ask "what was written since I looked?"
+    without trusting the clock: two writes of one session in the same millisecond left the same
+    `updated_at`, and an import keeps its old times. Every insert or update of a session gives it
+    the next number in `session_changes` (AUTOINCREMENT: a number is never handed out twice).
+    The index on `updated_at` (migration 13) only served that question, so it goes."""
+    db.execute("CREATE TABLE session_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+               " session_id INTEGER NOT NULL UNIQUE)")
+    db.execute("INSERT INTO session_changes (session_id) SELECT id FROM sessions ORDER BY updated_at, id")
+    bump = "INSERT OR REPLACE INTO session_changes (session_id) VALUES (NEW.id);"
+    db.execute(f"CREATE TRIGGER sessions_added AFTER INSERT ON sessions BEGIN {bump} END")
+    db.execute(f"CREATE TRIGGER sessions_changed AFTER UPDATE ON sessions BEGIN {bump} END")
+    db.execute("CREATE TRIGGER sessions_removed AFTER DELETE ON sessions"
+               " BEGIN DELETE FROM session_changes WHERE session_id = OLD.id; END")
+    db.execute("DROP INDEX idx_sessions_updated")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
@@ -191,38 +191,26 @@ def rows(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> Iterat
 
 @dataclass(frozen=True)
 class SessionsStamp:
-    """What the sessions looked like at one moment: equal stamps mean nothing was written between
-    them (the clock is left out of the comparison)."""
+    """What the sessions looked like at one moment: equal stamps mean nothing was written between them."""
 
-    updated: str | None  # the latest update time
-    last_id: int | None  # the newest session
+    change: int | None  # the latest number in session_changes (migration 15): any insert or update
     last_score: int | None  # the newest score row (a person's score leaves the session's row alone)
-    count: int
-    latest: frozenset[int] = frozenset()  # the sessions updated at `updated`
-    clock: str = field(default="", compare=False)  # the database's clock when read (UTC, ISO)
+    count: int  # fewer than before: sessions were removed
 
 
 def sessions_stamp(conn: sqlite3.Connection) -> SessionsStamp:
     """A cheap "has anything changed?" check for screens (indexes only, whatever the database's size)."""
-    updated, last_id, last_score, count, clock = conn.execute(
-        "SELECT (SELECT max(updated_at) FROM sessions), (SELECT max(id) FROM sessions),"
-        " (SELECT max(id) FROM scores), (SELECT count(*) FROM sessions),"
-        " strftime('%Y-%m-%dT%H:%M:%f', 'now')").fetchone()
-    latest = frozenset(sid for (sid,) in conn.execute("SELECT id FROM sessions WHERE updated_at = ?", [updated]))
-    return SessionsStamp(updated, last_id, last_score, count, latest, clock)
+    change, last_score, count = conn.execute(
+        "SELECT (SELECT max(seq) FROM session_changes), (SELECT max(id) FROM scores),"
+        " (SELECT count(*) FROM sessions)").fetchone()
+    return SessionsStamp(change, last_score, count)
 
 
 def sessions_changed(conn: sqlite3.Connection, since: SessionsStamp) -> list[int]:
-    """Sessions written since the stamp: updated later (or in the same millisecond as its latest
-    update, but another session), added (an import keeps its old times), or scored. Should a row
-    claim a time later than the clock (a future-dated import), every row from the clock on counts."""
-    updated, params = "updated_at >= ?", [since.clock]
-    if since.clock and (since.updated or "")[:23] <= since.clock[:23]:  # to the millisecond
-        updated = "updated_at > ? OR (updated_at = ? AND id NOT IN (SELECT value FROM json_each(?)))"
-        params = [since.updated or "", since.updated or "", json.dumps(sorted(since.latest))]
+    """Sessions written since the stamp (added, updated, or scored), whatever times their rows hold."""
     return [sid for (sid,) in conn.execute(
-        f"SELECT id FROM sessions WHERE {updated} UNION SELECT id FROM sessions WHERE id > ?"
-        " UNION SELECT session_id FROM scores WHERE id > ?", [*params, since.last_id or 0, since.last_score or 0])]
+        "SELECT session_id FROM session_changes WHERE seq > ? UNION SELECT session_id FROM scores WHERE id > ?",
+        [since.change or 0, since.last_score or 0])]
 
 
 # ---------------------------------------------------------------- the sessions list (Home)

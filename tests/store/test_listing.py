@@ -117,7 +117,28 @@ def test_what_changed_is_found_and_nothing_else(store):
     store.db.execute("update sessions set updated_at = '2999-01-01T00:00:00' where id = ?", [first])
     stamp = queries.sessions_stamp(store.conn)  # a row from the future does not hide later writes
     store.set_status(second, "failed")
-    assert second in queries.sessions_changed(store.conn, stamp)
+    assert queries.sessions_changed(store.conn, stamp) == [second]
+
+
+def test_a_second_write_in_the_same_millisecond_is_seen(store):
+    """Two writes of one session may carry the same `updated_at` (its last message, then its end):
+    a look between them must still see the second."""
+    sid = write(store)
+    same = "2026-11-26T12:00:00.000"
+    store.db.execute("update sessions set updated_at = ? where id = ?", [same, sid])
+    stamp = queries.sessions_stamp(store.conn)
+    store.db.execute("update sessions set status = 'finished', updated_at = ? where id = ?", [same, sid])
+    assert queries.sessions_stamp(store.conn) != stamp
+    assert queries.sessions_changed(store.conn, stamp) == [sid]
+
+
+def test_a_removed_session_leaves_no_change_behind(store):
+    kept, removed = write(store), write(store)
+    store.db.execute("delete from scores where session_id = ?", [removed])
+    store.db.execute("delete from judge_totals where session_id = ?", [removed])
+    store.db.execute("delete from messages where session_id = ?", [removed])
+    store.db.execute("delete from sessions where id = ?", [removed])
+    assert [r[0] for r in store.db.execute("select session_id from session_changes")] == [kept]
 
 
 def test_the_whole_list_is_read_from_an_index_not_the_sessions_rows(filled):

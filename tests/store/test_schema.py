@@ -32,6 +32,7 @@ EXPECTED = {
                     "status", "error", "created_at"},
     "annotation_queues": {"id", "author", "spec", "created_at"},
     "annotation_items": {"queue_id", "position", "session_id", "done_at"},
+    "session_changes": {"seq", "session_id"},
     "_migrations": {"name", "applied_at"},
 }
 
