@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import os
 import re
 import tempfile
@@ -21,7 +20,9 @@ _VOCABS = (  # (encoding, source blob, sha256 tiktoken expects)
      "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"),
 )
 
-_WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_PIECE = re.compile(r"\w{1,5}|[^\w\s]")  # up to 5 characters of a word, or one mark
+_WORD = re.compile(r"\w+")
+_OTHER_SCRIPT_LETTER = re.compile(r"[^\W\x00-\x7f]")  # a letter (or digit) beyond ASCII
 
 
 def _cache_dir() -> str | None:
@@ -59,14 +60,18 @@ def _encoding():
 
 
 def heuristic_tokens(text: str) -> int:
-    """About 5 characters per token for ASCII words, 2.5 for other scripts; 1 per punctuation mark."""
-    total = 0
-    for piece in _WORD.findall(text):
-        if piece[0].isalnum() or piece[0] == "_":
-            per = 5.0 if piece.isascii() else 2.5
-            total += max(1, math.ceil(len(piece) / per))
-        else:
-            total += 1
+    """About 5 characters per token for ASCII words, 2.5 for other scripts; 1 per punctuation mark.
+
+    The regex engine does the counting: cutting every word into pieces of at most 5 characters
+    gives ceil(n / 5) pieces for a word of n; a word with a letter of another script then gets
+    ceil(n / 2.5) - ceil(n / 5) more. The offline models count every prompt, and a Python loop
+    over every word cost them a fifth of a millisecond per call."""
+    total = len(_PIECE.findall(text))
+    if not text.isascii() and _OTHER_SCRIPT_LETTER.search(text):
+        for word in _WORD.findall(text):
+            if not word.isascii():
+                n = len(word)
+                total += (2 * n + 4) // 5 - (n + 4) // 5
     return total
 
 
