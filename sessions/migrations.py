@@ -426,15 +426,18 @@ def m014_judge_totals_in_one_statement(db: sqlite_utils.Database) -> None:
 def m015_session_changes(db: sqlite_utils.Database) -> None:
     """A change counter for the sessions, so a screen can ask "what was written since I looked?"
     without trusting the clock: two writes of one session in the same millisecond left the same
-    `updated_at`, and an import keeps its old times. Every insert or update of a session gives it
-    the next number in `session_changes` (AUTOINCREMENT: a number is never handed out twice).
-    The index on `updated_at` (migration 13) only served that question, so it goes."""
+    `updated_at`, and an import keeps its old times. A new session, and every write that sets its
+    `updated_at` (every write of the store does) or a listed column, gives it the next number in
+    `session_changes` (AUTOINCREMENT: a number is never handed out twice); the character total
+    that a message's trigger keeps does not, so a message costs one number, not two. The index
+    on `updated_at` (migration 13) only served that question, so it goes."""
     db.execute("CREATE TABLE session_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
                " session_id INTEGER NOT NULL UNIQUE)")
     db.execute("INSERT INTO session_changes (session_id) SELECT id FROM sessions ORDER BY updated_at, id")
     bump = "INSERT OR REPLACE INTO session_changes (session_id) VALUES (NEW.id);"
     db.execute(f"CREATE TRIGGER sessions_added AFTER INSERT ON sessions BEGIN {bump} END")
-    db.execute(f"CREATE TRIGGER sessions_changed AFTER UPDATE ON sessions BEGIN {bump} END")
+    watched = "updated_at, status, method, character, situation, player, interrogator, created_at, judges, seats"
+    db.execute(f"CREATE TRIGGER sessions_changed AFTER UPDATE OF {watched} ON sessions BEGIN {bump} END")
     db.execute("CREATE TRIGGER sessions_removed AFTER DELETE ON sessions"
                " BEGIN DELETE FROM session_changes WHERE session_id = OLD.id; END")
     db.execute("DROP INDEX idx_sessions_updated")

@@ -132,6 +132,17 @@ def test_a_second_write_in_the_same_millisecond_is_seen(store):
     assert queries.sessions_changed(store.conn, stamp) == [sid]
 
 
+def test_a_message_counts_once_and_a_new_judge_is_seen(store):
+    """A player's message also moves the session's character total (a trigger): one change, not two."""
+    sid = write(store)
+    before = queries.sessions_stamp(store.conn)
+    store.add_message(sid, Message(turn=9, role="assistant", author="player-a", text="One more answer."))
+    assert queries.sessions_stamp(store.conn).change == (before.change or 0) + 1
+    stamp = queries.sessions_stamp(store.conn)
+    store.add_judge(sid, "judge-z")  # an import merging files: only the judges column changes
+    assert queries.sessions_changed(store.conn, stamp) == [sid]
+
+
 def test_a_removed_session_leaves_no_change_behind(store):
     kept, removed = write(store), write(store)
     store.db.execute("delete from scores where session_id = ?", [removed])
