@@ -479,6 +479,13 @@ class Store:
             raise UserError(f"session {session_id}: no such session")
         return row
 
+    @staticmethod
+    def _touch(db: sqlite3.Connection, session_id: int, stamp: str) -> None:
+        """Mark the session written at `stamp`, before the rows that say what was written: one
+        statement instead of a read that checks the session exists and an update after."""
+        if db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id]).rowcount == 0:
+            raise UserError(f"session {session_id}: no such session")
+
     def set_status(self, session_id: int, status: str, error: str | None = None) -> None:
         from pingpong.sessions.records import STATUSES
 
@@ -533,7 +540,7 @@ class Store:
         """Store one completed message after the session's last (unique per turn, role and speaker)."""
         stamp = created_at or now()
         with self.writing() as db:
-            self._require(db, session_id)
+            self._touch(db, session_id, stamp)
             db.execute(
                 "insert into messages (session_id, seq, turn, role, speaker, author, text, prompt_tokens,"
                 " completion_tokens, tokens_estimated, latency_ms, attempt, created_at, notes)"
@@ -544,7 +551,6 @@ class Store:
                  message.latency_ms, message.attempt, stamp, _json(message.notes) if message.notes else None],
             )
             db.execute("delete from drafts where session_id = ?", [session_id])
-            db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
 
     def save_draft(self, session_id: int, draft: Draft) -> None:
         """The message being streamed, so far (one row per session, replaced each time)."""
@@ -589,7 +595,7 @@ class Store:
         is replaced by the retry's result."""
         stamp = created_at or now()
         with self.writing() as db:
-            self._require(db, session_id)
+            self._touch(db, session_id, stamp)
             db.executemany(
                 "insert into scores (session_id, turn, metric, value, scale, source, by, explanation,"
                 " status, error, created_at) values (?, ?, ?, ?, ?, 'judge', ?, ?, ?, ?, ?)"
@@ -600,7 +606,6 @@ class Store:
                 [(session_id, s.turn, s.metric, s.value, s.scale, verdict.judge, s.explanation, s.status,
                   s.error, stamp) for s in verdict.scores],
             )
-            db.execute("update sessions set updated_at = ? where id = ?", [stamp, session_id])
 
     def add_human_score(
         self, session_id: int, turn: int | None, metric: str, value: float | bool | str, author: str,

@@ -116,6 +116,12 @@ def test_bad_human_scores_are_user_errors(store, character, situation, turn, met
 def test_unknown_session_is_a_user_error(store):
     with pytest.raises(UserError, match="session 42"):
         store.session(42)
+    with pytest.raises(UserError, match="session 42: no such session"):
+        store.add_message(42, Message(turn=1, role="user", author="asker", text="Anyone there?"))
+    with pytest.raises(UserError, match="session 42: no such session"):
+        store.add_verdict(42, judged("judge-a", [turn_scores(1, fluency=3)]))
+    assert store.db.execute("select count(*) from messages").fetchone()[0] == 0
+    assert store.db.execute("select count(*) from scores").fetchone()[0] == 0
 
 
 def test_sessions_filters_and_run_names(store, character, situation):
