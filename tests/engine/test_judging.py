@@ -109,7 +109,7 @@ def test_interrogator_parsing():
             parse_interrogator(bad)
 
 
-def tester(**kw):
+def as_tester(**kw):
     data = {"is_refusal_explanation": "\"Boots\" is no refusal", "is_refusal": False,
             "stay_in_character_explanation": "\"Boots\" fits", "stay_in_character": "8",
             "language_fluency_explanation": "fine", "language_fluency": 9,
@@ -119,15 +119,15 @@ def tester(**kw):
 
 
 def test_tester_parsing_reads_three_ten_point_scores_and_the_next_line():
-    ok = parse_tester(tester(), score_turn=2, need_utterance=True)
+    ok = parse_tester(as_tester(), score_turn=2, need_utterance=True)
     assert ok.problems == [] and ok.utterance == "Why boots?"
     assert (ok.scores.turn, ok.scores.is_refusal, ok.scores.values) == (
         2, False, {"in_character": 8, "entertaining": 6, "fluency": 9})
     first = parse_tester('{"next_user_utterance": "Hello"}', score_turn=None, need_utterance=True)
     assert first.problems == [] and first.scores is None and first.utterance == "Hello"
-    final = parse_tester(tester(entertainment=11, next_user_utterance=""), score_turn=3, need_utterance=False)
+    final = parse_tester(as_tester(entertainment=11, next_user_utterance=""), score_turn=3, need_utterance=False)
     assert final.scores is None and "outside 1-10" in final.problem
-    fraction = parse_tester(tester(language_fluency="7/10"), score_turn=1, need_utterance=True)
+    fraction = parse_tester(as_tester(language_fluency="7/10"), score_turn=1, need_utterance=True)
     assert fraction.scores is None and "language_fluency" in fraction.problem
     none = parse_tester("no json", score_turn=1, need_utterance=True)
     assert none.problems and none.utterance is None
