@@ -327,12 +327,24 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("pingpong: interrupted", file=sys.stderr)
+        _handled_interrupt()
         return 130
     except BrokenPipeError:
         return 0
     except Exception:  # anything else is a bug in pingpong itself, never the user's input
         _report_bug()
         return 1
+
+
+def _handled_interrupt() -> None:
+    """Keep exit status 130 for a Ctrl-C handled here, also under ``python -m``.
+
+    CPython remembers a KeyboardInterrupt that left code run by ``exec`` on a string, even one
+    caught later; run with ``-m``, it then ends the process by SIGINT once ours has returned.
+    Imports run such code (dataclasses build each ``__init__`` that way), so a Ctrl-C while the
+    command imports would end it by the signal. Every string ``exec`` clears that flag first,
+    so an empty one forgets the interrupt handled here."""
+    exec("None")
 
 
 def _report_bug() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 
-from tests.runner.conftest import assert_complete_once, pingpong, rows, run_args, spawn
+from tests.runner.conftest import ROOT, assert_complete_once, pingpong, rows, run_args, spawn
 
 TURNS = 3
 
@@ -87,3 +90,34 @@ def test_pairs_of_a_run_killed_beside_a_surviving_run_are_taken_over_by_it(slow_
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]  # resumed in place, not started again
     for (sid,) in orphaned:
         assert rows(slow_home, "SELECT status, pid FROM sessions WHERE id = ?", [sid]) == [("finished", survivor.pid)]
+
+
+CTRL_C_WHILE_IMPORTING = """
+import sys
+
+from pingpong.tui import cli
+
+
+class CtrlCWhileImporting:
+    \"\"\"Ctrl-C lands while the run command imports, inside code run from a string (as when
+    dataclasses build an __init__), which CPython remembers even once the interrupt is caught.\"\"\"
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pingpong.sessions.runner":
+            exec("raise KeyboardInterrupt")
+
+
+sys.meta_path.insert(0, CtrlCWhileImporting())
+sys.exit(cli.entry())
+"""
+
+
+def test_a_ctrl_c_while_the_command_imports_exits_with_130_not_by_the_signal(slow_home, tmp_path):
+    """Run with -m, as the tests spawn the CLI: CPython then checks that flag after our exit."""
+    (tmp_path / "interrupted.py").write_text(CTRL_C_WHILE_IMPORTING, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]))
+    proc = subprocess.run([sys.executable, "-m", "interrupted", "--home", str(slow_home), *run_args()],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+    assert proc.returncode == 130, proc.stderr   # not -2, as when CPython re-raises the signal
+    assert proc.stderr == "pingpong: interrupted\n"
