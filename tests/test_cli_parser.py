@@ -1,8 +1,14 @@
 """The DESIGN.md command lines parse (each command's arguments are built only when it is named)."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from pingpong.tui.cli import COMMANDS, build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
 
 LINES = [
     ([], "pingpong.tui.commands.app:open_tui"),
@@ -68,3 +74,14 @@ def test_the_top_level_help_and_unknown_commands_still_list_every_command(argv, 
     printed = capsys.readouterr()
     listing = printed.out + printed.err
     assert all(name in listing for name in COMMANDS), listing
+
+
+def test_python_dash_m_pingpong_is_the_command(tmp_path):
+    """`python -m pingpong` runs the same command line as the `pingpong` script."""
+    done = subprocess.run([sys.executable, "-m", "pingpong", "--home", str(tmp_path), "cards", "list",
+                           "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"name"' in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "pingpong", "--home", str(tmp_path), "cards", "show", "no-such-card"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "no-such-card" in bad.stderr and "Traceback" not in bad.stderr
