@@ -112,17 +112,22 @@ def start_fork_server() -> None:
     1.5 s) then overlap the command's own instead of following them. A command that stops on
     bad input leaves it nothing to do: it ends once it sees its parent gone.
 
-    It is launched with Ctrl-C ignored, as the workers it forks are: a Ctrl-C while it still
-    imports is the command's to handle, and would otherwise end it with a traceback."""
+    A terminal's Ctrl-C reaches the fork server too, while it still imports: it is the
+    command's to handle, and would end the fork server with a traceback. So the fork server
+    starts with SIGINT blocked (a mask is inherited through exec), as are the workers it forks,
+    which ignore it besides. Here it is blocked only while the fork server is launched, and a
+    Ctrl-C meanwhile is held, then raised here, not lost. The resource tracker is started first:
+    starting it unblocks SIGINT on its way out."""
     if not isinstance(_context(), ForkServerContext):
         return
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, resource_tracker
 
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)   # inherited through exec; Python keeps it
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
