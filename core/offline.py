@@ -103,11 +103,21 @@ def _lang(req: ChatRequest) -> str:
 # --------------------------------------------------------------------------- the roles
 
 
+def _own_voice(card: Any) -> list[str]:
+    """The sentences the card gives the character to say itself (its example replies), which
+    speak in the first person, where a persona is written about the character. Those that the
+    offline judge would read as a refusal ("no, I won't do twenty" while haggling) are left out."""
+    return [s for ex in _get(card, "example_dialogue", None) or () for s in _sentences(_get(ex, "char", ""))
+            if not _REFUSAL.search(s)]
+
+
 def player_line(req: ChatRequest) -> str:
-    """A line from the card (a sentence of its persona), sometimes picking up a word the user said."""
+    """A line from the card (a sentence of its example replies, else of its persona), sometimes
+    picking up a word the user said."""
     card = req.context.get("character")
     name = _get(card, "char_name") or "The character"
-    facts = _sentences(_get(card, "persona", "")) or _sentences(_get(card, "greeting", "")) or ["I am who I am."]
+    facts = (_own_voice(card) or _sentences(_get(card, "persona", "")) or _sentences(_get(card, "greeting", ""))
+             or ["I am who I am."])
     said = _last_user(req)
     turn = req.turn or 1
     fact = _pick(facts, "fact", name, turn, said)

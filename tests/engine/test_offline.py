@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pingpong.core.config import offline_spec
-from pingpong.core.domain import Character, Message, Situation
+from pingpong.core.domain import Character, ExampleTurn, Message, Situation
 from pingpong.core.llm import ChatRequest
 from pingpong.core.offline import MARK, OfflineModel, score_reply
 
@@ -39,6 +39,21 @@ async def test_player_is_marked_and_deterministic():
     a, b = await _run("player"), await _run("player")
     assert a.text == b.text and a.text.startswith(MARK)
     assert a.tokens_estimated and a.finish_reason == "stop"
+
+
+async def test_player_speaks_in_the_cards_own_voice():
+    """With example replies, the player says their sentences (first person), not the persona's
+    (written about the character), and never one its own judge would count as a refusal."""
+    card = CARD.model_copy(update={"example_dialogue": [
+        ExampleTurn(user="Lonely out here?", char="Never. I have the gulls and the logbook."),
+        ExampleTurn(user="Take me across?", char="No, I won't row in this weather. Sit by the fire.")]})
+    own = {"Never.", "I have the gulls and the logbook.", "Sit by the fire."}
+    for turn in range(1, 9):
+        req = ChatRequest("player", [{"role": "user", "content": f"Question {turn}?"}], turn=turn,
+                          context={"character": card, "situation": SIT, "transcript": [], "turns": []})
+        reply = (await OfflineModel(offline_spec()).complete(req)).text
+        assert any(sentence in reply for sentence in own), reply
+        assert "She " not in reply and "won't" not in reply
 
 
 async def test_interrogator_json():
