@@ -82,6 +82,10 @@ def _topic(text: str, skip: str) -> str:
     return max(words, key=len) if words else ""
 
 
+def _words(n: int) -> str:
+    return f"{n} word" if n == 1 else f"{n} words"
+
+
 def _clip(text: str, limit: int = 60) -> str:
     """One line of at most `limit` characters, without our own marker (quotes stay readable)."""
     text = " ".join((text or "").replace(MARK, "").split())
@@ -122,7 +126,9 @@ def player_line(req: ChatRequest) -> str:
     turn = req.turn or 1
     fact = _pick(facts, "fact", name, turn, said)
     topic = _topic(said, name)
-    templates = [t for t in _PLAYER[_lang(req)] if topic or "{topic}" not in t]
+    spoken = _get(card, "lang")  # the language of its sentences, whatever the situation's
+    lang = spoken if spoken in _PLAYER else _lang(req)
+    templates = [t for t in _PLAYER[lang] if topic or "{topic}" not in t]
     return f"{MARK} " + _pick(templates, "player", name, turn, said).format(name=name, fact=fact, topic=topic)
 
 
@@ -192,9 +198,9 @@ def judge_scores(req: ChatRequest) -> str:
             "turn": t,
             "is_refusal_explanation": f"{MARK} {quote}: refusal phrases {'found' if s['is_refusal'] else 'not found'}.",
             "is_refusal": s["is_refusal"],
-            "in_character_explanation": f"{MARK} {quote}: {s['overlap']} words shared with the card.",
+            "in_character_explanation": f"{MARK} {quote}: {_words(s['overlap'])} shared with the card.",
             "in_character_score": s["in_character"],
-            "entertaining_explanation": f"{MARK} {quote}: {s['words']} words, variety counted.",
+            "entertaining_explanation": f"{MARK} {quote}: {_words(s['words'])}, variety counted.",
             "entertaining_score": s["entertaining"],
             "fluency_explanation": f"{MARK} {quote}: mixed scripts and repeats checked.",
             "fluency_score": s["fluency"],
@@ -215,11 +221,11 @@ def interrogator_judge(req: ChatRequest) -> str:
         answer = {
             "is_refusal_explanation": f"{quote}: refusal phrases {'found' if s['is_refusal'] else 'not found'}.",
             "is_refusal": s["is_refusal"],
-            "stay_in_character_explanation": f"{quote}: {s['overlap']} words shared with the card.",
+            "stay_in_character_explanation": f"{quote}: {_words(s['overlap'])} shared with the card.",
             "stay_in_character": max(1, min(10, s["in_character"] * 2)),
             "language_fluency_explanation": f"{quote}: mixed scripts and repeats checked.",
             "language_fluency": max(1, min(10, s["fluency"] * 2)),
-            "entertainment_explanation": f"{quote}: {s['words']} words, variety counted.",
+            "entertainment_explanation": f"{quote}: {_words(s['words'])}, variety counted.",
             "entertainment": max(1, min(10, s["entertaining"] * 2 - 1)),
         }
     final_call = req.turn in (req.context.get("turns") or [])  # scoring the last reply: no line is due

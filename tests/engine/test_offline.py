@@ -56,6 +56,18 @@ async def test_player_speaks_in_the_cards_own_voice():
         assert "She " not in reply and "won't" not in reply
 
 
+async def test_player_frames_the_cards_sentences_in_the_cards_language():
+    """A Russian card in an English situation: its Russian sentences come with Russian words
+    around them, never "*Мара thinks for a moment*"."""
+    card = CARD.model_copy(update={"lang": "ru", "char_name": "Мара", "example_dialogue": [
+        ExampleTurn(user="Скучно тебе тут?", char="Никогда. У меня есть чайки и вахтенный журнал.")]})
+    for turn in range(1, 9):
+        req = ChatRequest("player", [{"role": "user", "content": "Tell me about the lighthouse keeper"}], turn=turn,
+                          context={"character": card, "situation": SIT, "transcript": [], "turns": []})
+        reply = (await OfflineModel(offline_spec()).complete(req)).text
+        assert not any(word in reply for word in ("thinks", "You ask", "why do you")), reply
+
+
 async def test_interrogator_json():
     c = await _run("interrogator", turn=1)
     utterance = json.loads(c.text)["next_utterance"]
