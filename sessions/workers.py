@@ -123,11 +123,11 @@ def start_fork_server() -> None:
     from multiprocessing import forkserver, resource_tracker
 
     resource_tracker.ensure_running()
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
