@@ -569,10 +569,10 @@ class Store:
     def set_message_notes(self, session_id: int, message: Message) -> None:
         """Replace the notes of a stored message (found by turn, role and speaker) with message's."""
         with self.writing() as db:
+            self._touch(db, session_id, now())
             db.execute("update messages set notes = ? where session_id = ? and turn = ? and role = ?"
                        " and speaker is ?", [_json(message.notes) if message.notes else None, session_id,
                                              message.turn, message.role, message.speaker])
-            db.execute("update sessions set updated_at = ? where id = ?", [now(), session_id])
 
     def add_call(self, session_id: int, call: CallRecord) -> None:
         self.add_calls(session_id, [call])
