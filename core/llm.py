@@ -467,6 +467,18 @@ class ModelPool:
         self._models[name] = model
         return model
 
+    def preload(self, names: Sequence[str]) -> None:
+        """Import what the named models' calls need (openai, for any but the offline model), and
+        build nothing: safe in a thread while the event loop goes on (the TUI imports this way
+        before a session's first call; imported on the loop, openai stopped its drawing for
+        nearly a second)."""
+        for name in names:
+            spec = self.specs.get(name)
+            if spec is not None and spec.kind != "offline":
+                import pingpong.core.http_transport  # noqa: F401
+                import pingpong.core.openai_client  # noqa: F401
+                return
+
     def warm(self, names: Sequence[str]) -> None:
         """Build the named models and one client per endpoint now (importing openai on the way),
         so the first wave of a run does not pay for it while holding its slots."""

@@ -66,6 +66,19 @@ def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges:
     store.add_setup(session_id, seats=seats)
 
 
+def preload(pool, spec: SessionSpec) -> None:
+    """Import what the session's calls, prompts and scores will need (openai, BM25 for fsd prompts,
+    the method's scorer), so that no import on the way stops the event loop. Safe in a thread: the
+    TUI runs it in one before a session starts, and its drawing goes on meanwhile (the first
+    session of a RoleBench process then waits for Rouge before its question, not after its answer)."""
+    from pingpong.core.methods import get_method
+
+    pool.preload([spec.player, spec.interrogator, *spec.judges])
+    if spec.prompting == "fsd":
+        import rank_bm25  # noqa: F401  # with numpy
+    get_method(spec.method).warm()
+
+
 def _engine(session_id: int, **kwargs):
     """The engine over a stored session; UserError when its messages are out of order (a
     database written by hand or by an old bug), so nothing is claimed or called."""
@@ -83,13 +96,13 @@ async def run_session(store: Store, pool, session: int | Started, control=None, 
     """Claim the session, run the engine after the last stored message, record and yield each event.
     `session`: its id, or the Started that open_session gave (claimed already, nothing stored yet).
 
-    A finished session or one alive in another process raises UserError. offload: commit in a
-    worker thread (the TUI: its event loop keeps drawing while SQLite syncs), in event order. If the
-    consumer is cancelled or stops iterating before the end, the session becomes
-    `interrupted`; an unexpected error marks it `failed` and propagates. deltas: how streamed
-    pieces reach the consumer (core.engine.SessionEngine: the batch runner takes them gathered,
-    for the drafts another process's Watch screen shows). commits: share transactions with the
-    other sessions on this loop (the batch runner; sessions/commits.py).
+    A finished session or one alive in another process raises UserError. offload: import what the
+    session needs (preload) and commit in a worker thread (the TUI: its event loop keeps drawing
+    meanwhile), in event order. If the consumer is cancelled or stops iterating before the end,
+    the session becomes `interrupted`; an unexpected error marks it `failed` and propagates.
+    deltas: how streamed pieces reach the consumer (core.engine.SessionEngine: the batch runner
+    takes them gathered, for the drafts another process's Watch screen shows). commits: share
+    transactions with the other sessions on this loop (the batch runner; sessions/commits.py).
     """
     from pingpong.core.methods import get_method
 
@@ -128,6 +141,8 @@ async def run_session(store: Store, pool, session: int | Started, control=None, 
     recorder = Recorder(store, session_id)
     ended = False
     try:
+        if offload:
+            await asyncio.to_thread(preload, pool, spec)
         async with aclosing(engine.run()) as events:
             async for event in events:
                 if commits is not None and recorder.writes(event):
@@ -183,9 +198,11 @@ class _Claim:
             self.store.set_status(self.session_id, "interrupted")
 
 
-async def judge_session(store: Store, pool, session_id: int, judges: list[str]) -> AsyncGenerator[Event, None]:
+async def judge_session(store: Store, pool, session_id: int, judges: list[str], *,
+                        offload: bool = False) -> AsyncGenerator[Event, None]:
     """Score a stored session with ``judges`` (added to its judges), or retry their failed turns;
-    record and yield each event. The player and interrogator are never called."""
+    record and yield each event. The player and interrogator are never called. offload: import
+    what the judges need in a worker thread first (the TUI)."""
     from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
@@ -195,6 +212,8 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str]) 
                      situation=stored.situation, pool=pool, history=stored.messages,
                      verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
                      cast=stored.cast)
+    if offload:
+        await asyncio.to_thread(preload, pool, spec.model_copy(update={"judges": judges}))
     for judge in judges:
         store.add_judge(session_id, judge)
     record_seats(store, pool, session_id, stored.spec, judges)

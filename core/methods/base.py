@@ -58,6 +58,11 @@ class Method(ABC):
                 raise ValueError(f"history message {i + 1} is turn {m.turn} {m.role}; "
                                  f"expected turn {want_turn} {want_role}")
 
+    def warm(self) -> None:
+        """Import now what scoring will need, before a session's first call: an import on the
+        way to a score would stop the event loop (the TUI's drawing, every other conversation
+        of a run) for as long as it takes. Safe in a thread."""
+
     def player_prompt(self, engine: "SessionEngine") -> Messages:
         """The player's request for the next reply (card, examples, the chat so far)."""
         return engine.renderer.player(engine.character, engine.transcript, engine.spec.prompting,

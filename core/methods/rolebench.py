@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pingpong.core.domain import Message, Score, Situation
+from pingpong.core.methods import rouge
 from pingpong.core.methods.base import Method
 from pingpong.core.methods.rolebench_data import GeneralSet, RoleSet
-from pingpong.core.methods.rouge import rouge_l
 from pingpong.core.vocabulary import ROLEBENCH_AUTHOR, SCRIPTED_AUTHORS
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def score_answer(answer: str, data: dict[str, Any] | None) -> list[Score]:
         if data.get("kind") == "general" else [("spe", data.get("in_role") or [])])
     for metric, references in wanted:
         if references:
-            value = round(rouge_l(answer, references), 6)
+            value = round(rouge.rouge_l(answer, references), 6)
             scores.append(Score(turn=1, metric=metric, value=min(1.0, max(0.0, value)), scale="0-1",
                                 explanation=f"Rouge-L F1, best of {len(references)} reference(s)"))
     return scores
@@ -78,6 +78,9 @@ class RoleBench(Method):
 
     def planned_turns(self, situation: Situation) -> int:
         return 1
+
+    def warm(self) -> None:
+        rouge.warm()  # rouge_score pulls in nltk and scipy: 1.6 s on a slow machine
 
     async def converse(self, engine: "SessionEngine") -> None:
         if not engine.transcript:

@@ -5,8 +5,8 @@ reference (METHOD.md "RoleLLM"). The LCS arithmetic comes from ``rouge_score``; 
 not: its default tokenizer keeps only ``[a-z0-9]``, so a Russian answer would have no tokens and
 score 0 even when it equals its reference. Ours lowercases Unicode-aware and keeps every word of
 any script (the same words BM25 retrieval sees), dropping punctuation.
-``rouge_score`` (and the nltk it pulls in) is imported on the first score only, so importing
-``pingpong.core`` stays light.
+``rouge_score`` (and the nltk and scipy it pulls in) is imported on the first score or by warm(),
+so importing ``pingpong.core`` stays light.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ def _scorer() -> RougeScorer:
     from rouge_score import rouge_scorer  # type: ignore[import-untyped]
 
     return rouge_scorer.RougeScorer(["rougeL"], tokenizer=WordTokenizer())
+
+
+def warm() -> None:
+    """Import rouge_score and build the scorer now (it takes a second or more)."""
+    _scorer()
 
 
 def rouge_l(candidate: str, references: Sequence[str]) -> float:

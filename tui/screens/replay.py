@@ -185,7 +185,7 @@ class ReplayScreen(Screen):
         assert self.stored is not None
         try:
             async for _event in judge_session(self.app.store, self.app.pool, self.session_id,
-                                              list(self.stored.spec.judges)):
+                                              list(self.stored.spec.judges), offload=True):
                 pass
         except Exception as exc:  # shown, never a crash of the app
             error = str(exc)
