@@ -119,3 +119,12 @@ def test_the_model_layer_does_not_import_aiohttp():
     report = _loaded(probe)
     assert "openai" in report["top"] and "aiohttp" not in report["top"]
     assert report["aio"] == "_MissingAioHttpClient"
+
+
+def test_the_side_by_side_screen_reads_pairs_without_scipy():
+    """The TUI's compare screen lists a session's pairs and their judged outcomes through
+    sessions.compare; importing scipy's optimiser for Bradley-Terry with it held the screen
+    for 0.7 s before it showed. The fit imports it when it runs."""
+    probe = ("import json, sys\nimport pingpong.sessions.compare\nimport pingpong.tui.screens.compare\n"
+             "print(json.dumps({'modules': sorted(sys.modules)}), file=sys.stderr)")
+    assert "scipy" not in _loaded(probe)["top"]

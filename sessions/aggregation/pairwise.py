@@ -5,7 +5,8 @@ shown first, so each pair is judged in both orders and a disagreement counts as 
 (``combine_orders``). Win rate = (wins + ties / 2) / comparisons against one baseline, with a
 bootstrap interval. Ratings over many players are maximum-likelihood Bradley-Terry strengths put
 on the Elo scale (400 points per factor of 10 in the odds, the anchor at 1000), with bootstrap
-intervals. Everything here is pure: comparisons in, numbers out.
+intervals. Everything here is pure: comparisons in, numbers out. scipy is imported by the fit
+alone: the TUI's side-by-side screen reads win rates through this module and must not wait for it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import expit
 
 Verdict = Literal["a", "b", "tie"]
 
@@ -128,6 +127,9 @@ def _fit_log_strengths(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_play
     nothing in the likelihood and keeps bootstrap refits fast. A tiny L2 term keeps the optimum
     finite and unique.
     """
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
     pairs, where = np.unique(a * n_players + b, return_inverse=True)
     first, second = pairs // n_players, pairs % n_players
     won = np.bincount(where, outcome, len(pairs))

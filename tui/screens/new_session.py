@@ -62,6 +62,7 @@ class NewSessionScreen(Screen):
         self._scene_mode = (self.defaults.get("method") or "pingpong") == SCENE_METHOD
         self._all_seeds: list = []
         self._seeds: list = []
+        self._filled_lang: str | None = None
 
     def _model_names(self) -> list[str]:
         try:
@@ -116,6 +117,7 @@ class NewSessionScreen(Screen):
 
     # -- options ------------------------------------------------------------------------
     def _fill(self, lang: str, *, first: bool = False) -> None:
+        self._filled_lang = lang
         wanted = None if lang == "all" else lang
         try:
             self._cards = self.app.cards().all(lang=wanted)
@@ -175,7 +177,8 @@ class NewSessionScreen(Screen):
 
     @on(Select.Changed, "#new-lang")
     def lang_changed(self, event: Select.Changed) -> None:
-        if event.value is not Select.NULL:
+        # The select posts its first value on mount too: the lists of that language are there already.
+        if event.value is not Select.NULL and event.value != self._filled_lang:
             self._fill(str(event.value))
 
     # -- group scenes -------------------------------------------------------------------
