@@ -154,8 +154,8 @@ async def test_the_dmt_board_lists_players_and_plots_their_curves(app, store):
         assert board.curve == "role_embodying"
         await pilot.press(*"c" * 2)
         assert board.curve == "coherence"  # fluency came before it
-        await pilot.press("d")
-        await wait_for(pilot, lambda: board.board == "pingpong" and "Curve" not in footer_keys(board))
+        await pilot.press("d")   # on to the next method's board, which has no curve to pick
+        await wait_for(pilot, lambda: board.board == "roleinteract" and "Curve" not in footer_keys(board))
 
 
 def test_play_method_dmt_opens_the_named_seed_with_its_card(tmp_path):

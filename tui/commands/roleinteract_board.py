@@ -16,13 +16,41 @@ TITLES = {"self_style": "Style", "self_knowledge": "Knowledge", "emotion": "Emot
           "social_preference_group": "Group"}
 
 
+TITLE = "RoleInteract (share of each dimension answered right)"
+CAPTION = "± = half width of the 95% bootstrap interval over questions"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _dimensions(rows: list[dict[str, Any]]) -> list[str]:
+    """The dimensions some row has, in METRICS order: a board leaves out what no set covered."""
+    return [m for m in METRICS if any(m in r["dimensions"] for r in rows)]
+
+
+def board_cells(rows: list[dict[str, Any]]) -> tuple[list[Column], list[list[str]]]:
+    """The board's columns and cells as a terminal shows them (the CLI's table, the TUI's board):
+    the half widths in columns of their own, the first to go on a narrow screen."""
+    dims = _dimensions(rows)
+    columns = [Column("Rank", 9, number=True), Column("Player", 10), Column("Lang", 8, least=2),
+               *(c for d in dims for c in (Column(TITLES.get(d, d), 6, number=True, short=TITLES.get(d, d)[:5]),
+                                            Column("±", 1, number=True, name=f"{d}_ci"))),
+               Column("Mean", 9, number=True), Column("Unparseable", 3, number=True, short="Unp"),
+               Column("Questions", 4, number=True, short="n")]
+    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
+             *(x for d in dims for x in (_num(r["dimensions"].get(d)), _num(r["dimensions_ci"].get(d)))),
+             _num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
+    return columns, body
+
+
 def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
     """The same numbers in every format; the dimensions no row has are left out."""
     out = out or sys.stdout
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
-    dims = [m for m in METRICS if any(m in r["dimensions"] for r in rows)]
+    dims = _dimensions(rows)
     if fmt == "csv":
         import csv
 
@@ -36,28 +64,16 @@ def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
                 r["score"], r["unparseable"], r["conversations"])])
         return
 
-    def num(value: float | None, digits: int = 2) -> str:
-        return "-" if value is None else f"{value:.{digits}f}"
-
     if fmt == "markdown":
         columns = [Column(t) for t in ("Rank", "Player", "Lang", *(TITLES.get(d, d) for d in dims), "Mean",
                                        "Unparseable", "Questions")]
         body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
-                 *(num(r["dimensions"].get(d)) + (f" ± {r['dimensions_ci'][d]:.2f}" if r["dimensions"].get(d) is not None
+                 *(_num(r["dimensions"].get(d)) + (f" ± {r['dimensions_ci'][d]:.2f}" if r["dimensions"].get(d) is not None
                                                   and r["dimensions_ci"].get(d) is not None else "") for d in dims),
-                 num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
-    else:  # the half widths in columns of their own, the first to go on a narrow screen
-        columns = [Column("Rank", 9, number=True), Column("Player", 10), Column("Lang", 8, least=2),
-                   *(c for d in dims for c in (Column(TITLES.get(d, d), 6, number=True, short=TITLES.get(d, d)[:5]),
-                                                Column("±", 1, number=True, name=f"{d}_ci"))),
-                   Column("Mean", 9, number=True), Column("Unparseable", 3, number=True, short="Unp"),
-                   Column("Questions", 4, number=True, short="n")]
-        body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
-                 *(x for d in dims for x in (num(r["dimensions"].get(d)), num(r["dimensions_ci"].get(d)))),
-                 num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
-    print_board(columns, body, fmt, out, title="RoleInteract (share of each dimension answered right)",
-                caption="± = half width of the 95% bootstrap interval over questions",
-                empty="no finished roleinteract sessions yet")
+                 _num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
+    else:
+        columns, body = board_cells(rows)
+    print_board(columns, body, fmt, out, title=TITLE, caption=CAPTION, empty="no finished roleinteract sessions yet")
 
 
 def roleinteract_leaderboard_command(args, home) -> int:

@@ -1,7 +1,9 @@
 """The leaderboard of player models and a score-by-turn plot, computed in a thread.
 
-d switches between the PingPong board (final score by turn) and the DMT-RoleBench board, which plots
-each player's DMT curve Score_1..Score_T: of all metrics (their mean at each tau) or, v, of one.
+d goes through the methods' boards: PingPong (final score by turn), DMT-RoleBench, which plots each
+player's DMT curve Score_1..Score_T (of all metrics, their mean at each tau, or, c, of one),
+RoleInteract and RoleBench (shares and Rouge-L means with their intervals: rules score them, so
+there is nothing by turn to plot) and PingPong version 1 (1-10 scale).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ if TYPE_CHECKING:
 
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
-BOARDS = ("pingpong", "dmt")
+BOARDS = ("pingpong", "dmt", "roleinteract", "rolebench", "pingpong-v1")
+RULE_BOARDS = ("roleinteract", "rolebench")
+"""Boards of rule-scored methods: their columns come from the CLI's table (tui/commands/*_board.py)."""
 COLUMNS = {"#": 3, "player": 12, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
            "len-norm": 9, "len": 4}
 """Column widths are fixed (they fit 80 columns): the layout never waits on the data."""
@@ -61,7 +65,8 @@ class LeaderboardScreen(Screen):
         Binding("m", "source", "Scores", tooltip="Scores: judges, people or merged", id="board.scores"),
         Binding("g", "lang", "Language", tooltip="Language filter", id="board.lang"),
         Binding("v", "app.compare", "Versus", show=False, tooltip="Judged pairs side by side", id="board.compare"),
-        Binding("d", "board", "Board", id="board.method", tooltip="switch between the PingPong and DMT boards"),
+        Binding("d", "board", "Board", id="board.method",
+                tooltip="next method's board: PingPong, DMT, RoleInteract, RoleBench, PingPong v1"),
         Binding("c", "curve", "Curve", id="board.curve", tooltip="which DMT metric's curve to plot"),
         Binding("f5", "reload", "Reload", id="board.reload"),
         Binding("escape,q", "back", "Back", id="board.back"),
@@ -105,7 +110,8 @@ class LeaderboardScreen(Screen):
         self.compute(SOURCES[self.source], LANGS[self.lang], self.board)
 
     def _describe(self) -> str:
-        return f"{self.board}, scores: {SOURCES[self.source]}, language: {LANGS[self.lang] or 'all'}"
+        scores = "Rouge-L" if self.board == "rolebench" else SOURCES[self.source]
+        return f"{self.board}, scores: {scores}, language: {LANGS[self.lang] or 'all'}"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         return self.board == "dmt" if action == "curve" else True
@@ -118,18 +124,34 @@ class LeaderboardScreen(Screen):
         if board == "dmt":
             self._compute_dmt(scores, lang)
             return
+        if board in RULE_BOARDS:
+            self._compute_rules(board, scores, lang)
+            return
         with self._store.use() as store:
             try:
-                rows = compute_leaderboard(store, lang=lang, scores=scores)
+                rows = compute_leaderboard(store, method=board, lang=lang, scores=scores)
             except Exception as exc:  # a bad database is a message on screen, not a crash
-                self.post_message(BoardLoaded([], None, str(exc)))
+                self.post_message(BoardLoaded([], None, str(exc), board))
                 return
             curves, error = None, None
             try:
-                curves = score_by_turn(store, lang=lang)
+                curves = score_by_turn(store, method=board, lang=lang)
             except Exception as exc:
                 error = f"score-by-turn plot unavailable: {exc}"
-        self.post_message(BoardLoaded(rows, curves, error))
+        self.post_message(BoardLoaded(rows, curves, error, board))
+
+    def _compute_rules(self, board: str, scores: str, lang: str | None) -> None:
+        from pingpong.sessions.aggregation.rolebench import rolebench_leaderboard
+        from pingpong.sessions.aggregation.roleinteract import roleinteract_leaderboard
+
+        with self._store.use() as store:
+            try:
+                rows = (roleinteract_leaderboard(store.conn, lang=lang, scores=scores) if board == "roleinteract"
+                        else rolebench_leaderboard(store.conn, lang=lang))
+            except Exception as exc:  # a bad database is a message on screen, not a crash
+                self.post_message(BoardLoaded([], None, str(exc), board))
+                return
+        self.post_message(BoardLoaded(rows, None, None, board))
 
     def _compute_dmt(self, scores: str, lang: str | None) -> None:
         from pingpong.sessions.aggregation.dmt import dmt_leaderboard
@@ -146,6 +168,10 @@ class LeaderboardScreen(Screen):
         if message.board != self.board:
             return  # an answer for the board shown before the last switch
         self.rows = message.rows
+        self.query_one(PlotextPlot).display = message.board not in RULE_BOARDS
+        if message.board in RULE_BOARDS:
+            self._show_rules(message)
+            return
         self._columns(message.board)
         if message.board == "dmt":
             self._show_dmt(message)
@@ -182,6 +208,28 @@ class LeaderboardScreen(Screen):
             note += f"\n{message.error}"
         self.query_one("#board-note", Static).update(note)
         self._plot_dmt()
+
+    def _show_rules(self, message: BoardLoaded) -> None:
+        """A rule-scored method's board, in the columns `pingpong leaderboard --method M` prints
+        (which dimensions a RoleInteract board has depends on the sets its sessions used)."""
+        from pingpong.tui.commands import rolebench_board, roleinteract_board
+
+        board = rolebench_board if message.board == "rolebench" else roleinteract_board
+        columns, body = board.board_cells(message.rows)
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        self._shown = None  # the next board sets its own columns
+        for i, column in enumerate(columns):
+            table.add_column(column.title, key=str(i))
+        for r, line in zip(message.rows, body):
+            table.add_row(*line, key=f"{r['player']}|{r['lang']}")
+        note = f"{board.TITLE}: {self._describe()}   {board.CAPTION}"
+        if not message.rows:
+            note = (f"No finished {message.board} sessions yet: run `pingpong run --method {message.board} ...` "
+                    f"to fill the board.  {note}")
+        if message.error:
+            note += f"\n{message.error}"
+        self.query_one("#board-note", Static).update(note)
 
     def _plot_dmt(self) -> None:
         """Each player's DMT curve Score_tau (0..1) over tau = 1..T."""

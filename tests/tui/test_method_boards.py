@@ -1,0 +1,65 @@
+"""The TUI's leaderboard holds every method's board: d goes from PingPong through DMT, RoleInteract,
+RoleBench and PingPong version 1, and the rule-scored boards show the columns the CLI prints."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Static
+from textual_plotext import PlotextPlot
+
+from pingpong.core.home import Home
+from pingpong.tui.app import create_app
+from pingpong.tui.screens.leaderboard import LeaderboardScreen
+from tests.hardening.support import cli
+from tests.tui.helpers import wait_for
+
+
+@pytest.fixture
+def root(tmp_path):
+    """A home with offline runs of three methods (made before the test's event loop starts)."""
+    root = tmp_path / "home"
+    for method in ("roleinteract", "rolebench", "pingpong-v1"):
+        done = cli("--home", str(root), "run", "--method", method, "--player", "offline", "--interrogator",
+                   "offline", "--judge", "offline", "--every", "12")
+        assert done.rc == 0, done.err
+    return root
+
+
+async def test_d_shows_the_roleinteract_rolebench_and_version_1_boards(root):
+    app = create_app(Home(root))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_leaderboard()
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and bool(app.screen.query(DataTable)))
+        board = app.screen
+        table = board.query_one(DataTable)
+        note = board.query_one("#board-note", Static)
+        plot = board.query_one(PlotextPlot)
+
+        async def next_board(name: str) -> list[str]:
+            await pilot.press("d")
+            await wait_for(pilot, lambda: board.board == name and table.row_count == 1
+                           and name in str(note.render()))
+            return [str(c.label) for c in table.columns.values()]
+
+        await wait_for(pilot, lambda: "No judged sessions yet" in str(note.render()))   # no v2 sessions
+        await pilot.press("d")   # the DMT board: none either
+        await wait_for(pilot, lambda: board.board == "dmt" and "No labelled dmt sessions" in str(note.render()))
+
+        columns = await next_board("roleinteract")
+        assert columns[:3] == ["Rank", "Player", "Lang"] and "Mean" in columns and "Questions" in columns
+        assert table.get_row_at(0)[:3] == ["1", "offline", "en"]
+        assert "RoleInteract" in str(note.render()) and not plot.display
+
+        columns = await next_board("rolebench")
+        assert columns == ["Rank", "Player", "Lang", "RAW", "±", "CUS", "±", "SPE", "±", "Mean", "Questions"]
+        assert table.get_row_at(0)[:3] == ["1", "offline", "en"]
+        assert all(0 <= float(cell) <= 1 for cell in table.get_row_at(0)[3:10])
+        assert "scores: Rouge-L" in str(note.render())
+
+        columns = await next_board("pingpong-v1")
+        assert columns[:2] == ["#", "player"] and plot.display
+        final = table.get_row_at(0)[7]
+        assert 1 <= float(final.split("±")[0]) <= 10
+
+        await pilot.press("d")
+        await wait_for(pilot, lambda: board.board == "pingpong" and table.row_count == 0)
