@@ -4,11 +4,11 @@ The TUI drives a session on its own event loop (sessions.live.run_session with o
 any stretch of work on that loop is a stretch in which the screen does not redraw or take keys.
 This starts one session in a fresh process against benchmarks/lean_server.py (50 ms per answer),
 with a task that wakes every 5 ms beside it, and prints the longest gap between two of its
-wake-ups, and how many gaps were over 50 ms: for a PingPong session with two turns, and for a
-RoleBench question (Rouge-L scored). Each method runs in a fresh process, as a user's first
+wake-ups, and how many gaps were over 50 ms: for a PingPong session with two turns, a RoleBench
+question (Rouge-L scored) and a RoleInteract probe. Each method runs in a fresh process, as a user's first
 session of the day would: what a session imports on the way counts.
 
-    .venv/bin/python benchmarks/loop_stall_bench.py [--method pingpong] [--method rolebench]
+    .venv/bin/python benchmarks/loop_stall_bench.py [--method pingpong] [--method rolebench] [--method roleinteract]
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.runner_bench import start_server, write_home  # noqa: E402
 
-CHARACTER = {"pingpong": None, "rolebench": "sherlock-holmes"}
-"""A bundled card with RoleBench questions; PingPong uses the benchmark's own card."""
+CHARACTER = {"pingpong": None, "rolebench": "sherlock-holmes", "roleinteract": "sherlock-holmes"}
+"""A bundled card with RoleBench questions and RoleInteract probes; PingPong uses the benchmark's own
+card. (DMT's guided interrogator and stop check ask for answers the lean server does not give.)"""
 
 
 async def one_session(root: Path, method: str) -> dict:
