@@ -31,7 +31,7 @@ async def test_importing_from_the_screen_keeps_a_failed_path_and_asks_before_rep
     data = CARDS[0].model_dump(mode="json", exclude_defaults=True) | {"name": "brine", "char_name": "Brine"}
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
         screen = app.screen
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))

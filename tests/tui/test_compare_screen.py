@@ -12,7 +12,7 @@ from pingpong.tui.screens.leaderboard import LeaderboardScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
 from pingpong.tui.widgets.transcript import MessageCard, Transcript
 from tests.tui.conftest import write_session
-from tests.tui.helpers import run_palette_command, wait_for
+from tests.tui.helpers import form_filled, run_palette_command, wait_for
 
 SIZE = (80, 24)
 
@@ -140,7 +140,7 @@ async def test_new_session_form_stores_the_chosen_prompting_strategy(app, store)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
         app.screen.query_one("#new-prompting", Select).value = "fsd"
         await pilot.pause()
         await pilot.press("ctrl+s")
@@ -152,7 +152,7 @@ async def test_new_session_form_defaults_to_the_default_prompting(app, store):
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
         assert app.screen.query_one("#new-prompting", Select).value == "default"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: store.sessions())

@@ -190,5 +190,5 @@ async def test_first_sessions_arriving_on_an_empty_home_take_the_focus(app, stor
         # not the filter: the keys below are shortcuts, not text (focus() lands a message later)
         await wait_for(pilot, lambda: app.focused is table)
         await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
         assert home.query_one("#home-filter").value == ""

@@ -153,7 +153,7 @@ async def test_characters_import(app, home, tmp_path):
     path.write_text(json.dumps(card), encoding="utf-8")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
         screen = app.screen
         assert len(screen.cards) == 2
         await pilot.press("i")
@@ -203,7 +203,7 @@ async def test_characters_spot_check_chat(app, store):
 
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, SpotCheckScreen))
         app.screen.query_one("#spot-turns", Input).value = "1"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tui.conftest import CARDS, SITUATIONS, write_dmt_session, write_session
-from tests.tui.helpers import home_loaded, settled, wait_for
+from tests.tui.helpers import form_filled, home_loaded, settled, wait_for
 
 SIZE = (80, 24)
 
@@ -49,6 +49,7 @@ def test_new_session(snap_compare, app):
     async def before(pilot):
         await home_loaded(pilot)
         await pilot.press("n")
+        await wait_for(pilot, lambda: form_filled(pilot.app.screen))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
@@ -156,8 +157,11 @@ def test_leaderboard(snap_compare, app, filled):
 
 def test_characters(snap_compare, app):
     async def before(pilot):
+        from pingpong.tui.screens.characters import CharactersScreen
+
         await home_loaded(pilot)
         await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CharactersScreen) and pilot.app.screen.loaded)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message as TMessage
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -100,6 +101,14 @@ class SpotCheckScreen(ModalScreen[tuple[str, str | None, int] | None]):
         self.dismiss(None)
 
 
+class CardsRead(TMessage):
+    """The cards of one language (None: all), read in a worker thread, and the files skipped."""
+
+    def __init__(self, lang: str | None, cards: list[Character], problems: list[str], select: str | None) -> None:
+        super().__init__()
+        self.lang, self.cards, self.problems, self.select = lang, cards, problems, select
+
+
 class CharactersScreen(Screen):
     """Card list with a detail pane; g switches language, s spot-checks, i imports."""
 
@@ -117,6 +126,7 @@ class CharactersScreen(Screen):
         super().__init__()
         self.lang = 0
         self.cards: list[Character] = []
+        self.loaded = False  # the list shows the cards of the current language
         self._last_path = ""  # the path of an import that failed
 
     def compose(self) -> ComposeResult:
@@ -134,13 +144,27 @@ class CharactersScreen(Screen):
         self.query_one(OptionList).focus()
 
     def reload(self, select: str | None = None) -> None:
+        """Read the cards again (in a thread: a library of a thousand cards takes most of a second),
+        then list them; `select`: the card to highlight."""
+        self.loaded = False
+        self.query_one("#cards-bar", Static).update(f"reading cards · language {LANGS[self.lang] or 'all'}…")
+        self._read(LANGS[self.lang], select)
+
+    @work(thread=True, exclusive=True, group="cards-read", exit_on_error=False)
+    def _read(self, lang: str | None, select: str | None) -> None:
         try:
             library = self.app.cards()
-            self.cards = library.all(lang=LANGS[self.lang])
+            cards = library.all(lang=lang)
             problems = list(getattr(library, "problems", []))
         except Exception as exc:
-            self.cards, problems = [], [str(exc)]
-        for problem in problems:
+            cards, problems = [], [str(exc)]
+        self.post_message(CardsRead(lang, cards, problems, select))
+
+    def on_cards_read(self, message: CardsRead) -> None:
+        if message.lang != LANGS[self.lang]:
+            return  # read for a language switched away from since
+        self.cards, select = message.cards, message.select
+        for problem in message.problems:
             self.notify(problem, severity="warning", timeout=8)
         options = self.query_one(OptionList)
         options.clear_options()
@@ -154,6 +178,7 @@ class CharactersScreen(Screen):
             self.query_one("#card-text", Static).update(
                 "No cards here. Press i to import a card file (Character Card V1/V2/V3 JSON, PNG, "
                 ".charx, PingPong settings JSON or our YAML), or g to switch language.")
+        self.loaded = True
 
     @on(OptionList.OptionHighlighted, "#cards-list")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, TextArea
 
@@ -43,6 +44,16 @@ def _row(label: str, *widgets, id: str | None = None) -> Horizontal:
     return Horizontal(Label(label, classes="form-label"), *widgets, classes="form-row", id=id)
 
 
+class LibrariesRead(TMessage):
+    """What the form offers for one language, read in a worker thread (error: why it is empty)."""
+
+    def __init__(self, lang: str, scene_mode: bool, first: bool, cards: list, situations: list, scenes: list,
+                 seeds: list, error: str | None = None) -> None:
+        super().__init__()
+        self.lang, self.scene_mode, self.first = lang, scene_mode, first
+        self.cards, self.situations, self.scenes, self.seeds, self.error = cards, situations, scenes, seeds, error
+
+
 class NewSessionScreen(Screen):
     """Choose everything, then ctrl+s (or the Start button) opens the live session."""
 
@@ -62,7 +73,8 @@ class NewSessionScreen(Screen):
         self._scene_mode = (self.defaults.get("method") or "pingpong") == SCENE_METHOD
         self._all_seeds: list = []
         self._seeds: list = []
-        self._filled_lang: str | None = None
+        self._filled_lang: str | None = None  # the language whose lists were asked for last
+        self._offered = False  # the lists have been read once
 
     def _model_names(self) -> list[str]:
         try:
@@ -117,16 +129,32 @@ class NewSessionScreen(Screen):
 
     # -- options ------------------------------------------------------------------------
     def _fill(self, lang: str, *, first: bool = False) -> None:
+        """Offer the cards, situations (scenes, seeds) of `lang` once a worker has read them: a
+        library of a thousand cards takes most of a second, which the form must not freeze for."""
         self._filled_lang = lang
+        self._read_libraries(lang, self._scene_mode, first)
+
+    @work(thread=True, exclusive=True, group="new-read", exit_on_error=False)
+    def _read_libraries(self, lang: str, scene_mode: bool, first: bool) -> None:
         wanted = None if lang == "all" else lang
         try:
-            self._cards = self.app.cards().all(lang=wanted)
-            self._situations = self.app.situations().all(lang=wanted)
-            self._scenes = self.app.scenes().all(lang=wanted) if self._scene_mode else []
-            self._all_seeds = self.app.seeds().all(wanted)
+            read = LibrariesRead(lang, scene_mode, first, self.app.cards().all(lang=wanted),
+                                 self.app.situations().all(lang=wanted),
+                                 self.app.scenes().all(lang=wanted) if scene_mode else [],
+                                 self.app.seeds().all(wanted))
         except Exception as exc:
-            self.notify(f"library: {exc}", severity="error", timeout=10)
-            self._cards, self._situations, self._scenes, self._all_seeds = [], [], [], []
+            read = LibrariesRead(lang, scene_mode, first, [], [], [], [], error=f"library: {exc}")
+        self.post_message(read)
+
+    def on_libraries_read(self, read: LibrariesRead) -> None:
+        if (read.lang, read.scene_mode) != (self._filled_lang, self._scene_mode):
+            return  # read for a language or method switched away from since
+        if read.error:
+            self.notify(read.error, severity="error", timeout=10)
+        self._cards, self._situations, self._scenes, self._all_seeds = (read.cards, read.situations, read.scenes,
+                                                                        read.seeds)
+        self._offered = True
+        first = read.first
         chars = self.query_one("#new-character", Select)
         chars.set_options([(f"{c.name} ({c.lang})", c.name) for c in self._cards])
         if self._scene_mode:
@@ -222,10 +250,13 @@ class NewSessionScreen(Screen):
             self._scene_mode = scene_mode
             self._show_scene_rows()
             self._fill(str(self.query_one("#new-lang", Select).value))
+
     @on(Select.Changed, "#new-character")
     @on(Select.Changed, "#new-method")
     def seeds_may_change(self) -> None:
         if self._scene_mode:   # the scene list is its own (method_changed)
+            return
+        if not self._offered:   # the lists are still being read (the method select's first value)
             return
         if self._dmt() or not any(s.name == self.query_one("#new-situation", Select).value
                                   for s in self._situations):
