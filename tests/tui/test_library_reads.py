@@ -1,6 +1,7 @@
-"""The card screen and the new-session form read the card library in a worker thread: a person's
-library of a thousand cards takes most of a second to read, and the screen must keep drawing and
-taking keys meanwhile. Checked by noting the thread of every read (a spy that reads as before)."""
+"""The card screen and the new-session form read the card library in a worker thread, and so does a
+card import on the card screen: a person's library of a thousand cards takes most of a second to
+read, and the screen must keep drawing and taking keys meanwhile. Checked by noting the thread of
+every read (a spy that reads as before)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,21 @@ async def test_cards_are_read_off_the_event_loop(app, reads):
         await pilot.press("escape", "n")
         await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
     assert len(reads) == 3 and not any(reads), reads
+
+
+async def test_an_imported_card_is_read_and_saved_off_the_event_loop(app, reads, tmp_path):
+    from pingpong.tui.screens.pickers import PathPrompt
+
+    card = tmp_path / "brine.yaml"
+    card.write_text("name: brine\nchar_name: Brine\nlang: en\nsummary: A salt merchant.\npersona: Brine haggles.\n",
+                    encoding="utf-8")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
+        cards = app.screen
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+        await pilot.press(*str(card), "enter")
+        await wait_for(pilot, lambda: app.screen is cards and cards.loaded and "brine" in [c.name for c in cards.cards])
+    assert len(reads) == 3 and not any(reads), reads   # the screen's read, the import's, the read after it

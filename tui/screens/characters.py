@@ -109,6 +109,16 @@ class CardsRead(TMessage):
         self.lang, self.cards, self.problems, self.select = lang, cards, problems, select
 
 
+class CardsImported(TMessage):
+    """How an import ended: the cards saved, or the names already in the library from the same file
+    (`again`: ask before replacing them), or why it failed."""
+
+    def __init__(self, path: str, cards: list[Character], *, again: list[str] | None = None,
+                 error: str | None = None) -> None:
+        super().__init__()
+        self.path, self.cards, self.again, self.error = path, cards, again or [], error
+
+
 class CharactersScreen(Screen):
     """Card list with a detail pane; g switches language, s spot-checks, i imports."""
 
@@ -242,17 +252,18 @@ class CharactersScreen(Screen):
         def chosen(path: str | None) -> None:
             if path:
                 self._last_path = path  # shown again if the import fails, to fix a typo
-                if self.import_path(path):
-                    self._last_path = ""
+                self.import_path(path)
 
         self.app.push_screen(PathPrompt("Import a card file",
                                         "Character Card JSON / PNG / .charx, PingPong settings JSON, our YAML",
                                         value=self._last_path), chosen)
 
-    def import_path(self, path: str, *, replace: bool = False) -> list[str]:
-        """Import every card in the file into the user's library; errors become notifications.
-        Another file's card of the same name gets a new name; the same file imported again asks
-        before its cards are replaced (as `cards import` wants --force)."""
+    @work(thread=True, exclusive=True, group="cards-import", exit_on_error=False)
+    def import_path(self, path: str, *, replace: bool = False) -> None:
+        """Import every card in the file into the user's library, in a worker thread (it reads the
+        whole library to name the new cards); the outcome comes back as CardsImported. Another
+        file's card of the same name gets a new name; the same file imported again asks before its
+        cards are replaced (as `cards import` wants --force)."""
         from pingpong.characters.importers import import_card
         from pingpong.core.safe_parse import real_path
 
@@ -262,26 +273,35 @@ class CharactersScreen(Screen):
             cards = import_card(path, taken={c.name for c in library.all() if c.origin != origin})
             again = [c.name for c in cards if c.name in library.names() and library.source(c.name) == "user"]
             if again and not replace:
-                self._ask_replace(path, again)
-                return []
+                self.post_message(CardsImported(path, [], again=again))
+                return
             for card in cards:
                 library.save(card)
         except Exception as exc:
-            self.notify(str(exc), title="import failed", severity="error", timeout=10)
-            return []
-        names = [c.name for c in cards]
+            self.post_message(CardsImported(path, [], error=str(exc)))
+            return
+        self.post_message(CardsImported(path, cards))
+
+    def on_cards_imported(self, message: CardsImported) -> None:
+        if message.error:
+            self.notify(message.error, title="import failed", severity="error", timeout=10)
+            return
+        if message.again:
+            self._ask_replace(message.path, message.again)
+            return
+        self._last_path = ""
+        names = [c.name for c in message.cards]
         self.notify(f"imported {', '.join(names)}", title="cards imported")
-        if LANGS[self.lang] is not None and all(c.lang != LANGS[self.lang] for c in cards):
+        if LANGS[self.lang] is not None and all(c.lang != LANGS[self.lang] for c in message.cards):
             self.lang = 0
         self.reload(select=names[0] if names else None)
-        return names
 
     def _ask_replace(self, path: str, names: list[str]) -> None:
         from pingpong.tui.screens.choice import ChoiceScreen
 
         def answered(choice: str | None) -> None:
-            if choice == "replace" and self.import_path(path, replace=True):
-                self._last_path = ""
+            if choice == "replace":
+                self.import_path(path, replace=True)
 
         self.app.push_screen(ChoiceScreen(
             "Replace your cards?", f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} already in your "
