@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.loop_ticker import LoopTicker  # noqa: E402
 from benchmarks.runner_bench import start_server, write_home  # noqa: E402
 
 CHARACTER = {"pingpong": None, "rolebench": "sherlock-holmes", "roleinteract": "sherlock-holmes"}
@@ -48,27 +49,16 @@ async def one_session(root: Path, method: str) -> dict:
     store, pool = Store(home.db_path), ModelPool(specs)
     item = setup.items[0]
     sid = start_session(store, setup.spec(item), item.character, item.situation)
-    gaps: list[float] = []
-    running = True
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while running:
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    tick = asyncio.create_task(ticker())
+    ticker = LoopTicker()
+    ticker.start()
     started = time.perf_counter()
     async for _event in run_session(store, pool, sid, offload=True):
         pass
     took = time.perf_counter() - started
-    running = False
-    await tick
+    await ticker.stop()
     await pool.aclose()
-    return {"status": store.session(sid).status, "seconds": took, "longest": max(gaps),
-            "over_50ms": sum(gap > 0.05 for gap in gaps)}
+    return {"status": store.session(sid).status, "seconds": took, "longest": ticker.longest(),
+            "over_50ms": sum(gap > 0.05 for gap in ticker.gaps)}
 
 
 def child(method: str, base_url: str) -> None:

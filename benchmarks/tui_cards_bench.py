@@ -12,7 +12,6 @@ time until the step's list was shown. Prints figures, asserts nothing.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import subprocess
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from benchmarks.loop_ticker import LoopTicker  # noqa: E402
 
 
 def write_cards(home: Path, n: int) -> None:
@@ -53,16 +54,7 @@ async def walk(pilot) -> dict[str, dict[str, float]]:
         return bool(found) and found.first(Select).value is not Select.NULL
 
     app = pilot.app
-    gaps: list[float] = []
-    running = True
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while running:
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
+    ticker = LoopTicker()
 
     async def until(ready, limit: float = 60.0) -> None:
         end = time.perf_counter() + limit
@@ -70,16 +62,16 @@ async def walk(pilot) -> dict[str, dict[str, float]]:
             await pilot.pause(0.01)
 
     async def step(keys: tuple[str, ...], ready) -> dict[str, float]:
-        gaps.clear()
+        ticker.clear()
         started = time.perf_counter()
         await pilot.press(*keys)
         await until(ready)
         shown = time.perf_counter() - started
         await pilot.pause(0.3)   # what the step still has to draw
-        return {"longest_ms": max(gaps, default=0.0) * 1000, "shown_ms": shown * 1000}
+        return {"longest_ms": ticker.longest() * 1000, "shown_ms": shown * 1000}
 
     await until(lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
-    tick = asyncio.create_task(ticker())
+    ticker.start()
     out = {
         "open the card screen": await step(("c",), lambda: isinstance(app.screen, CharactersScreen) and listed()),
         "switch its language": await step(("g",), lambda: listed() and app.screen.cards
@@ -87,8 +79,7 @@ async def walk(pilot) -> dict[str, dict[str, float]]:
         "open the new-session form": await step(("escape", "n"), lambda: isinstance(app.screen, NewSessionScreen)
                                                 and offered()),
     }
-    running = False
-    await tick
+    await ticker.stop()
     return out
 
 
