@@ -205,7 +205,7 @@ class NewSessionScreen(Screen):
 
     @on(Select.Changed, "#new-lang")
     def lang_changed(self, event: Select.Changed) -> None:
-        # The select posts its first value on mount too: the lists of that language are there already.
+        # The select posts its first value on mount too: the lists of that language are being read already.
         if event.value is not Select.NULL and event.value != self._filled_lang:
             self._fill(str(event.value))
 
