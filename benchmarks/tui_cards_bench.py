@@ -40,18 +40,13 @@ def write_cards(home: Path, n: int) -> None:
 
 
 async def walk(pilot) -> dict[str, dict[str, float]]:
-    from textual.widgets import Select
-
     from pingpong.tui.screens.characters import CharactersScreen
     from pingpong.tui.screens.home import HomeScreen
     from pingpong.tui.screens.new_session import NewSessionScreen
+    from tests.tui.helpers import form_filled
 
     def listed() -> bool:   # the screen's list is filled (a release that read on the loop had it at once)
         return getattr(app.screen, "loaded", True)
-
-    def offered() -> bool:
-        found = app.screen.query("#new-character")
-        return bool(found) and found.first(Select).value is not Select.NULL
 
     app = pilot.app
     ticker = LoopTicker()
@@ -77,7 +72,7 @@ async def walk(pilot) -> dict[str, dict[str, float]]:
         "switch its language": await step(("g",), lambda: listed() and app.screen.cards
                                           and all(c.lang == "en" for c in app.screen.cards)),
         "open the new-session form": await step(("escape", "n"), lambda: isinstance(app.screen, NewSessionScreen)
-                                                and offered()),
+                                                and form_filled(app.screen)),
     }
     await ticker.stop()
     return out

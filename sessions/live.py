@@ -66,17 +66,22 @@ def record_seats(store: Store, pool, session_id: int, spec: SessionSpec, judges:
     store.add_setup(session_id, seats=seats)
 
 
-def preload(pool, spec: SessionSpec) -> None:
-    """Import what the session's calls, prompts and scores will need (openai, BM25 for fsd prompts,
-    the method's scorer), so that no import on the way stops the event loop. Safe in a thread: the
-    TUI runs it in one before a session starts, and its drawing goes on meanwhile (the first
-    session of a RoleBench process then waits for Rouge before its question, not after its answer)."""
+def preload(pool, method: str, models: Sequence[str], prompting: str | None = None) -> None:
+    """Import what sessions of `method` with these models will need for their calls, prompts and
+    scores (openai, BM25 for fsd prompts, the method's scorer), so that no import on the way stops
+    the event loop. Safe in a thread: the TUI runs it in one before a session starts, and its
+    drawing goes on meanwhile (the first session of a RoleBench process then waits for Rouge
+    before its question, not after its answer); a batch run, before its first conversation."""
     from pingpong.core.methods import get_method
 
-    pool.preload([spec.player, spec.interrogator, *spec.judges])
-    if spec.prompting == "fsd":
+    pool.preload(models)
+    if prompting == "fsd":
         import rank_bm25  # noqa: F401  # with numpy
-    get_method(spec.method).warm()
+    get_method(method).warm()
+
+
+def _models(spec: SessionSpec) -> list[str]:
+    return [spec.player, spec.interrogator, *spec.judges]
 
 
 def _engine(session_id: int, **kwargs):
@@ -142,7 +147,7 @@ async def run_session(store: Store, pool, session: int | Started, control=None, 
     ended = False
     try:
         if offload:
-            await asyncio.to_thread(preload, pool, spec)
+            await asyncio.to_thread(preload, pool, spec.method, _models(spec), spec.prompting)
         async with aclosing(engine.run()) as events:
             async for event in events:
                 if commits is not None and recorder.writes(event):
@@ -213,7 +218,7 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str], 
                      verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
                      cast=stored.cast)
     if offload:
-        await asyncio.to_thread(preload, pool, spec.model_copy(update={"judges": judges}))
+        await asyncio.to_thread(preload, pool, spec.method, judges)
     for judge in judges:
         store.add_judge(session_id, judge)
     record_seats(store, pool, session_id, stored.spec, judges)

@@ -301,12 +301,11 @@ class BatchRunner:
         """Run what is left of the plan. Cancelling it interrupts the sessions in flight."""
         if self._todo is None:
             self.prepare()
-        from pingpong.core.methods import get_method
+        from pingpong.sessions import live  # what runs a session: not imported while the first ones wait
 
         todo, self._todo = longest_first(self._todo or [], self.setup.method), None
         self.pool.warm(self._seats())  # openai imported and clients built before the first claim
-        get_method(self.setup.method).warm()  # and the method's scorer (RoleBench: Rouge, with nltk)
-        import pingpong.sessions.live  # noqa: F401  # and what runs a session: not while the first ones wait
+        live.preload(self.pool, self.setup.method, self._seats(), self.setup.prompting)  # the scorer, BM25
         if self.freeze:
             import gc
 
