@@ -201,9 +201,8 @@ def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues
     for sid, judge, turn, metric, value, status in turn_values:
         if judges and judge not in judges:
             continue
-        slot = by_judge[(sid, judge)].setdefault(turn, {})
-        if status == "ok" and value is not None:
-            slot[metric] = float(value)
+        if status == "ok" and value is not None:  # a judge with no usable score has no scoring
+            by_judge[(sid, judge)].setdefault(turn, {})[metric] = float(value)
     judged = {sid for sid, _ in by_judge}
     for sid in human:
         if sid not in judged:

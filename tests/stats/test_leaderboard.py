@@ -171,3 +171,16 @@ def test_human_and_merged_scores(store):
     assert merged["B"].final == pytest.approx(((3 + 4 + 4) / 3 + 4) / 2)
     human = compute_leaderboard(store, scores="human")
     assert [(r.player, r.conversations, r.in_character, r.final) for r in human] == [("B", 1, 2.0, None)]
+
+
+def test_a_judge_whose_turns_all_failed_is_no_scoring_once_a_person_scores(store):
+    """A person's score goes in place of the judges' that scored the turn; a judge whose every turn
+    failed has no scoring, and the person's value must not make one (it would count as a judge)."""
+    sid = add_session(store, "A", {"J1": [(4, 4, 5, 0), (4, 5, 5, 0)]})
+    store.add_verdict(sid, judged("dead", turns=[turn_scores(1, status="failed"), turn_scores(2, status="failed")]))
+    judges_only = compute_leaderboard(store, scores="judges")[0]
+    assert judges_only.final == pytest.approx((4 + 4.5 + 5) / 3)
+    store.add_human_score(sid, 1, "in_character", 1, "ann")
+    (merged,) = compute_leaderboard(store, scores="merged")
+    assert merged.in_character == pytest.approx((1 + 4) / 2)
+    assert merged.final == pytest.approx((2.5 + 4.5 + 5) / 3)
