@@ -24,6 +24,7 @@ from pingpong.sessions.scoring import (
     LIKERT_METHODS,
     SCORE_SOURCES,
     check_weights,
+    conversation_replies,
     conversation_scores,
     load_scorings,
     normalise_weights,
@@ -132,6 +133,45 @@ def bootstrap_means(values: np.ndarray, rng: np.random.Generator, n_boot: int = 
     return out
 
 
+def pooled_means(metrics: np.ndarray, replies: np.ndarray) -> np.ndarray:
+    """PingPong v1's model score per metric: the mean over every scored reply of the conversations,
+    i.e. the conversations' metric means weighted by their replies (NaN for a metric without any)."""
+    import numpy as np
+
+    ok = np.isfinite(metrics) & np.isfinite(replies)
+    num = np.where(ok, metrics * np.where(ok, replies, 0.0), 0.0).sum(axis=0)
+    den = np.where(ok, replies, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def bootstrap_pooled(metrics: np.ndarray, replies: np.ndarray, weights: np.ndarray, rng: np.random.Generator,
+                     n_boot: int = 1000) -> np.ndarray:
+    """v1 finals (weights x pooled_means) of `n_boot` resamples of the conversations with a score,
+    each drawn as how often every conversation was picked; a resample without a reply for some
+    weighted metric gives no final and is dropped."""
+    import numpy as np
+
+    ok = np.isfinite(metrics) & np.isfinite(replies)
+    rows = ok.any(axis=1)
+    n = int(rows.sum())
+    if n == 0 or n_boot <= 0:
+        return np.empty(0)
+    count = np.where(ok, replies, 0.0)[rows]
+    total = (np.where(ok, metrics, 0.0)[rows]) * count
+    used = weights > 0
+    out = np.empty(n_boot)
+    step = max(1, 2_000_000 // n)
+    for start in range(0, n_boot, step):
+        b = min(step, n_boot - start)
+        picks = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)
+        den = picks @ count
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(den > 0, (picks @ total) / np.where(den > 0, den, 1.0), np.nan)
+        out[start:start + b] = (means[:, used] * weights[used]).sum(axis=1)
+    return out[np.isfinite(out)]
+
+
 def half_width(boot: np.ndarray) -> float:
     """Half the width of the 2.5-97.5 percentile interval (NaN without resamples)."""
     import numpy as np
@@ -195,10 +235,15 @@ def summarise_player(
     seed: int = 0,
     n_boot: int = 1000,
     stream: str | None = None,
+    replies: np.ndarray | None = None,
+    weights: Sequence[float] | np.ndarray = DEFAULT_WEIGHTS,
 ) -> LeaderboardRow:
     """One row from a player's conversations (arrays aligned by conversation); ``stream`` names its
     bootstrap's random stream (default: the player).
 
+    Version 2 averages over conversations. With ``replies`` (version 1: the scored replies behind
+    each conversation's metric means), a metric is the mean over replies and the final the
+    weighted sum of those means (METHOD.md), resampled by conversation all the same.
     The length-normalised score multiplies every conversation's final by the player's
     factor, so its resamples are the final's resamples times that factor.
     """
@@ -208,7 +253,14 @@ def summarise_player(
     metrics = np.asarray(metrics, dtype=float).reshape(n, len(METRICS))
     means = nan_mean_columns(np.column_stack([metrics, final])) if n else np.full(len(METRICS) + 1, np.nan)
     rng = player_rng(seed, stream or player)
-    boot = bootstrap_means(final, rng, n_boot)
+    if replies is None:
+        boot = bootstrap_means(final, rng, n_boot)
+    else:
+        w = normalise_weights(weights)
+        pooled = pooled_means(metrics, np.asarray(replies, dtype=float).reshape(n, len(METRICS))) if n \
+            else np.full(len(METRICS), np.nan)
+        means = np.append(pooled, (pooled[w > 0] * w[w > 0]).sum())
+        boot = bootstrap_pooled(metrics, np.asarray(replies, dtype=float).reshape(n, len(METRICS)), w, rng, n_boot)
     return LeaderboardRow(
         player=player,
         lang=lang,
@@ -299,6 +351,8 @@ def compute_leaderboard(
     if judge_weights:
         jw = np.array([float(judge_weights.get(j, 1.0)) for j in sc.judge], dtype=float)
     metrics, final, refused = conversation_scores(len(conv_ids), conv, sc.means, sc.refusal, w, jw)
+    replies = conversation_replies(len(conv_ids), conv, sc.means, sc.turns, sc.refusal, jw) \
+        if method == "pingpong-v1" else None
 
     facts = [chosen[int(s)] for s in conv_ids]
     groups = [(f[1], f[5]) for f in facts]  # (player, the --by option's value or None)
@@ -325,6 +379,7 @@ def compute_leaderboard(
             player, lang or (",".join(plangs) if plangs else None), method,
             metrics[sel], final[sel], refused[sel], avg_len[i], factor, seed=seed, n_boot=n_boot,
             stream=f"{player}|{option}" if by is not None else None,
+            replies=None if replies is None else replies[sel], weights=w,
         )
         if by is not None:
             row.by = {by: option}

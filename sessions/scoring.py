@@ -103,40 +103,45 @@ def current_human(rows: Iterable[queries.HumanRow]) -> HumanValues:
 
 @dataclass
 class Scorings:
-    """One row per (session, judge): per-metric means over usable turns and the refusal flag."""
+    """One row per (session, judge): per-metric means over usable turns, how many turns each mean
+    is over (PingPong v1 pools its metrics over replies) and the refusal flag."""
 
     session: np.ndarray  # session ids
     judge: list[str]
     means: np.ndarray  # (n, 3)
     refusal: np.ndarray  # bool
     overridden: np.ndarray  # bool: a person's value went into this row
+    turns: np.ndarray  # (n, 3): the turns behind each mean
 
     @classmethod
     def empty(cls) -> "Scorings":
         import numpy as np
 
-        return cls(np.empty(0, np.int64), [], np.empty((0, len(METRICS))), np.empty(0, bool), np.empty(0, bool))
+        return cls(np.empty(0, np.int64), [], np.empty((0, len(METRICS))), np.empty(0, bool), np.empty(0, bool),
+                   np.empty((0, len(METRICS))))
 
     @classmethod
-    def of(cls, rows: Sequence[tuple[int, str, list[float], bool, bool]]) -> "Scorings":
+    def of(cls, rows: Sequence[tuple[int, str, list[float], bool, bool, list[int]]]) -> "Scorings":
         import numpy as np
 
         if not rows:
             return cls.empty()
+        shape = (len(rows), len(METRICS))
         return cls(np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows],
-                   np.array([r[2] for r in rows], dtype=float).reshape(len(rows), len(METRICS)),
-                   np.array([r[3] for r in rows], dtype=bool), np.array([r[4] for r in rows], dtype=bool))
+                   np.array([r[2] for r in rows], dtype=float).reshape(shape),
+                   np.array([r[3] for r in rows], dtype=bool), np.array([r[4] for r in rows], dtype=bool),
+                   np.array([r[5] for r in rows], dtype=float).reshape(shape))
 
     def concat(self, other: "Scorings") -> "Scorings":
         import numpy as np
 
         return Scorings(np.concatenate([self.session, other.session]), self.judge + other.judge,
                         np.vstack([self.means, other.means]), np.concatenate([self.refusal, other.refusal]),
-                        np.concatenate([self.overridden, other.overridden]))
+                        np.concatenate([self.overridden, other.overridden]), np.vstack([self.turns, other.turns]))
 
     def select(self, keep: np.ndarray) -> "Scorings":
         return Scorings(self.session[keep], [j for j, k in zip(self.judge, keep) if k], self.means[keep],
-                        self.refusal[keep], self.overridden[keep])
+                        self.refusal[keep], self.overridden[keep], self.turns[keep])
 
     def without_sessions(self, ids: set[int]) -> "Scorings":
         import numpy as np
@@ -146,13 +151,16 @@ class Scorings:
         return self.select(~np.isin(self.session, np.fromiter(ids, dtype=np.int64, count=len(ids))))
 
 
-def _means(sums: Mapping[str, tuple[float, int, float]]) -> tuple[list[float], bool]:
-    """Per-metric means and the refusal flag from {metric: (sum, count, max)} of one judge's turns."""
+def _means(sums: Mapping[str, tuple[float, int, float]]) -> tuple[list[float], bool, list[int]]:
+    """Per-metric means, the refusal flag and the turns behind each mean from {metric: (sum, count,
+    max)} of one judge's turns."""
     means = [sums[m][0] / sums[m][1] if m in sums and sums[m][1] else math.nan for m in METRICS]
+    turns = [sums[m][1] if m in sums else 0 for m in METRICS]
     if all(math.isnan(v) for v in means) and "overall" in sums and sums["overall"][1]:
         means = [sums["overall"][0] / sums["overall"][1]] * len(METRICS)
+        turns = [sums["overall"][1]] * len(METRICS)
     refusal = "is_refusal" in sums and sums["is_refusal"][1] > 0 and sums["is_refusal"][2] >= 1
-    return means, bool(refusal)
+    return means, bool(refusal), turns
 
 
 def totals_scorings(totals: Sequence[tuple]) -> Scorings:
@@ -167,11 +175,13 @@ def totals_scorings(totals: Sequence[tuple]) -> Scorings:
         return Scorings.empty()
     cols = list(zip(*totals))
     session = np.fromiter(cols[0], dtype=np.int64, count=len(totals))
-    values = np.array(cols[2:7], dtype=float).T  # NULL -> NaN
+    values = np.array(cols[2:11], dtype=float).T  # NULL -> NaN
     means, refusal, overall = values[:, 0:3].copy(), values[:, 3] >= 1, values[:, 4]
+    turns = values[:, 5:8].copy()
     none = np.all(np.isnan(means), axis=1) & np.isfinite(overall)
     means[none] = overall[none][:, None]
-    return Scorings(session, list(cols[1]), means, refusal, np.zeros(len(totals), dtype=bool))
+    turns[none] = values[none, 8][:, None]
+    return Scorings(session, list(cols[1]), means, refusal, np.zeros(len(totals), dtype=bool), turns)
 
 
 def _turn_sums(turns: Mapping[int | None, Mapping[str, float]]) -> dict[str, tuple[float, int, float]]:
@@ -185,12 +195,15 @@ def _turn_sums(turns: Mapping[int | None, Mapping[str, float]]) -> dict[str, tup
     return sums
 
 
-def _whole(means: list[float], refusal: bool, people: Mapping[tuple[int | None, str], float]) -> tuple[list[float], bool]:
-    """Means and refusal flag with a person's ratings of the whole conversation put in."""
+def _whole(means: list[float], refusal: bool, turns: list[int],
+           people: Mapping[tuple[int | None, str], float]) -> tuple[list[float], bool, list[int]]:
+    """Means, refusal flag and turns with a person's ratings of the whole conversation put in (a
+    rating of the whole stands for the turns the metric had, or for one reply when it had none)."""
     means = [people.get((None, m), v) for m, v in zip(METRICS, means)]
+    turns = [max(n, 1) if (None, m) in people else n for m, n in zip(METRICS, turns)]
     if (None, "is_refusal") in people:
         refusal = people[(None, "is_refusal")] >= 1
-    return means, refusal
+    return means, refusal, turns
 
 
 def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues,
@@ -214,8 +227,8 @@ def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues
         for (turn, metric), value in people.items():
             if turn is not None:
                 turns.setdefault(turn, {})[metric] = value
-        means, refusal = _whole(*_means(_turn_sums(turns)), people)
-        rows.append((sid, judge, means, refusal, bool(people)))
+        means, refusal, counts = _whole(*_means(_turn_sums(turns)), people)
+        rows.append((sid, judge, means, refusal, bool(people), counts))
     return Scorings.of(rows)
 
 
@@ -226,8 +239,8 @@ def human_scorings(human: HumanValues) -> Scorings:
         turns: dict[int | None, dict[str, float]] = defaultdict(dict)
         for (turn, metric), value in values.items():
             turns[turn][metric] = value
-        means, refusal = _whole(*_means(_turn_sums(turns)), values)
-        rows.append((sid, HUMAN, means, refusal, True))
+        means, refusal, counts = _whole(*_means(_turn_sums(turns)), values)
+        rows.append((sid, HUMAN, means, refusal, True, counts))
     return Scorings.of(rows)
 
 
@@ -272,23 +285,48 @@ def conversation_scores(
     conv = np.asarray(conv, dtype=np.int64)
     means = np.asarray(means, dtype=float).reshape(-1, len(METRICS))
     refusal = np.asarray(refusal, dtype=bool)
-    jw = np.ones(len(conv)) if judge_weight is None else np.asarray(judge_weight, dtype=float)
+    jw = _judge_weights(conv, judge_weight)
     refused = np.bincount(conv, weights=refusal.astype(float), minlength=n_conv) > 0
     keep = ~refusal & (jw > 0)
-
-    def weighted_mean(values: np.ndarray) -> np.ndarray:
-        ok = keep & np.isfinite(values)
-        num = np.bincount(conv[ok], weights=jw[ok] * values[ok], minlength=n_conv)
-        den = np.bincount(conv[ok], weights=jw[ok], minlength=n_conv)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-    metrics = np.column_stack([weighted_mean(means[:, m]) for m in range(len(METRICS))]) \
+    metrics = np.column_stack([_over_judges(means[:, m], n_conv, conv, keep, jw) for m in range(len(METRICS))]) \
         if n_conv else np.empty((0, len(METRICS)))
     used = w > 0
     judge_final = (means[:, used] * w[used]).sum(axis=1)  # NaN when a weighted metric is missing
-    final = weighted_mean(judge_final)
+    final = _over_judges(judge_final, n_conv, conv, keep, jw)
     return metrics, final, refused
+
+
+def conversation_replies(n_conv: int, conv: np.ndarray, means: np.ndarray, turns: np.ndarray,
+                         refusal: np.ndarray, judge_weight: np.ndarray | None = None) -> np.ndarray:
+    """(C, 3): how many scored replies stand behind each of conversation_scores' metric means (the
+    judges' turn counts, averaged as their means are); NaN where the mean is. PingPong v1 pools its
+    metrics over replies with these."""
+    import numpy as np
+
+    conv = np.asarray(conv, dtype=np.int64)
+    jw = _judge_weights(conv, judge_weight)
+    keep = ~np.asarray(refusal, dtype=bool) & (jw > 0)
+    counts = np.where(np.isfinite(means), turns, np.nan)
+    if not n_conv:
+        return np.empty((0, len(METRICS)))
+    return np.column_stack([_over_judges(counts[:, m], n_conv, conv, keep, jw) for m in range(len(METRICS))])
+
+
+def _judge_weights(conv: np.ndarray, judge_weight: np.ndarray | None) -> np.ndarray:
+    import numpy as np
+
+    return np.ones(len(conv)) if judge_weight is None else np.asarray(judge_weight, dtype=float)
+
+
+def _over_judges(values: np.ndarray, n_conv: int, conv: np.ndarray, keep: np.ndarray, jw: np.ndarray) -> np.ndarray:
+    """Per conversation, the judge-weighted mean of the kept judges' finite values (NaN if none)."""
+    import numpy as np
+
+    ok = keep & np.isfinite(values)
+    num = np.bincount(conv[ok], weights=jw[ok] * values[ok], minlength=n_conv)
+    den = np.bincount(conv[ok], weights=jw[ok], minlength=n_conv)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
 @dataclass(frozen=True)

@@ -17,20 +17,21 @@ def store(tmp_path):
 
 
 def add_session(store, player, judges, *, text_len=100, lang="en", interrogator="asker", status="finished",
-                character="hero", situation="chat"):
+                character="hero", situation="chat", method="pingpong"):
     """judges: {judge: [(in_character, entertaining, fluency, is_refusal) per turn]}; returns the id."""
     turns = max(len(v) for v in judges.values()) if judges else 1
     card = Character(name=character, char_name="Hero", lang=lang, summary="a hero", persona="A brave hero.")
     sit = Situation(name=situation, lang=lang, text="Talk to the hero.", num_turns=turns)
     spec = SessionSpec(character=character, situation=situation, player=player, interrogator=interrogator,
-                       judges=list(judges), lang=lang)
+                       judges=list(judges), lang=lang, method=method)
     sid = store.create_session(spec, card, sit)
     for t in range(1, turns + 1):
         store.add_message(sid, Message(turn=t, role="user", author=interrogator, text=f"question {t}?"))
         store.add_message(sid, Message(turn=t, role="assistant", author=player, text="x" * text_len))
     for judge, rows in judges.items():
         store.add_verdict(sid, judged(judge, turns=[
-            turn_scores(i + 1, in_character=ic, entertaining=en, fluency=fl, is_refusal=bool(ref))
+            turn_scores(i + 1, in_character=ic, entertaining=en, fluency=fl, is_refusal=bool(ref),
+                        scale="1-10" if method == "pingpong-v1" else "1-5")
             for i, (ic, en, fl, ref) in enumerate(rows)
         ]))
     store.set_status(sid, status)

@@ -184,3 +184,20 @@ def test_a_judge_whose_turns_all_failed_is_no_scoring_once_a_person_scores(store
     (merged,) = compute_leaderboard(store, scores="merged")
     assert merged.in_character == pytest.approx((1 + 4) / 2)
     assert merged.final == pytest.approx((2.5 + 4.5 + 5) / 3)
+
+
+def test_pingpong_v1_pools_each_metric_over_the_scored_replies(store):
+    """METHOD.md: v1's model score per metric is the mean over the scored replies of its non-refusal
+    conversations (not a mean of conversation means), and its final the mean of the three."""
+    v1 = {"method": "pingpong-v1"}
+    add_session(store, "A", {"T": [(9, 6, 10, 0)]}, **v1)
+    add_session(store, "A", {"T": [(6, 3, 10, 0), (6, 3, 10, 0), (3, 3, 10, 0)]}, **v1)
+    add_session(store, "A", {"T": [(2, 2, 2, 0), (1, 1, 1, 1)]}, **v1)  # a refusal: left out
+    (row,) = compute_leaderboard(store, method="pingpong-v1")
+    assert row.conversations == 3 and row.refusal_ratio == pytest.approx(1 / 3)
+    assert row.in_character == pytest.approx((9 + 6 + 6 + 3) / 4)
+    assert row.entertaining == pytest.approx((6 + 3 + 3 + 3) / 4)
+    assert row.fluency == pytest.approx(10.0)
+    assert row.final == pytest.approx((6 + 3.75 + 10) / 3)
+    # the interval resamples conversations: every resample's final lies between the two scored ones'
+    assert 0 < row.final_ci <= ((9 + 6 + 10) / 3 - (5 + 3 + 10) / 3) / 2
