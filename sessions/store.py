@@ -613,18 +613,24 @@ class Store:
     ) -> int:
         """Append a person's score for one player turn (or, turn None, the whole session); returns
         its id. The metric and scale come from the session's method; UserError on bad input."""
+        from pingpong.core.domain import Character
         from pingpong.core.methods import get_method
 
         if not author or not str(author).strip():
             raise UserError("author: must not be empty")
         with self.writing() as db:
             self._require(db, session_id)
-            (method_name,) = db.execute("select method from sessions where id = ?", [session_id]).fetchone()
+            method_name, snapshot = db.execute("select method, character_snapshot from sessions where id = ?",
+                                               [session_id]).fetchone()
             method = get_method(method_name)
             scale = method.scale_of(metric)
             if scale is None:
                 names = ", ".join(method.metrics)
                 raise UserError(f"metric {metric!r}: {method_name} sessions are scored on {names}")
+            card = Character.model_validate_json(snapshot)
+            rated = method.rated_metrics(card)
+            if metric not in rated:  # DMT: the card's role type decides which metrics apply
+                raise UserError(f"metric {metric!r}: session {session_id} ({card.name}) is scored on {', '.join(rated)}")
             number = _on_scale(metric, value, scale)
             if turn is not None:
                 found = db.execute(

@@ -27,6 +27,7 @@ from pingpong.core.methods.dmt_rules import (
     dmt_metric_score,
     dmt_overall,
     majority_label,
+    metrics_for,
 )
 from pingpong.sessions import queries
 
@@ -57,6 +58,13 @@ def combine(rows: Iterable[queries.LabelRow], scores: str = "merged") -> Labels:
         for sid, labels in people.items():
             out.setdefault(sid, {}).update(labels)
     return out
+
+
+def applicable(labels: Labels, role_types: dict[int, str | None]) -> Labels:
+    """Only the labels of metrics that the session's card's role type calls for (METHOD.md): a label
+    of another metric (stored by an older release, or imported) does not count."""
+    return {sid: {key: label for key, label in cells.items() if key[1] in metrics_for(role_types.get(sid))}
+            for sid, cells in labels.items()}
 
 
 def conversation_labels(labels: dict[tuple[int, str], bool], metric: str) -> list[bool | None]:
@@ -193,7 +201,7 @@ def dmt_leaderboard(conn: Any, *, lang: str | None = None, run: str | None = Non
         raise ValueError(f"unknown breakdown {by!r}; expected one of {', '.join(BREAKDOWNS)}")
     flt = queries.SessionFilter(method="dmt", lang=lang, run=run, include_forks=include_forks)
     facts = queries.sessions_matching(conn, flt)
-    labels = combine(queries.dmt_labels(conn, flt), scores)
+    labels = applicable(combine(queries.dmt_labels(conn, flt), scores), queries.session_option(conn, flt, "role_type"))
     options = queries.session_option(conn, flt, by) if by else {}
     groups: dict[str | None, dict[tuple[str, str | None], list[int]]] = defaultdict(lambda: defaultdict(list))
     for f in facts:

@@ -93,3 +93,19 @@ def test_prompt_formats_are_stored_and_the_board_breaks_down_with_intervals(tmp_
     assert csv_out.splitlines()[0].startswith("rank,player,lang,dmt_score,dmt_score_ci,conversations,")
     other = pingpong(tmp_path, "leaderboard", "--by", "role_type")
     assert other.rc == 2 and "--method dmt" in other.err
+
+
+def test_a_label_of_a_metric_the_role_type_does_not_call_for_is_refused(tmp_path):
+    """A game NPC is labelled on game completion only (METHOD.md): an empathy label for one is one
+    clear line and exit 2, and the board stays as it was."""
+    result = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", "mirela-the-merchant",
+                      "--lang", "en")
+    assert result.rc == 0, result.err
+    sid, turn = rows(tmp_path, "select session_id, min(turn) from scores where source = 'judge' group by session_id")[0]
+    before = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json").out
+    refused = pingpong(tmp_path, "sessions", "score", str(sid), "--turn", str(turn), "--metric", "empathy",
+                       "--value", "bad", "--author", "ann")
+    assert refused.rc == 2 and "Traceback" not in refused.err
+    assert refused.err.strip().count("\n") == 0 and "'empathy'" in refused.err and "game_completion" in refused.err
+    assert pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json").out == before
+    assert not rows(tmp_path, "select 1 from scores where source = 'human'")

@@ -86,3 +86,13 @@ def test_bootstrap_half_widths_sit_next_to_the_values():
     assert set(json_row["metrics"]["fluency"]) >= {"score", "score_ci", "curve", "conversations"}
     assert 0 < json_row["dmt_score_ci"] <= 0.5 and json_row["metrics"]["fluency"]["score_ci"] == json_row["dmt_score_ci"]
     assert row_for("p", "en", [1], _labels([True])).dmt_score_ci is None  # no rng: no interval
+
+
+def test_labels_of_metrics_the_role_type_does_not_call_for_do_not_count():
+    from pingpong.sessions.aggregation.dmt import applicable
+
+    labels = {1: {(1, "game_completion"): True, (1, "empathy"): False},
+              2: {(1, "empathy"): True, (1, "game_completion"): False}}
+    kept = applicable(labels, {1: "npc", 2: "companion"})
+    assert kept == {1: {(1, "game_completion"): True}, 2: {(1, "empathy"): True}}
+    assert applicable({3: {(1, "fluency"): True, (1, "empathy"): True}}, {3: None}) == {3: {(1, "fluency"): True}}  # unset: fictional
