@@ -424,17 +424,6 @@ def session_status(conn: sqlite3.Connection, session_id: int) -> str | None:
     return row[0] if row else None
 
 
-def rule_scores(conn: sqlite3.Connection, session_ids: Sequence[int], judge: str,
-                metrics: Sequence[str]) -> list[tuple[int, str, float]]:
-    """(session, metric, value) of the ok scores a rule-based scorer (e.g. ``rouge-l``) recorded."""
-    out: list[tuple[int, str, float]] = []
-    for chunk in _chunks(session_ids):
-        out += conn.execute(
-            "SELECT session_id, metric, value FROM scores WHERE source = 'judge' AND status = 'ok'"
-            f" AND by = ? AND metric IN ({_marks(len(metrics))}) AND session_id IN ({_marks(len(chunk))})"
-            " ORDER BY session_id, metric", [judge, *metrics, *chunk]).fetchall()
-    return out
-
 RuleRow = tuple[int, str, int | None, str, float, str | None]
 """(session, source judge|human, turn, metric, value, explanation) of an ok rule-based or person's score."""
 

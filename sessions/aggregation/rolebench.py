@@ -1,6 +1,7 @@
 """The RoleBench leaderboard: per (player, lang), mean Rouge-L of RAW, CUS and SPE with 95% bootstrap
 half widths (METHOD.md "RoleLLM"). Rank by the mean of the metrics a player has. With a `--by` option
-(the prompting strategy) a row per player, lang and value of it."""
+(the prompting strategy) a row per player, lang and value of it. A person's newest score of an answer
+replaces its Rouge-L (`scores="judges"` ignores people, `"human"` counts only people's)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from pingpong.core.methods.rolebench import METRICS, SCORER
-from pingpong.sessions.aggregation.rule_boards import mean_ci, rank_by_score, rounded
+from pingpong.sessions.aggregation.rule_boards import current_values, mean_ci, rank_by_score, rounded
 
 
 def summarise(values: dict[str, list[float]], rng: np.random.Generator) -> dict[str, float | None]:
@@ -32,7 +33,7 @@ def _option(spec_json: str | None, by: str | None) -> str | None:
     return None if value is None else str(value)
 
 
-def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = None,
+def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = None, scores: str = "merged",
                           include_forks: bool = False, seed: int = 0, by: str | None = None) -> list[dict[str, Any]]:
     """Rows (JSON-ready dicts) for the finished rolebench sessions, best first; with ``by`` (one of
     BY_OPTIONS) one row per player, lang and value of that option, which the row carries."""
@@ -42,15 +43,17 @@ def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = No
 
     if by is not None and by not in BY_OPTIONS:
         raise UserError(f"--by {by}: the rolebench leaderboard splits rows by {', '.join(BY_OPTIONS)}")
-    facts = queries.sessions_matching(conn, queries.SessionFilter(
-        method="rolebench", lang=lang, run=run, include_forks=include_forks), with_spec=by is not None)
+    flt = queries.SessionFilter(method="rolebench", lang=lang, run=run, include_forks=include_forks)
+    facts = queries.sessions_matching(conn, flt, with_spec=by is not None)
     key_of = {f.id: (f.player, f.lang, _option(f.extra, by)) for f in facts}
     groups: dict[tuple[str, str | None, str | None], dict[str, list[float]]] = {}
     sessions: dict[tuple[str, str | None, str | None], set[int]] = {}
     for f in facts:
         sessions.setdefault(key_of[f.id], set()).add(f.id)
-    for sid, metric, value in queries.rule_scores(conn, list(key_of), SCORER, METRICS):
-        groups.setdefault(key_of[sid], {}).setdefault(metric, []).append(float(value))
+    for sid, questions in current_values(queries.rule_and_human_scores(conn, flt, SCORER, METRICS), scores).items():
+        if sid in key_of:
+            for (_turn, metric), (value, _flagged) in sorted(questions.items(), key=lambda q: (q[0][0] or 0, q[0][1])):
+                groups.setdefault(key_of[sid], {}).setdefault(metric, []).append(value)
     rows: list[dict[str, Any]] = []
     for key, ids in sessions.items():
         player, row_lang, option = key

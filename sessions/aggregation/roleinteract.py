@@ -16,31 +16,13 @@ from typing import Any
 from pingpong.core.methods.roleinteract import METRICS, SCORER
 from pingpong.core.methods.roleinteract_probes import UNPARSEABLE
 from pingpong.sessions import queries
-from pingpong.sessions.aggregation.rule_boards import mean_ci, rank_by_score, rounded
-
-Question = tuple[int | None, str]
-"""(turn, dimension) of one scored question within a session."""
-Values = dict[int, dict[Question, tuple[float, bool]]]
-"""{session: {question: (the value that counts, flagged as unparseable)}}."""
+from pingpong.sessions.aggregation.rule_boards import Values, current_values, mean_ci, rank_by_score, rounded
 
 
 def question_values(rows: Iterable[queries.RuleRow], scores: str = "merged") -> Values:
     """Per session and question: the value that counts, and whether it is the rule's flag of an answer
-    that could not be read. Rows come oldest first, so the newest person's score wins."""
-    rule: Values = defaultdict(dict)
-    people: Values = defaultdict(dict)
-    for sid, source, turn, metric, value, explanation in rows:
-        if source == "human":
-            people[sid][(turn, metric)] = (float(value), False)
-        else:
-            rule[sid][(turn, metric)] = (float(value), (explanation or "").startswith(UNPARSEABLE))
-    out: Values = {}
-    if scores != "human":
-        out = {sid: dict(values) for sid, values in rule.items()}
-    if scores != "judges":
-        for sid, values in people.items():
-            out.setdefault(sid, {}).update(values)
-    return out
+    that could not be read."""
+    return current_values(rows, scores, lambda explanation: explanation.startswith(UNPARSEABLE))
 
 
 def roleinteract_leaderboard(conn, *, lang: str | None = None, run: str | None = None, scores: str = "merged",

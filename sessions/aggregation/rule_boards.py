@@ -1,13 +1,43 @@
-"""What the boards of rule-scored methods (rolebench, roleinteract) share: a mean with its 95%
-bootstrap half width, rounding for JSON, and competition ranks by the rows' mean score."""
+"""What the boards of rule-scored methods (rolebench, roleinteract) share: which score counts (the
+rule's, or a person's newest in its place), a mean with its 95% bootstrap half width, rounding for
+JSON, and competition ranks by the rows' mean score."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+
+from pingpong.sessions import queries
+
+Question = tuple[int | None, str]
+"""(turn, metric) of one scored question within a session."""
+Values = dict[int, dict[Question, tuple[float, bool]]]
+"""{session: {question: (the value that counts, flagged by the rule)}}."""
+
+
+def current_values(rows: Iterable[queries.RuleRow], scores: str = "merged",
+                   flagged: Callable[[str], bool] = lambda explanation: False) -> Values:
+    """Per session and question: the value that counts, and whether the rule's explanation is
+    ``flagged``. "merged": a person's newest score in place of the rule's; "judges": the rule's
+    only; "human": people's only. Rows come oldest first, so the newest person's score wins."""
+    rule: Values = defaultdict(dict)
+    people: Values = defaultdict(dict)
+    for sid, source, turn, metric, value, explanation in rows:
+        if source == "human":
+            people[sid][(turn, metric)] = (float(value), False)
+        else:
+            rule[sid][(turn, metric)] = (float(value), flagged(explanation or ""))
+    out: Values = {}
+    if scores != "human":
+        out = {sid: dict(values) for sid, values in rule.items()}
+    if scores != "judges":
+        for sid, values in people.items():
+            out.setdefault(sid, {}).update(values)
+    return out
 
 
 def rounded(value: float | None) -> float | None:

@@ -66,3 +66,34 @@ def test_run_and_leaderboard(tmp_path, capsys):
         assert row["method"] == "rolebench" and row["conversations"] >= 40 and row["rank"] in (1, 2)
         for metric in ("raw", "cus", "spe"):
             assert 0.0 <= row[metric] <= 1.0 and row[f"{metric}_ci"] >= 0.0
+
+
+def test_a_persons_score_replaces_the_rouge_l_on_the_board(tmp_path, capsys):
+    """`sessions score` on a RoleBench answer counts on the board as every view's current score does:
+    merged by default, ignored with --scores judges, alone with --scores human."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    assert main(["run", "--home", str(home), "--method", "rolebench", "--player", "offline",
+                 "--interrogator", "offline", "--judge", "offline", "--lang", "en"]) == 0
+
+    def board(*extra: str) -> dict:
+        capsys.readouterr()
+        assert main(["leaderboard", "--home", str(home), "--method", "rolebench", "--format", "json", *extra]) == 0
+        (row,) = json.loads(capsys.readouterr().out)
+        return row
+
+    with sqlite3.connect(home / "pingpong.db") as conn:
+        spe = conn.execute("select session_id, turn, value from scores where metric = 'spe' and by = 'rouge-l'"
+                           " order by value desc, session_id").fetchall()
+    before = board()
+    sid, turn, value = spe[0]
+    assert value > 0
+    assert main(["sessions", "score", "--home", str(home), str(sid), "--turn", str(turn), "--metric", "spe",
+                 "--value", "0", "--author", "ann"]) == 0
+    merged = board()
+    assert merged["spe"] == round((before["spe"] * len(spe) - value) / len(spe), 4)
+    assert (merged["raw"], merged["cus"]) == (before["raw"], before["cus"])
+    assert board("--scores", "judges")["spe"] == before["spe"]
+    human = board("--scores", "human")
+    assert human["spe"] == 0.0 and human["raw"] is None

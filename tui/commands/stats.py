@@ -166,7 +166,7 @@ def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
     from pingpong.tui.commands.rolebench_board import render_table
 
     with Store(home.db_path, reading=True) as store:
-        rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run,
+        rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run, scores=args.scores,
                                      include_forks=getattr(args, "include_forks", False), by=by)
         extra = add_costs(args, home, store, rows, method="rolebench", per_lang=True) \
             if getattr(args, "costs", False) else None

@@ -147,7 +147,7 @@ class LeaderboardScreen(Screen):
         with self._store.use() as store:
             try:
                 rows = (roleinteract_leaderboard(store.conn, lang=lang, scores=scores) if board == "roleinteract"
-                        else rolebench_leaderboard(store.conn, lang=lang))
+                        else rolebench_leaderboard(store.conn, lang=lang, scores=scores))
             except Exception as exc:  # a bad database is a message on screen, not a crash
                 self.post_message(BoardLoaded([], None, str(exc), board))
                 return
