@@ -109,9 +109,10 @@ def situation_name(text: str) -> str:
     return "sit-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
 
-def conversation_key(player: str, char_name: str, situation_text: str, messages: list[Message]) -> str:
-    """Identity of a conversation across results files of different judges."""
-    data = [player, char_name, situation_text, [[m.role, m.text] for m in messages]]
+def conversation_key(method: str, player: str, char_name: str, situation_text: str, messages: list[Message]) -> str:
+    """Identity of a conversation across results files of different judges. The method is part of
+    it: a version 1 and a version 2 file may hold the same words, scored on different scales."""
+    data = [method, player, char_name, situation_text, [[m.role, m.text] for m in messages]]
     return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -266,6 +267,7 @@ def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: i
     verdict = parse_scores(entry, where, player_turns, judge, version, source)
     conv = parse_conversation(entry, where, messages, opening, models, verdict)
     conv.method = "pingpong-v1" if version == 1 else "pingpong"
+    conv.key = conversation_key(conv.method, player, conv.character.char_name, conv.situation.text, messages)
     conv.extra = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
     return conv
 
@@ -307,9 +309,7 @@ def parse_conversation(entry: dict, where: str, messages: list[Message], opening
     origin: dict[str, Any] = {"character": char, "situation": sit}
     if opening is not None:
         origin["opening"] = opening
-    conv = Conversation(player, interrogator, judge, character, situation, messages, verdict, origin=origin)
-    conv.key = conversation_key(player, character.char_name, situation.text, messages)
-    return conv
+    return Conversation(player, interrogator, judge, character, situation, messages, verdict, origin=origin)
 
 
 def parse_results(data: Any, name: str) -> ResultsFile:
@@ -351,7 +351,8 @@ def stored_conversations(store, players: set[str]) -> dict[str, list[tuple[int, 
     for player in sorted(players):
         for summary in store.sessions(player=player):
             stored = store.session(summary.id)
-            key = conversation_key(player, stored.character.char_name, stored.situation.text, stored.messages)
+            key = conversation_key(stored.spec.method, player, stored.character.char_name, stored.situation.text,
+                                   stored.messages)
             found[key].append((stored.id, {v.judge for v in stored.verdicts} | set(stored.spec.judges)))
     return found
 

@@ -225,3 +225,28 @@ def test_truncated_json_message_reads_well(tmp_path, capsys):
     assert cli(tmp_path, "import", str(bad)) == 2
     err = capsys.readouterr().err
     assert "truncated or invalid JSON" in err and " at at " not in err
+
+
+def test_a_version_1_and_a_version_2_file_of_the_same_words_stay_apart(tmp_path, capsys):
+    """The offline models say the same words in both versions: importing both results files must
+    give both methods their sessions, not skip one file or mix 1-10 and 1-5 scores in one session."""
+    offline = ("--player", "offline", "--interrogator", "offline", "--judge", "offline", "--every", "20")
+    assert cli(tmp_path, "run", *offline) == 0
+    assert cli(tmp_path, "run", "--method", "pingpong-v1", *offline) == 0
+    out_dir = tmp_path / "res"
+    assert cli(tmp_path, "export", "--format", "pingpong", "--out", str(out_dir)) == 0
+    files = sorted(map(str, out_dir.glob("*.json")))
+    assert len(files) == 2
+    for order in (files, files[::-1]):
+        other = tmp_path / f"other-{order is files}"
+        capsys.readouterr()
+        assert main(["--home", str(other), "import", *order]) == 0
+        assert "already stored" not in capsys.readouterr().out
+        boards = {}
+        for method in ("pingpong", "pingpong-v1"):
+            assert main(["--home", str(other), "leaderboard", "--method", method, "--format", "json"]) == 0
+            (boards[method],) = json.loads(capsys.readouterr().out)
+        with Store(tmp_path / "home" / "pingpong.db") as s:
+            for method, row in boards.items():
+                (mine,) = compute_leaderboard(s, method=method)
+                assert row["conversations"] == mine.conversations and row["final"] == pytest.approx(mine.final)
