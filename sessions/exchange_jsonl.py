@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from pingpong.core.domain import CallRecord, Character, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
+from pingpong.core.methods import available as available_methods
 from pingpong.core.methods import get_method
 from pingpong.core.safe_parse import MAX_DEPTH, loads_json
 from pingpong.sessions import queries
@@ -51,7 +52,7 @@ PAIR_KEYS = {"versus", *PAIR_COLUMNS, "calls"}
 SHOWN = ("ab", "ba")
 PAIR_VALUES = (0.0, 0.5, 1.0)
 """A pairwise value: 1 this line's session played better, 0 worse, 0.5 as well."""
-DOC_KEYS = {*SESSION_COLUMNS, "run", *CHILD_TABLES, "pair_scores"}
+DOC_KEYS = {*SESSION_COLUMNS, "run", "parent", *CHILD_TABLES, "pair_scores"}
 JSONL_DEPTH = MAX_DEPTH + 1
 """Deepest nesting in an import file: a session holds its card one level down, and a card may nest
 MAX_DEPTH deep."""
@@ -97,20 +98,22 @@ def session_documents(store) -> Iterator[dict]:
             else:
                 by_session.setdefault(row[0], []).append(item)
         children[key] = by_session
-    pairs = _pair_items(conn, pair_calls)
-    for row in queries.rows(conn, "sessions", ("id", "run_id", *SESSION_COLUMNS)):
-        sid, run_id = row[0], row[1]
-        doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[2:])}
+    ident = {row[0]: dict(zip(VERSUS_KEYS, row[1:])) for row in queries.rows(conn, "sessions", ("id", *VERSUS_KEYS))}
+    pairs = _pair_items(conn, pair_calls, ident)
+    for row in queries.rows(conn, "sessions", ("id", "run_id", "parent_session", *SESSION_COLUMNS)):
+        sid, run_id, parent = row[0], row[1], row[2]
+        doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[3:])}
         doc["run"] = runs.get(run_id)
+        if parent is not None:  # a fork names the session it came from as a pairwise verdict names its other
+            doc["parent"] = ident[parent]
         for key in CHILD_TABLES:
             doc[key] = children[key].get(sid, [])
         doc["pair_scores"] = pairs.get(sid, [])
         yield doc
 
 
-def _pair_items(conn, calls: dict[int, list[dict]]) -> dict[int, list[dict]]:
+def _pair_items(conn, calls: dict[int, list[dict]], ident: dict[int, dict]) -> dict[int, list[dict]]:
     """{session_a: its pairwise verdicts as written on its line}, in id order."""
-    ident = {row[0]: dict(zip(VERSUS_KEYS, row[1:])) for row in queries.rows(conn, "sessions", ("id", *VERSUS_KEYS))}
     out: dict[int, list[dict]] = {}
     for pid, a, b, *values in queries.rows(conn, "pair_scores", ("id", "session_a", "session_b", *PAIR_COLUMNS)):
         out.setdefault(a, []).append({"versus": ident[b], **dict(zip(PAIR_COLUMNS, values)),
@@ -171,6 +174,17 @@ def validate_document(doc: Any, where: str) -> None:
     run = doc.get("run")
     if run is not None and (not isinstance(run, dict) or not isinstance(run.get("name"), str)):
         raise _fail(where, "run: expected null or an object with a 'name'")
+    method = doc["spec"].get("method", "pingpong")
+    if not isinstance(method, str) or method not in available_methods():
+        raise _fail(where, f"spec: method {method!r} is not one of {', '.join(available_methods())}")
+    if doc.get("method") is not None and doc["method"] != method:
+        raise _fail(where, f"method '{doc['method']}' is not the spec's '{method}'")
+    parent = doc.get("parent")
+    if parent is not None and not (isinstance(parent, dict) and set(parent) == set(VERSUS_KEYS)
+                                   and isinstance(parent["created_at"], str) and isinstance(parent["player"], str)):
+        raise _fail(where, f"parent: expected null or an object with {', '.join(VERSUS_KEYS)}")
+    if parent is not None and doc.get("fork_turn") is None:
+        raise _fail(where, "parent: a fork also names its fork_turn")
     for key, (_, cols) in CHILD_TABLES.items():
         rows = doc.get(key, [])
         if not isinstance(rows, list):
@@ -339,9 +353,14 @@ def _check_pairs(doc: dict, where: str) -> None:
 
 
 def _check_versus(docs: list[tuple[str, dict]]) -> None:
-    """Every pairwise verdict names another session of the same file with the same method."""
+    """Every pairwise verdict names another session of the same file with the same method, and
+    every fork the session it came from."""
     methods = {own_key(doc): doc["spec"].get("method", "pingpong") for _, doc in docs}
     for where, doc in docs:
+        parent = doc.get("parent")
+        if parent is not None and versus_key(doc, parent) not in methods:
+            raise _fail(where, f"parent: no session of '{parent['player']}' created at {parent['created_at']} "
+                               "with this line's character and situation in the file")
         for i, item in enumerate(doc.get("pair_scores", [])):
             versus = item["versus"]
             other = methods.get(versus_key(doc, versus))
@@ -397,6 +416,7 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
     summary = ImportSummary(path=name, format="jsonl", conversations=len(docs))
     judges: set[str] = set()
     ids: dict[tuple, int] = {}
+    forks: list[tuple[int, dict]] = []  # new sessions that name their parent
     with store.transaction():
         for doc in docs:
             session = {c: _encode(c, doc.get(c)) for c in SESSION_COLUMNS}
@@ -410,6 +430,10 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
             ids[own_key(doc)] = sid
             judges.update(r["by"] for r in doc.get("scores") or [] if r.get("source") == "judge")
             summary.new_sessions += 1
+            if doc.get("parent") is not None:
+                forks.append((sid, doc))
+        for sid, doc in forks:
+            store.set_parent(sid, ids[versus_key(doc, doc["parent"])])
         for doc in docs:
             for item in doc.get("pair_scores") or []:
                 summary.pairs += _import_pair(store, ids[own_key(doc)], ids[versus_key(doc, item["versus"])], item)

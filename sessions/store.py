@@ -995,6 +995,11 @@ class Store:
                                list(row.values()))
             return int(sid or 0)
 
+    def set_parent(self, session_id: int, parent_id: int) -> None:
+        """Link an imported fork to the session it came from (which may have come later in the file)."""
+        with self.writing() as db:
+            db.execute("update sessions set parent_session = ? where id = ?", [parent_id, session_id])
+
     def find_session(self, created_at: str, player: str, interrogator: str | None, character: str | None,
                      situation: str | None) -> int | None:
         """The id of the session created at that time with those seats, card and situation (what

@@ -250,3 +250,47 @@ def test_a_version_1_and_a_version_2_file_of_the_same_words_stay_apart(tmp_path,
             for method, row in boards.items():
                 (mine,) = compute_leaderboard(s, method=method)
                 assert row["conversations"] == mine.conversations and row["final"] == pytest.approx(mine.final)
+
+
+def test_a_fork_keeps_its_parent_through_jsonl(tmp_path, capsys):
+    """A fork's line names the session it came from, so a round trip keeps it out of the leaderboard
+    (forks count only with --include-forks) and gives the same bytes back."""
+    assert cli(tmp_path, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+               "--every", "20") == 0
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        parent = s.sessions()[-1].id
+    assert cli(tmp_path, "sessions", "fork", str(parent), "--turn", "1") == 0
+    first = tmp_path / "one.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(first)) == 0
+    other = tmp_path / "other"
+    assert main(["--home", str(other), "import", str(first)]) == 0
+    second = tmp_path / "two.jsonl"
+    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(second)]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    (fork_line,) = [json.loads(line) for line in first.read_text().splitlines() if '"parent"' in line]
+    assert fork_line["fork_turn"] == 1 and fork_line["parent"]["player"] == "offline"
+    with Store(tmp_path / "home" / "pingpong.db") as mine, Store(other / "pingpong.db") as theirs:
+        for forks in (False, True):
+            a, b = (compute_leaderboard(x, include_forks=forks)[0] for x in (mine, theirs))
+            assert (a.conversations, a.final) == (b.conversations, b.final)
+        assert compute_leaderboard(theirs)[0].conversations == compute_leaderboard(theirs, include_forks=True)[0].conversations - 1
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d.update(method="bogus"), "method 'bogus' is not the spec's 'pingpong'"),
+    (lambda d: (d.update(method="bogus"), d["spec"].update(method="bogus")), "spec: method 'bogus' is not one of"),
+    (lambda d: d.update(fork_turn=1, parent={"created_at": "2020-01-01T00:00:00", "player": "p", "interrogator": None}),
+     "parent: no session of 'p' created at 2020-01-01T00:00:00"),
+])
+def test_a_bad_method_or_a_missing_parent_is_one_line(tmp_path, capsys, change, message):
+    files = [write(tmp_path / f"{j}.json", synthetic_results(j, n=2)) for j in JUDGES[:1]]
+    assert cli(tmp_path, "import", *map(str, files)) == 0
+    line = tmp_path / "one.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(line)) == 0
+    doc = json.loads(line.read_text().splitlines()[0])
+    change(doc)
+    line.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--home", str(tmp_path / "fresh"), "import", str(line)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "line 1" in err and message in err
