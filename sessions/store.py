@@ -646,6 +646,14 @@ class Store:
                         f"session {session_id}: turn {turn} has no player message"
                         f" (player turns: {done or 'none'})"
                     )
+            if method.people_rate is None:  # scored by exact rules: a person corrects what the rule scored
+                ruled = [m for (m,) in db.execute(
+                    "select distinct metric from scores where session_id = ? and source = 'judge' and turn is ?"
+                    " order by metric", [session_id, turn])]
+                if metric not in ruled:
+                    where = "the session" if turn is None else f"turn {turn}"
+                    raise UserError(f"metric {metric!r}: {where} of session {session_id} was scored on "
+                                    f"{', '.join(ruled) or 'nothing yet'}; a person corrects one of those")
             cur = db.execute(
                 "insert into scores (session_id, turn, metric, value, scale, source, by, explanation, status,"
                 " created_at) values (?, ?, ?, ?, ?, 'human', ?, ?, 'ok', ?)",

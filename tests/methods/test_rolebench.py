@@ -97,3 +97,21 @@ def test_a_persons_score_replaces_the_rouge_l_on_the_board(tmp_path, capsys):
     assert board("--scores", "judges")["spe"] == before["spe"]
     human = board("--scores", "human")
     assert human["spe"] == 0.0 and human["raw"] is None
+
+
+def test_a_person_corrects_only_what_the_rule_scored(tmp_path, capsys):
+    """A role-specific question is scored on spe alone: a raw score for it is one line and exit 2."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    assert main(["run", "--home", str(home), "--method", "rolebench", "--player", "offline",
+                 "--interrogator", "offline", "--judge", "offline", "--lang", "en", "--every", "10"]) == 0
+    with sqlite3.connect(home / "pingpong.db") as conn:
+        sid, turn = conn.execute("select session_id, turn from scores where metric = 'spe' limit 1").fetchone()
+    capsys.readouterr()
+    assert main(["sessions", "score", "--home", str(home), str(sid), "--turn", str(turn), "--metric", "raw",
+                 "--value", "0.5", "--author", "ann"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "'raw'" in err and "scored on spe" in err
+    with sqlite3.connect(home / "pingpong.db") as conn:
+        assert conn.execute("select count(*) from scores where source = 'human'").fetchone() == (0,)
