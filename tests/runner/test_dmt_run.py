@@ -109,3 +109,23 @@ def test_a_label_of_a_metric_the_role_type_does_not_call_for_is_refused(tmp_path
     assert refused.err.strip().count("\n") == 0 and "'empathy'" in refused.err and "game_completion" in refused.err
     assert pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "json").out == before
     assert not rows(tmp_path, "select 1 from scores where source = 'human'")
+
+
+def test_sessions_show_and_fork_print_every_label_as_good_or_bad(tmp_path):
+    """A DMT round carries one good/bad label per metric: `sessions show` prints each (a bad one too,
+    not a dash), and a fork's run names the bad ones per round."""
+    assert pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", "ada-lovelace", "--lang", "en",
+                    "--every", "4").rc == 0
+    sid, turns = rows(tmp_path, "select id, player_messages from sessions order by player_messages desc")[0]
+    labels = rows(tmp_path, "select turn, metric, value from scores where session_id = ? and source = 'judge'"
+                            " order by turn, id", [sid])
+    shown = pingpong(tmp_path, "sessions", "show", str(sid))
+    assert shown.rc == 0, shown.err
+    printed = [line.strip() for line in shown.out.splitlines() if line.strip().startswith("offline: ")]
+    assert [(line.split(" = ")[0].removeprefix("offline: "), line.split(" = ")[1].split(" ")[0]) for line in printed] \
+        == [(metric, "good" if value else "bad") for _, metric, value in labels]
+    assert "in_character" not in shown.out
+    forked = pingpong(tmp_path, "sessions", "fork", str(sid), "--turn", "1")
+    assert forked.rc == 0, forked.err
+    (line,) = [x for x in forked.out.splitlines() if x.startswith("judge offline")]
+    assert "None" not in line and ("bad " in line or "all good" in line)

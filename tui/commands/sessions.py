@@ -61,8 +61,15 @@ def show_session(args, home: Home) -> int:
     return 0
 
 
-_LIKERT = {"is_refusal", "in_character", "entertaining", "fluency", "overall"}
-"""Metrics the judges' table of `sessions show` has columns for."""
+def _score_text(score) -> str:
+    """One score as `sessions show` prints it: good/bad for a label, the number otherwise, or why it failed."""
+    from rich.markup import escape
+
+    if score.status == "failed":
+        return f"[red]failed: {escape(score.error or '')}[/]"
+    if score.scale == "good-bad":
+        return "good" if score.value else "bad"
+    return _fmt_num(score.value, 3)
 
 
 def _print_session(session) -> None:
@@ -70,6 +77,7 @@ def _print_session(session) -> None:
     from rich.table import Table
 
     from pingpong.sessions.replay import conversation_people, steps_of
+    from pingpong.sessions.scoring import LIKERT_METHODS
 
     console = _console()
     spec = session.spec
@@ -98,12 +106,12 @@ def _print_session(session) -> None:
                 colour = "cyan" if msg.role == "user" else "magenta"
                 cut = " [bold yellow](cut at max_tokens)[/]" if msg.truncated else ""
                 console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(msg.text)}")
-        likert = {judge: s for judge, s in step.judges.items() if s.status == "failed" or _LIKERT & set(s.scores)}
-        for judge, s in step.judges.items():  # rule scores (rolebench, roleinteract): value and why
+        likert = step.judges if spec.method in LIKERT_METHODS else {}
+        for judge, s in step.judges.items():  # labels (dmt) and rule scores (rolebench, roleinteract): value and why
             if judge not in likert:
                 for metric, one in s.scores.items():
                     why = f" - {escape(one.explanation)}" if one.explanation else ""
-                    console.print(f"  {escape(judge)}: {metric} = {_fmt_num(one.value, 3)}{why}")
+                    console.print(f"  {escape(judge)}: {metric} = {_score_text(one)}{why}")
         if likert:
             table = Table(box=None, pad_edge=False)
             for col in ("judge", "refusal", "in_character", "entertaining", "fluency", "overall"):
@@ -113,7 +121,7 @@ def _print_session(session) -> None:
                     table.add_row(judge, f"[red]failed: {escape(s.error or '')}[/]", "", "", "", "")
                     continue
                 table.add_row(judge, "-" if s.is_refusal is None else ("yes" if s.is_refusal else "no"),
-                              *(str(getattr(s, m) or "-") for m in ("in_character", "entertaining", "fluency")),
+                              *(_fmt_num(s.value(m), 1) for m in ("in_character", "entertaining", "fluency")),
                               _fmt_num(s.overall, 1))
             console.print(table)
         _print_people(console, step.people)
@@ -242,6 +250,9 @@ def resume(args, home: Home) -> int:
 
         console = _console()
         outcome: dict[str, str | None] = {"status": None, "error": None}
+        from pingpong.sessions.scoring import LIKERT_METHODS
+
+        likert = spec.method in LIKERT_METHODS
 
         async def main() -> None:
             pool = ModelPool(models)
@@ -261,9 +272,16 @@ def resume(args, home: Home) -> int:
                                 parts.append(f"{s.turn}: failed")
                             elif s.overall is not None:
                                 parts.append(f"{s.turn}: {s.overall:g}")
-                            else:
-                                parts.append(f"{s.turn}: {s.in_character}/{s.entertaining}/{s.fluency}"
+                            elif likert:
+                                parts.append(f"{s.turn}: " + "/".join("-" if x is None else f"{x:g}" for x in
+                                                                      (s.in_character, s.entertaining, s.fluency))
                                              + (" refusal" if s.is_refusal else ""))
+                            elif all(one.scale == "good-bad" for one in s.scores.values()):  # dmt's labels
+                                bad = [m for m, one in s.scores.items() if not one.value]
+                                parts.append(f"{s.turn}: " + (f"bad {' '.join(bad)}" if bad else "all good"))
+                            else:  # rule scores
+                                parts.append(f"{s.turn}: " + " ".join(
+                                    f"{m} {_score_text(one)}" for m, one in s.scores.items()))
                         console.print(f"[green]judge {escape(v.judge)}[/] " + ", ".join(parts))
                     elif isinstance(event, SessionFinished):
                         outcome["status"] = "finished"
