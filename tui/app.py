@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the first screen needs no pydantic model: they are imported
     from pingpong.sessions.store import Store
     from pingpong.situations.library import SituationLibrary
     from pingpong.situations.probes import SceneLibrary
+    from pingpong.situations.questions import QuestionLibrary
     from pingpong.situations.seeds import SeedLibrary
 
 
@@ -183,6 +184,12 @@ class PingPongApp(App):
         if self.bundled is not None:
             return SeedLibrary(self.home, bundled_dir=self.bundled[1] / SEEDS_SUBDIR)
         return SeedLibrary(self.home)
+
+    def questions(self) -> QuestionLibrary:
+        """RoleBench's question sets (bundled, and the home's own)."""
+        from pingpong.situations.questions import QuestionLibrary
+
+        return QuestionLibrary(self.home)
 
     def author(self) -> str:
         """Who a person's score is recorded under (config `author`, else the OS user)."""

@@ -223,7 +223,8 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
     _fmt(q, FORMATS_ROWS)
     q.add_argument("--lang", metavar="L", help="only situations in this language")
     q.add_argument("--method", metavar="M",
-                   help="dmt: list the DMT seeds instead; roleinteract: the probe sets and group scenes")
+                   help="dmt: list the DMT seeds instead; roleinteract: the probe sets and group scenes; "
+                        "rolebench: the question sets")
     q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
     _fmt(q)

@@ -115,3 +115,17 @@ def test_a_person_corrects_only_what_the_rule_scored(tmp_path, capsys):
     assert err.count("\n") == 0 and "'raw'" in err and "scored on spe" in err
     with sqlite3.connect(home / "pingpong.db") as conn:
         assert conn.execute("select count(*) from scores where source = 'human'").fetchone() == (0,)
+
+
+def test_situations_list_and_show_the_question_sets(tmp_path, capsys):
+    home = str(tmp_path / "home")
+    assert main(["situations", "list", "--home", home, "--method", "rolebench", "--lang", "en", "--format", "json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["general-en"]["kind"] == "general" and "tally" in rows["general-en"]["characters"]
+    assert rows["tally"] == {**rows["tally"], "kind": "role_specific", "characters": ["tally"], "method": "rolebench"}
+    assert main(["situations", "show", "--home", home, "tally", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["questions"][0]["id"] == "s01" and shown["lang"] == "en"
+    assert main(["situations", "list", "--home", home, "--method", "bogus"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "method 'bogus'" in err

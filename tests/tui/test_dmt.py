@@ -187,3 +187,54 @@ def test_play_with_a_seed_written_for_another_card_is_one_line(tmp_path, capsys)
     assert code == 2 and len(err) == 1 and "written for 'ada-lovelace', not 'tally'" in err[0]
     assert main(["--home", str(tmp_path), "play", "--method", "dmt", "--situation", "no-such-seed"]) == 2
     assert "unknown seed 'no-such-seed'" in capsys.readouterr().err
+
+
+async def test_new_session_offers_the_cards_rolebench_questions_and_the_answer_is_scored(app, store):
+    """RoleBench in the form: the situations are the card's questions (a card without any says so),
+    and the session started from one is scored by Rouge-L against its references."""
+    questions = app.home.situations_dir / "rolebench"
+    questions.mkdir(parents=True)
+    (questions / "lighthouse-keeper.yaml").write_text(
+        "kind: role_specific\ncharacter: lighthouse-keeper\nlang: en\nquestions:\n"
+        "  - id: s01\n    instruction: What do you do when a storm comes?\n"
+        "    references: [I light the lamp and watch the rocks until dawn.]\n", encoding="utf-8")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
+        form = app.screen
+        form.query_one("#new-method", Select).value = "rolebench"
+        situation = form.query_one("#new-situation", Select)
+        await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
+        assert [v for _, v in situation._options if v is not Select.NULL] == ["lighthouse-keeper-s01"]
+        form.query_one("#new-lang", Select).value = "all"
+        await wait_for(pilot, lambda: "chess-tutor" in [v for _, v in form.query_one("#new-character", Select)._options])
+        form.query_one("#new-character", Select).value = "chess-tutor"  # no questions for this card
+        await wait_for(pilot, lambda: situation.value is Select.NULL)
+        form.query_one("#new-character", Select).value = "lighthouse-keeper"
+        await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        live = app.screen
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    stored = store.session(live.session_id)
+    assert stored.spec.method == "rolebench" and stored.situation.name == "lighthouse-keeper-s01"
+    (verdict,) = stored.verdicts
+    assert [(s.metric, s.status) for s in verdict.scores] == [("spe", "ok")]
+
+
+def test_play_method_rolebench_opens_a_question_of_the_card(tmp_path, capsys):
+    from pingpong.core.home import Home
+    from pingpong.tui.app import NewSessionRequest, PlayRequest
+    from pingpong.tui.cli import build_parser, main
+    from pingpong.tui.commands.app import play_request
+
+    def request(*argv: str):
+        return play_request(build_parser(["play", *argv]).parse_args(["play", *argv]), Home(tmp_path))
+
+    req = request("--method", "rolebench", "--character", "tally", "--situation", "tally-s01")
+    assert isinstance(req, PlayRequest) and req.situation.data["kind"] == "role_specific"
+    assert isinstance(request("--method", "rolebench", "--character", "tally"), NewSessionRequest)
+    assert main(["--home", str(tmp_path), "play", "--method", "rolebench", "--character", "tally",
+                 "--situation", "bedtime"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'bedtime' is not a RoleBench question of 'tally'" in err[0]

@@ -68,6 +68,8 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     character = CardLibrary(home).get(named[0]) if named else None
     if args.method == "dmt":
         character, situation = _seed_choice(home, args.situation, character)
+    elif args.method == "rolebench":
+        situation = _question_choice(home, args.situation, character) if args.situation and character else None
     else:
         situation = SituationLibrary(home).get(args.situation) if args.situation else None
     _check_database(home)
@@ -82,6 +84,21 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
                        method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)
     return PlayRequest(spec, character, situation)
+
+
+def _question_choice(home: Home, name: str, character: Character) -> Situation:
+    """`play --method rolebench`: --situation names one of the card's RoleBench questions."""
+    from pingpong.sessions.rolebench_plan import questions_for
+    from pingpong.situations.questions import QuestionLibrary
+
+    questions = questions_for(QuestionLibrary(home), character, character.lang)
+    found = next((q for q in questions if q.name == name), None)
+    if found is None:
+        some = ", ".join(q.name for q in questions[:3]) + (", ..." if len(questions) > 3 else "")
+        raise UserError(f"--situation: '{name}' is not a RoleBench question of '{character.name}' "
+                        + (f"(its questions: {some}; see `pingpong situations list --method rolebench`)" if questions
+                           else "(it has none: its answers need references)"))
+    return found
 
 
 def _seed_choice(home: Home, name: str | None, character: Character | None

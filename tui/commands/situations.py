@@ -137,13 +137,46 @@ def list_roleinteract(args, home) -> int:
     return 0
 
 
+def question_set_row(question_set, source: str) -> dict:
+    """The `situations list --method rolebench --format json` object of one question set."""
+    characters = sorted({c for q in question_set.questions for c in getattr(q, "in_role", {})}) \
+        if question_set.kind == "general" else [question_set.character]
+    return {"name": question_set.name, "kind": question_set.kind, "lang": question_set.lang, "method": "rolebench",
+            "num_turns": 1, "questions": len(question_set.questions), "characters": characters, "source": source}
+
+
+def list_question_sets(args, home) -> int:
+    """RoleBench's question sets: each language's general instructions and each card's own questions."""
+    from pingpong.situations.questions import QuestionLibrary
+    from pingpong.tui.commands.table import Column, print_table
+
+    lib = QuestionLibrary(home)
+    items = [question_set_row(q, lib.source(q.name)) for q in lib.all(args.lang)]
+    warn(lib.problems)
+    if args.format == "json":
+        print_json(items)
+        return 0
+    columns = [Column("name", 10), Column("lang", 9), Column("kind", 6), Column("questions", 8, number=True, short="n"),
+               Column("characters", 4, least=12)]
+    body = [[r["name"], r["lang"], r["kind"], str(r["questions"]), ", ".join(r["characters"])] for r in items]
+    print_table(columns, body, args.format, title=f"{len(items)} RoleBench question sets (one question a session; "
+                "`play --method rolebench --character C --situation SET-ID`)", empty="no RoleBench question sets")
+    return 0
+
+
 def list_situations(args, home) -> int:
+    from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
 
-    if getattr(args, "method", None) == "dmt":
+    method = getattr(args, "method", None)
+    if method is not None:
+        get_method(method)  # an unknown method is one line and exit 2
+    if method == "dmt":
         return list_seeds(args, home)
-    if getattr(args, "method", None) == "roleinteract":
+    if method == "roleinteract":
         return list_roleinteract(args, home)
+    if method == "rolebench":
+        return list_question_sets(args, home)
 
     lib = SituationLibrary(home)
     items = lib.all(lang=args.lang)
@@ -169,6 +202,11 @@ def show_situation(args, home) -> int:
         scenes = SceneLibrary(home)
         if args.name in scenes.names():
             return show_scene(args, home, scenes)
+        from pingpong.situations.questions import QuestionLibrary
+
+        questions = QuestionLibrary(home)
+        if args.name in questions.names():
+            return show_question_set(args, questions)
     s = lib.get(args.name)
     if args.format == "json":
         print_json({**s.model_dump(mode="json"), "source": lib.source(s.name)})
@@ -183,4 +221,27 @@ def show_situation(args, home) -> int:
         ("source", f"{lib.source(s.name)} ({lib.path(s.name)})"),
     )))
     out.print(Panel(Text(s.text), title="situation (the interrogator sees this)", title_align="left"))
+    return 0
+
+
+def show_question_set(args, lib) -> int:
+    """A RoleBench question set: what it is, then each question's id and instruction."""
+    found = lib.get(args.name)
+    row = question_set_row(found, lib.source(found.name))
+    if args.format == "json":
+        print_json({**row, "questions": [q.model_dump(mode="json") for q in found.questions]})
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    out = console()
+    out.print(fields_grid((("name", found.name), ("lang", found.lang), ("method", "rolebench"),
+                           ("kind", found.kind), ("characters", ", ".join(row["characters"])),
+                           ("source", f"{row['source']} ({lib.path(found.name)})"))))
+    table = Table(title=f"{len(found.questions)} questions (a session's situation is NAME-ID)", title_justify="left")
+    table.add_column("id", no_wrap=True)
+    table.add_column("instruction")
+    for q in found.questions:
+        table.add_row(q.id, Text(clip(q.instruction, 100)))
+    out.print(table)
     return 0

@@ -4,8 +4,9 @@ and the player's prompting strategy.
 With the roleinteract method the situations are group scenes: the form then picks the cast (the
 scene's members, the tested one always in), which member the person sits as, and how the next
 speaker is chosen. With the `dmt` method the situation list offers the chosen card's DMT seeds
-instead of situations. Every seat defaults to the built-in offline model so a fresh install runs
-end to end.
+instead of situations, and with `rolebench` the card's RoleBench questions (the general ones it has
+in-role answers for, then its own). Every seat defaults to the built-in offline model so a fresh
+install runs end to end.
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ class LibrariesRead(TMessage):
     """What the form offers for one language, read in a worker thread (error: why it is empty)."""
 
     def __init__(self, lang: str, scene_mode: bool, first: bool, cards: list, situations: list, scenes: list,
-                 seeds: list, error: str | None = None) -> None:
+                 seeds: list, questions: dict[str, list[Situation]] | None = None, error: str | None = None) -> None:
         super().__init__()
         self.lang, self.scene_mode, self.first = lang, scene_mode, first
         self.cards, self.situations, self.scenes, self.seeds, self.error = cards, situations, scenes, seeds, error
+        self.questions = questions or {}
+        """{card name: its RoleBench questions as one-turn situations}."""
 
 
 class NewSessionScreen(Screen):
@@ -73,6 +76,8 @@ class NewSessionScreen(Screen):
         self._scene_mode = (self.defaults.get("method") or "pingpong") == SCENE_METHOD
         self._all_seeds: list = []
         self._seeds: list = []
+        self._all_questions: dict[str, list[Situation]] = {}
+        self._questions: list[Situation] = []
         self._filled_lang: str | None = None  # the language whose lists were asked for last
         self._offered = False  # the lists have been read once
 
@@ -136,12 +141,16 @@ class NewSessionScreen(Screen):
 
     @work(thread=True, exclusive=True, group="new-read", exit_on_error=False)
     def _read_libraries(self, lang: str, scene_mode: bool, first: bool) -> None:
+        from pingpong.sessions.rolebench_plan import questions_for
+
         wanted = None if lang == "all" else lang
         try:
-            read = LibrariesRead(lang, scene_mode, first, self.app.cards().all(lang=wanted),
-                                 self.app.situations().all(lang=wanted),
+            cards = self.app.cards().all(lang=wanted)
+            library = self.app.questions()
+            read = LibrariesRead(lang, scene_mode, first, cards, self.app.situations().all(lang=wanted),
                                  self.app.scenes().all(lang=wanted) if scene_mode else [],
-                                 self.app.seeds().all(wanted))
+                                 self.app.seeds().all(wanted),
+                                 {c.name: questions_for(library, c, c.lang) for c in cards})
         except Exception as exc:
             read = LibrariesRead(lang, scene_mode, first, [], [], [], [], error=f"library: {exc}")
         self.post_message(read)
@@ -153,6 +162,7 @@ class NewSessionScreen(Screen):
             self.notify(read.error, severity="error", timeout=10)
         self._cards, self._situations, self._scenes, self._all_seeds = (read.cards, read.situations, read.scenes,
                                                                         read.seeds)
+        self._all_questions = read.questions
         self._offered = True
         first = read.first
         chars = self.query_one("#new-character", Select)
@@ -173,6 +183,9 @@ class NewSessionScreen(Screen):
     def _dmt(self) -> bool:
         return self.query_one("#new-method", Select).value == "dmt"
 
+    def _rolebench(self) -> bool:
+        return self.query_one("#new-method", Select).value == "rolebench"
+
     def _fill_situations(self, want: str | None = None, *, free_text: str = "") -> None:
         """Situations (and free-form), or for dmt the chosen card's seeds; keep the current choice if it is
         still offered."""
@@ -188,6 +201,18 @@ class NewSessionScreen(Screen):
             else:
                 self.query_one("#new-free-text").display = False
                 self.query_one("#new-situation-text", ClampedText).set_text("No DMT seeds for this character.")
+            return
+        if self._rolebench():
+            self._questions = self._all_questions.get(str(self.query_one("#new-character", Select).value), [])
+            sits.set_options([(f"{q.name} ({'SPE' if q.data.get('kind') == 'role_specific' else 'RAW, CUS'})",
+                               q.name) for q in self._questions])
+            names = [q.name for q in self._questions]
+            if names:
+                sits.value = want if want in names else names[0]
+            else:
+                self.query_one("#new-free-text").display = False
+                self.query_one("#new-situation-text", ClampedText).set_text(
+                    "No RoleBench questions for this character: its answers need references.")
             return
         sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turn{'s' if s.num_turns != 1 else ''})", s.name)
                           for s in self._situations]
@@ -258,8 +283,8 @@ class NewSessionScreen(Screen):
             return
         if not self._offered:   # the lists are still being read (the method select's first value)
             return
-        if self._dmt() or not any(s.name == self.query_one("#new-situation", Select).value
-                                  for s in self._situations):
+        if self._dmt() or self._rolebench() or not any(s.name == self.query_one("#new-situation", Select).value
+                                                       for s in self._situations):
             self._fill_situations()
 
     @on(Select.Changed, "#new-situation")
@@ -276,6 +301,10 @@ class NewSessionScreen(Screen):
         if self._dmt():
             seed = next((s for s in self._seeds if s.name == event.value), None)
             hint.set_text(f"{seed.topic} ({seed.intent.value.replace('_', ' ')}). Goal: {seed.goal}" if seed else "")
+            return
+        if self._rolebench():
+            question = next((q for q in self._questions if q.name == event.value), None)
+            hint.set_text(question.text if question else "")
             return
         sit = next((s for s in self._situations if s.name == event.value), None)
         hint.set_text("Write the situation below; Turns sets its length (default 3)." if free
@@ -319,6 +348,12 @@ class NewSessionScreen(Screen):
                 self.notify("Choose a DMT seed (the card needs one)", severity="warning")
                 return
             situation = seed_situation(seed)
+        elif self._rolebench():
+            question = next((q for q in self._questions if q.name == sit_name), None)
+            if question is None:
+                self.notify("Choose a RoleBench question (the card needs some)", severity="warning")
+                return
+            situation = question
         elif sit_name == FREE:
             text = self.query_one("#new-free-text", TextArea).text.strip()
             if not text:
