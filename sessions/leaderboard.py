@@ -314,8 +314,8 @@ def compute_leaderboard(
 ) -> list[LeaderboardRow]:
     """The leaderboard rows of one Likert method, best first (METHOD.md "Aggregation").
 
-    Without `lang`, one row per player over all languages (its `lang` lists them,
-    comma-separated). `scores`: "judges", "human" (people's current scores only) or
+    One row per (player, lang), each language ranked on its own (without `lang`, every language's
+    rows, language by language). `scores`: "judges", "human" (people's current scores only) or
     "merged" (a person's score where one exists for the turn and metric, the judges'
     elsewhere). `judges` / `interrogator` restrict the sessions' scorings (used to compare
     rankings); judge_weights default to 1 per judge (people's pseudo-judge is "human").
@@ -355,8 +355,10 @@ def compute_leaderboard(
         if method == "pingpong-v1" else None
 
     facts = [chosen[int(s)] for s in conv_ids]
-    groups = [(f[1], f[5]) for f in facts]  # (player, the --by option's value or None)
-    names = sorted(set(groups), key=lambda g: (g[0], g[1] is not None, g[1] or ""))
+    # One row per (player, lang) and --by value; each language is a board of its own (its median
+    # length, its v1 spread, its ranks), as the published boards are.
+    groups = [(f[1], lang or f[2], f[5]) for f in facts]
+    names = sorted(set(groups), key=lambda g: (g[1] or "", g[0], g[2] is not None, g[2] or ""))
     pindex = {g: i for i, g in enumerate(names)}
     pconv = np.array([pindex[g] for g in groups], dtype=np.int64)
 
@@ -365,29 +367,33 @@ def compute_leaderboard(
     chars = np.bincount(pconv, weights=lchars, minlength=len(names))
     count = np.bincount(pconv, weights=lcount, minlength=len(names))
     avg_len = [float(chars[i] / count[i]) if count[i] > 0 else None for i in range(len(names))]
-    known = [a for a in avg_len if a is not None]
-    median = float(np.median(known)) if known else None
 
-    rows = []
     order = np.argsort(pconv, kind="stable")
     bounds = np.searchsorted(pconv[order], np.arange(len(names) + 1))
-    for i, (player, option) in enumerate(names):
-        sel = order[bounds[i]:bounds[i + 1]]
-        plangs = sorted({facts[j][2] for j in sel if facts[j][2]})
-        factor = length_factor(avg_len[i], median) if method == "pingpong" else 1.0
-        row = summarise_player(
-            player, lang or (",".join(plangs) if plangs else None), method,
-            metrics[sel], final[sel], refused[sel], avg_len[i], factor, seed=seed, n_boot=n_boot,
-            stream=f"{player}|{option}" if by is not None else None,
-            replies=None if replies is None else replies[sel], weights=w,
-        )
-        if by is not None:
-            row.by = {by: option}
-        rows.append(row)
-    if method == "pingpong-v1":
-        finals = [r.final for r in rows if r.final is not None]
-        spread = max(finals) - min(finals) if finals else math.nan
-        for row, avg in zip(rows, avg_len):
-            if row.final is not None:
-                row.length_norm = row.final + v1_length_shift(avg, median, spread)
-    return rank_rows(rows)
+    out: list[LeaderboardRow] = []
+    for board_lang in sorted({g[1] or "" for g in names}):
+        mine = [i for i, g in enumerate(names) if (g[1] or "") == board_lang]
+        known = [a for i in mine if (a := avg_len[i]) is not None]
+        median = float(np.median(known)) if known else None
+        rows = []
+        for i in mine:
+            player, row_lang, option = names[i]
+            sel = order[bounds[i]:bounds[i + 1]]
+            factor = length_factor(avg_len[i], median) if method == "pingpong" else 1.0
+            row = summarise_player(
+                player, row_lang, method,
+                metrics[sel], final[sel], refused[sel], avg_len[i], factor, seed=seed, n_boot=n_boot,
+                stream=f"{player}|{option}" if by is not None else None,
+                replies=None if replies is None else replies[sel], weights=w,
+            )
+            if by is not None:
+                row.by = {by: option}
+            rows.append(row)
+        if method == "pingpong-v1":
+            finals = [r.final for r in rows if r.final is not None]
+            spread = max(finals) - min(finals) if finals else math.nan
+            for row, i in zip(rows, mine):
+                if row.final is not None:
+                    row.length_norm = row.final + v1_length_shift(avg_len[i], median, spread)
+        out += rank_rows(rows)
+    return out

@@ -164,11 +164,14 @@ def likert_board(store: Store, method: str, *, run: str | None) -> Board:
     rows = [r.to_json() for r in boards["equal"]]
     intervals = {name: {(r.player, r.lang): (r.final_ci, r.length_norm_ci) for r in board}
                  for name, board in boards.items()}
-    known = [r["avg_length"] for r in rows if r["avg_length"] is not None]
-    median = float(np.median(known)) if known else None
+    medians = {}  # each language is a board of its own (compute_leaderboard)
+    for board_lang in {r["lang"] for r in rows}:
+        known = [r["avg_length"] for r in rows if r["lang"] == board_lang and r["avg_length"] is not None]
+        medians[board_lang] = float(np.median(known)) if known else None
     script_rows = []
     for i, r in enumerate(rows):
         key = (r["player"], r["lang"])
+        median = medians[r["lang"]]
         script_rows.append({
             "id": i, "player": r["player"], "lang": r["lang"] or "",
             "means": [r["in_character"], r["entertaining"], r["fluency"]],

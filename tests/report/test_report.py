@@ -211,3 +211,24 @@ async def test_the_selector_and_the_inputs_rerank_in_the_browser(written, built,
         except TimeoutError:
             proc.kill()
             await proc.wait()
+
+
+@needs_chromium
+def test_each_language_is_ranked_on_its_own_in_the_page(tmp_path):
+    """Rows per (player, lang): the page reranks each language apart, as the leaderboard does."""
+    from pingpong.core.home import Home
+
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "config.toml").write_text('[models.offline-b]\nkind = "offline"\n', encoding="utf-8")
+    for lang in ("en", "ru"):
+        done = pingpong(root, "run", "--player", "offline", "--player", "offline-b", "--interrogator", "offline",
+                        "--judge", "offline", "--lang", lang, "--every", "6")
+        assert done.rc == 0, done.err
+    assert pingpong(root, "report", "--out", str(tmp_path / "out")).rc == 0
+    for weights in ((1, 1, 1), (0, 0, 1)):
+        html = dump_dom(tmp_path / "out" / "index.html", tmp_path / f"p{weights[0]}", "#weights=" + ",".join(map(str, weights)))
+        with Store(Home(root).db_path) as store:
+            want = [(str(r.rank), r.player, r.lang, f"{r.final:.2f}") for r in compute_leaderboard(store, weights=weights)]
+        assert [(r[0], r[1], r[2], r[4].split(" ")[0]) for r in board_rows(html)] == want
+        assert [lang for _, _, lang, _ in want] == ["en", "en", "ru", "ru"]

@@ -201,3 +201,19 @@ def test_pingpong_v1_pools_each_metric_over_the_scored_replies(store):
     assert row.final == pytest.approx((6 + 3.75 + 10) / 3)
     # the interval resamples conversations: every resample's final lies between the two scored ones'
     assert 0 < row.final_ci <= ((9 + 6 + 10) / 3 - (5 + 3 + 10) / 3) / 2
+
+
+def test_one_row_per_player_and_language_each_language_ranked_on_its_own(store):
+    """DESIGN.md: one object per (player, lang). Each language is its own board: its median length
+    for the normalisation and its own ranks."""
+    add_session(store, "A", {"J": [(5, 5, 5, 0)]}, text_len=100, lang="en")
+    add_session(store, "B", {"J": [(3, 3, 3, 0)]}, text_len=100, lang="en")
+    add_session(store, "A", {"J": [(2, 2, 2, 0)]}, text_len=400, lang="ru")
+    add_session(store, "B", {"J": [(4, 4, 4, 0)]}, text_len=100, lang="ru")
+    rows = [(r.player, r.lang, r.rank, r.final) for r in compute_leaderboard(store)]
+    assert rows == [("A", "en", 1, 5.0), ("B", "en", 2, 3.0), ("B", "ru", 1, 4.0), ("A", "ru", 2, 2.0)]
+    by_lang = {(r.player, r.lang): r for r in compute_leaderboard(store)}
+    assert by_lang[("A", "en")].length_norm == pytest.approx(5.0)  # en lengths are equal: no penalty
+    assert by_lang[("A", "ru")].length_norm < 2.0  # ru: four times the median of its own board
+    assert [(r.player, r.lang, r.rank) for r in compute_leaderboard(store, lang="ru")] == [("B", "ru", 1), ("A", "ru", 2)]
+    assert compute_leaderboard(store, lang="ru")[1].length_norm == by_lang[("A", "ru")].length_norm

@@ -140,6 +140,9 @@ async def test_leaderboard_shows_rows(app, store):
         assert {str(table.get_row_at(i)[1]) for i in range(2)} == {"offline", "other-model"}
         await pilot.press("m")
         await wait_for(pilot, lambda: "judges" in str(app.screen.query_one("#board-note").render()))
+        await pilot.press("m")  # people's scores: nobody scored yet, which the note says (not "no judged sessions")
+        await wait_for(pilot, lambda: "No sessions people scored yet" in str(app.screen.query_one("#board-note").render()))
+        assert table.row_count == 0
 
 
 async def test_characters_import(app, home, tmp_path):

@@ -178,19 +178,22 @@ class LeaderboardScreen(Screen):
             return
         table = self.query_one(DataTable)
         table.clear()
+        several = len({r.lang for r in message.rows}) > 1  # each language is ranked on its own
         for r in message.rows:
             table.add_row(
-                str(r.rank or ""), r.player, str(r.conversations), _f(r.refusal_ratio),
-                _f(r.in_character), _f(r.entertaining), _f(r.fluency), _pm(r.final, r.final_ci),
-                _pm(r.length_norm, r.length_norm_ci), _f(r.avg_length, 0), key=r.player,
+                str(r.rank or ""), f"{r.player} ({r.lang})" if several else r.player, str(r.conversations),
+                _f(r.refusal_ratio), _f(r.in_character), _f(r.entertaining), _f(r.fluency), _pm(r.final, r.final_ci),
+                _pm(r.length_norm, r.length_norm_ci), _f(r.avg_length, 0), key=f"{r.player}|{r.lang}",
             )
         note = self._describe() + "   (IC in_character, EN entertaining, FL fluency)"
-        if not message.rows:
+        if not message.rows and SOURCES[self.source] == "human":
+            note = "No sessions people scored yet: rate some (pingpong annotate, or o on a replay).  " + note
+        elif not message.rows:
             note = "No judged sessions yet: finish a session (n on the home screen) to fill the board.  " + note
         if message.error:
             note += f"\n{message.error}"
         self.query_one("#board-note", Static).update(note)
-        self._plot(message.curves or {})
+        self._plot((message.curves or {}) if message.rows else {})  # the judges' curves over an empty board say nothing
 
     def _show_dmt(self, message: BoardLoaded) -> None:
         table = self.query_one(DataTable)
