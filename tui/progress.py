@@ -125,9 +125,10 @@ async def show_progress(p: RunProgress, title: str, console: Console | None = No
                 task.cancel()
                 live.update(bars(view(), title), refresh=True)
     else:
-        skipped = sum(c.skipped for c in p.players.values())
+        first = view()  # with workers, the merged view has its totals once refreshed
+        skipped = sum(c.skipped for c in first.players.values())
         already = f", {skipped} already finished" if skipped else ""
-        console.print(f"run {title}: {p.total} conversations planned{already}",
+        console.print(f"run {title}: {first.total} conversations planned{already}",
                       highlight=False, soft_wrap=True)
 
         async def tick():

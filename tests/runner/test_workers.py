@@ -26,6 +26,7 @@ def test_two_workers_share_the_run_and_finish_every_pair_once(slow_home, fake):
     assert_complete_once(slow_home, turns=3)
     assert rows(slow_home, "SELECT count(*) FROM sessions") == [(8,)]
     assert "8/8 done" in result.out   # one display for the whole run, not this process's share
+    assert ": 8 conversations planned" in result.out.splitlines()[0]
 
 
 def test_bad_input_with_workers_is_one_line_and_the_waiting_workers_end(slow_home, fake):
