@@ -85,3 +85,14 @@ def test_python_dash_m_pingpong_is_the_command(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "pingpong", "--home", str(tmp_path), "cards", "show", "no-such-card"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no-such-card" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("argv", [["--method", "dmt", "--version", "2"], ["--method", "pingpong", "--version", "1"]])
+def test_a_version_that_names_another_method_is_one_line(tmp_path, capsys, argv):
+    from pingpong.tui.cli import main
+
+    code = main(["--home", str(tmp_path), "run", "--player", "offline", "--interrogator", "offline",
+                 "--judge", "offline", *argv])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and f"--version {argv[-1]}" in err and argv[1] in err
+    assert not (tmp_path / "pingpong.db").exists()

@@ -49,7 +49,7 @@ def _csv(value: str) -> list[str]:
 
 
 def _method_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--method", default="pingpong", metavar="M",
+    p.add_argument("--method", default=None, metavar="M",
                    help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
     p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
                    help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
@@ -303,16 +303,27 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _method_of_version(args: argparse.Namespace) -> None:
+    """`--version 1|2`, the alias of the first releases, names the method; with a --method that is
+    another one, which to run is unclear: UserError."""
+    from pingpong.core.errors import UserError
+
+    aliased = {1: "pingpong-v1", 2: "pingpong"}.get(args.version)
+    if aliased is not None and args.method is not None and args.method != aliased:
+        raise UserError(f"--version {args.version} is --method {aliased}, not --method {args.method}: give one of them")
+    args.method = args.method or aliased or "pingpong"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
-    if getattr(args, "version", None) is not None:  # the alias of the first releases
-        args.method = "pingpong-v1" if args.version == 1 else "pingpong"
     from importlib import import_module
 
     from pingpong.core.errors import RunFailed, UserError
     from pingpong.core.home import Home
 
     try:
+        if hasattr(args, "version"):
+            _method_of_version(args)
         home = Home.resolve(getattr(args, "home", None), getattr(args, "db", None), getattr(args, "config", None))
         module, func = args.handler.split(":")
         return int(getattr(import_module(module), func)(args, home) or 0)
