@@ -22,13 +22,10 @@ from pingpong.core.methods.roleinteract_data import (
     ProbeSet,
     memory_dimension,
 )
-from pingpong.core.methods.roleinteract_rules import keyword_coverage, parse_choice, score_question
+from pingpong.core.methods.roleinteract_rules import UNPARSEABLE, keyword_coverage, parse_choice, score_question
 
 CHOICE, MEMORY = "choice", "memory"
 """Values of a probe situation's data["kind"] (group scenes use "scene")."""
-
-UNPARSEABLE = "unparseable"
-"""The first word of the explanation of a reply from which no answer could be read (it scores 0)."""
 
 _ASK = {
     "en": ("Answer in character, as {name} would, and say which option you choose by its letter ({first}-{last}).",

@@ -16,6 +16,10 @@ from collections.abc import Collection, Sequence
 
 from pingpong.core.methods.roleinteract_data import ChoiceQuestion
 
+UNPARSEABLE = "unparseable"
+"""The first word of the explanation of an answer from which no option could be read (it scores 0):
+a probe's or a group scene's; the board counts them."""
+
 LOOKALIKES = {"А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "а": "a", "с": "c", "е": "e"}
 """Cyrillic letters that look like Latin option letters (typed in a Russian keyboard layout)."""
 

@@ -31,7 +31,7 @@ from pingpong.core.domain import HUMAN, OFFLINE, CastSeat, Character, Message, S
 from pingpong.core.judging import json_candidates
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.roleinteract_data import GroupScene, SceneQuestion
-from pingpong.core.methods.roleinteract_rules import parse_choice, score_multiple, score_single
+from pingpong.core.methods.roleinteract_rules import UNPARSEABLE, parse_choice, score_multiple, score_single
 from pingpong.core.prompts import Messages, language_name
 from pingpong.core.vocabulary import SCENE_AUTHOR
 
@@ -315,7 +315,7 @@ def score_answer(question: SceneQuestion, answer: Message) -> Score:
     value = score_multiple(chosen, question.answer) if question.multiple else score_single(chosen, question.answer)
     expected = ", ".join(question.answer)
     if chosen is None:
-        why = f"unreadable: no single option letter found in the answer; expected {expected}"
+        why = f"{UNPARSEABLE}: no single option letter found in the answer; expected {expected}"
     else:
         why = f"chose {', '.join(sorted(chosen))}; expected {expected}"
     return Score(turn=answer.turn, metric=METRIC, value=value, scale="0-1", explanation=why)

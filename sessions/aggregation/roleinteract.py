@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pingpong.core.methods.roleinteract import METRICS, SCORER
-from pingpong.core.methods.roleinteract_probes import UNPARSEABLE
+from pingpong.core.methods.roleinteract_rules import UNPARSEABLE
 from pingpong.sessions import queries
 from pingpong.sessions.aggregation.rule_boards import Values, current_values, mean_ci, rank_by_score, rounded
 
@@ -22,7 +22,8 @@ from pingpong.sessions.aggregation.rule_boards import Values, current_values, me
 def question_values(rows: Iterable[queries.RuleRow], scores: str = "merged") -> Values:
     """Per session and question: the value that counts, and whether it is the rule's flag of an answer
     that could not be read."""
-    return current_values(rows, scores, lambda explanation: explanation.startswith(UNPARSEABLE))
+    # "unreadable": how the first releases began a group scene's explanation of the same thing
+    return current_values(rows, scores, lambda explanation: explanation.startswith((UNPARSEABLE, "unreadable:")))
 
 
 def roleinteract_leaderboard(conn, *, lang: str | None = None, run: str | None = None, scores: str = "merged",

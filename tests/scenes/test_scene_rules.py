@@ -107,8 +107,8 @@ def _answer(text: str, turn: int = 3) -> Message:
     ("A. I row out myself.", 1.0, "chose A; expected A"),
     ("*sighs* I'd pick (B), the bed is warm.", 0.0, "chose B; expected A"),
     ("Вариант А, конечно.", 1.0, "chose A; expected A"),
-    ("B and C", 0.0, "unreadable: no single option letter found in the answer; expected A"),
-    ("I would row out at once.", 0.0, "unreadable: no single option letter found in the answer; expected A"),
+    ("B and C", 0.0, "unparseable: no single option letter found in the answer; expected A"),
+    ("I would row out at once.", 0.0, "unparseable: no single option letter found in the answer; expected A"),
 ])
 def test_an_answer_is_scored_by_rule_and_an_unreadable_one_is_flagged(text, value, why):
     question = scene().questions[0]
@@ -131,3 +131,15 @@ def test_a_stored_scene_must_name_its_speakers_and_keep_its_turns():
         check_group_history([good[0], good[1].model_copy(update={"speaker": "tally"})], cast)
     with pytest.raises(ValueError, match="message 3 is turn 4 assistant after turn 1 assistant"):
         check_group_history([good[0], good[1], good[2].model_copy(update={"turn": 4})], cast)
+
+
+def test_the_board_counts_a_scenes_unreadable_answers_as_unparseable():
+    """A group scene's answer without a letter counts in the board's `unparseable`, as a probe's does,
+    also when an older release wrote its explanation as "unreadable: ..."."""
+    from pingpong.sessions.aggregation.roleinteract import question_values
+
+    rows = [(1, "judge", 3, "social_preference_group", 0.0, "unparseable: no single option letter found"),
+            (1, "judge", 5, "social_preference_group", 0.0, "unreadable: no single option letter found"),
+            (1, "judge", 7, "social_preference_group", 1.0, "chose A; expected A")]
+    values = question_values(rows)[1]
+    assert [flagged for _value, flagged in values.values()] == [True, True, False]

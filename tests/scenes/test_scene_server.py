@@ -61,7 +61,7 @@ async def test_the_narrator_model_chooses_the_next_speaker(fake_server, fake_poo
     assert verdict.judge == "roleinteract"
     assert [(s.turn, s.metric, s.value) for s in verdict.scores] == [
         (3, "social_preference_group", 1.0), (6, "social_preference_group", 0.0)]
-    assert verdict.scores[1].explanation.startswith("unreadable")
+    assert verdict.scores[1].explanation.startswith("unparseable")
 
 
 async def test_an_unreadable_or_failed_narrator_falls_back_to_round_robin(fake_server, fake_pool):
