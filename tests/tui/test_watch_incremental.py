@@ -67,3 +67,15 @@ async def test_rows_far_out_of_view_are_drawn_a_few_polls_later_without_another_
         table.move_cursor(row=79)  # the person scrolls down to it
         await wait_for(pilot, lambda: table.get_row(str(ids[75]))[3] == "interrupted")
         assert table.cursor_row == 79
+
+
+async def test_tab_switches_between_the_runs_and_the_sessions(app, store):
+    run = store.run_id("nightly", {"planned": 2})
+    write_session(store, run_id=run, status="running", turns=1, planned=3)
+    async with app.run_test(size=(100, 24)) as pilot:
+        sessions = await _watching(pilot, 1)
+        runs = app.screen.query_one("#runs-table", DataTable)
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: app.focused is runs)
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: app.focused is sessions)

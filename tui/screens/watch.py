@@ -58,7 +58,7 @@ class WatchScreen(Screen):
         # priority: the tables' own (hidden) enter would hide it from the footer; action_open
         # does what enter did (runs table -> its sessions, sessions table -> open one)
         Binding("enter", "open", "Open", id="watch.open", show=True, priority=True),
-        Binding("tab", "focus_next", "Switch", tooltip="Switch table", id="watch.switch"),
+        Binding("tab", "app.focus_next", "Switch", tooltip="Switch table", id="watch.switch"),
         Binding("escape,q", "back", "Back", id="watch.back"),
     ]
 
