@@ -173,12 +173,16 @@ def _round(value: float | None) -> float | None:
 
 
 def rank(rows: list[DmtRow]) -> list[DmtRow]:
-    """Competition ranking by dmt_score (1, 1, 3); rows without a score last, unranked."""
-    scored = sorted((r for r in rows if r.dmt_score is not None), key=lambda r: (-(r.dmt_score or 0), r.player))
-    for i, row in enumerate(scored):
-        row.rank = scored[i - 1].rank if i and row.dmt_score == scored[i - 1].dmt_score else i + 1
-    rest = sorted((r for r in rows if r.dmt_score is None), key=lambda r: (r.player, r.lang or ""))
-    return scored + rest
+    """Each language on its own: competition ranking by dmt_score (1, 1, 3), rows without a score last,
+    unranked; the languages one after another."""
+    out: list[DmtRow] = []
+    for lang in sorted({r.lang or "" for r in rows}):
+        mine = [r for r in rows if (r.lang or "") == lang]
+        scored = sorted((r for r in mine if r.dmt_score is not None), key=lambda r: (-(r.dmt_score or 0), r.player))
+        for i, row in enumerate(scored):
+            row.rank = scored[i - 1].rank if i and row.dmt_score == scored[i - 1].dmt_score else i + 1
+        out += scored + sorted((r for r in mine if r.dmt_score is None), key=lambda r: r.player)
+    return out
 
 
 def group_value(by: str, value: str | None) -> str:

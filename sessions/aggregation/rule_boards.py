@@ -56,15 +56,20 @@ def mean_ci(values: Sequence[float], rng: np.random.Generator) -> tuple[float | 
 
 
 def rank_by_score(rows: list[dict[str, Any]], by: str | None = None) -> list[dict[str, Any]]:
-    """Rows sorted best first by their "score", ranked 1, 1, 3 on equal scores; unscored rows last, unranked.
-    by: the row field a board is split by (a tiebreak after player and lang)."""
-    rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0.0), r["player"], r["lang"] or "",
+    """Rows by language, each language best first by its "score" and ranked on its own (1, 1, 3 on equal
+    scores), as every board is; unscored rows last, unranked. by: the row field a board is split by
+    (a tiebreak after the player)."""
+    rows.sort(key=lambda r: (r["lang"] or "", r["score"] is None, -(r["score"] or 0.0), r["player"],
                              str(r.get(by) or "") if by else ""))
-    previous, rank = None, 0
+    previous: tuple[str, float] | None = None
+    rank = start = 0
     for i, row in enumerate(rows):
+        if i and (row["lang"] or "") != (rows[i - 1]["lang"] or ""):
+            start = i  # a new language's board
         if row["score"] is None:
             continue
-        if row["score"] != previous:
-            rank, previous = i + 1, row["score"]
+        key = (row["lang"] or "", row["score"])
+        if key != previous:
+            rank, previous = i - start + 1, key
         row["rank"] = rank
     return rows

@@ -96,3 +96,17 @@ def test_labels_of_metrics_the_role_type_does_not_call_for_do_not_count():
     kept = applicable(labels, {1: "npc", 2: "companion"})
     assert kept == {1: {(1, "game_completion"): True}, 2: {(1, "empathy"): True}}
     assert applicable({3: {(1, "fluency"): True, (1, "empathy"): True}}, {3: None}) == {3: {(1, "fluency"): True}}  # unset: fictional
+
+
+def test_every_board_ranks_each_language_on_its_own():
+    from pingpong.sessions.aggregation.rule_boards import rank_by_score
+
+    rows = [DmtRow("a", "ru", 1, dmt_score=0.4), DmtRow("b", "en", 1, dmt_score=0.6),
+            DmtRow("c", "en", 1, dmt_score=0.9), DmtRow("d", "ru", 1, dmt_score=0.4)]
+    assert [(r.player, r.lang, r.rank) for r in rank(rows)] == [("c", "en", 1), ("b", "en", 2), ("a", "ru", 1),
+                                                                 ("d", "ru", 1)]
+    plain = [{"player": p, "lang": lang, "score": score, "rank": None}
+             for p, lang, score in (("a", "ru", 0.2), ("b", "en", 0.5), ("c", "ru", 0.7), ("d", "en", None),
+                                    ("e", "en", 0.5))]
+    assert [(r["player"], r["rank"]) for r in rank_by_score(plain)] == [("b", 1), ("e", 1), ("d", None), ("c", 1),
+                                                                        ("a", 2)]

@@ -46,12 +46,13 @@ async def test_d_shows_the_roleinteract_rolebench_and_version_1_boards(root):
         await wait_for(pilot, lambda: board.board == "dmt" and "No labelled dmt sessions" in str(note.render()))
 
         columns = await next_board("roleinteract")
-        assert columns[:3] == ["Rank", "Player", "Lang"] and "Mean" in columns and "Questions" in columns
+        assert columns[:4] == ["Rank", "Player", "Lang", "Mean"] and "Questions" in columns
+        assert table.fixed_columns == 4  # the ranking score never scrolls out of view
         assert table.get_row_at(0)[:3] == ["1", "offline", "en"]
         assert "RoleInteract" in str(note.render()) and not plot.display
 
         columns = await next_board("rolebench")
-        assert columns == ["Rank", "Player", "Lang", "RAW", "±", "CUS", "±", "SPE", "±", "Mean", "Questions"]
+        assert columns == ["Rank", "Player", "Lang", "Mean", "RAW", "±", "CUS", "±", "SPE", "±", "Questions"]
         assert table.get_row_at(0)[:3] == ["1", "offline", "en"]
         assert all(0 <= float(cell) <= 1 for cell in table.get_row_at(0)[3:10])
         assert "scores: Rouge-L" in str(note.render())

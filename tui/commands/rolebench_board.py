@@ -21,13 +21,13 @@ def board_cells(rows: list[dict[str, Any]], by: str | None = None) -> tuple[list
     the half widths in columns of their own, the first to go on a narrow screen."""
     label = by.replace("_", " ").capitalize() if by else None
     columns = [Column("Rank", 9, number=True), Column("Player", 10), *([Column(label, 6)] if label else []),
-               Column("Lang", 8, least=2),
+               Column("Lang", 8, least=2), Column("Mean", 9, number=True),  # what ranks, beside the player
                *(c for m in METRICS for c in (Column(m.upper(), 7, number=True),
                                                Column("±", 2, number=True, name=f"{m}_ci"))),
-               Column("Mean", 9, number=True), Column("Questions", 4, number=True, short="n")]
-    body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-",
+               Column("Questions", 4, number=True, short="n")]
+    body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-", _num(r["score"]),
              *(x for m in METRICS for x in (_num(r.get(m)), _num(r.get(f"{m}_ci")))),
-             _num(r["score"]), str(r["conversations"])] for r in rows]
+             str(r["conversations"])] for r in rows]
     return columns, body
 
 
@@ -51,12 +51,12 @@ def render_table(rows: list[dict[str, Any]], fmt: str, out, by: str | None = Non
 
     label = by.replace("_", " ").capitalize() if by else None
     if fmt == "markdown":
-        columns = [Column(t) for t in ("Rank", "Player", *([label] if label else []), "Lang", "RAW", "CUS", "SPE",
-                                       "Mean", "Questions")]
-        body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-",
+        columns = [Column(t) for t in ("Rank", "Player", *([label] if label else []), "Lang", "Mean", "RAW", "CUS",
+                                       "SPE", "Questions")]
+        body = [[str(r["rank"] or "-"), r["player"], *option_cell(r, by), r["lang"] or "-", _num(r["score"]),
                  *(_num(r.get(m)) + (f" ± {r[m + '_ci']:.3f}" if r.get(m) is not None and r.get(m + "_ci") is not None
                                     else "") for m in METRICS),
-                 _num(r["score"]), str(r["conversations"])] for r in rows]
+                 str(r["conversations"])] for r in rows]
     else:
         columns, body = board_cells(rows, by)
     if extra:

@@ -34,13 +34,13 @@ def board_cells(rows: list[dict[str, Any]]) -> tuple[list[Column], list[list[str
     the half widths in columns of their own, the first to go on a narrow screen."""
     dims = _dimensions(rows)
     columns = [Column("Rank", 9, number=True), Column("Player", 10), Column("Lang", 8, least=2),
+               Column("Mean", 9, number=True),  # what ranks: beside the player, never scrolled away
                *(c for d in dims for c in (Column(TITLES.get(d, d), 6, number=True, short=TITLES.get(d, d)[:5]),
                                             Column("±", 1, number=True, name=f"{d}_ci"))),
-               Column("Mean", 9, number=True), Column("Unparseable", 3, number=True, short="Unp"),
-               Column("Questions", 4, number=True, short="n")]
-    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
+               Column("Unparseable", 3, number=True, short="Unp"), Column("Questions", 4, number=True, short="n")]
+    body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", _num(r["score"], 3),
              *(x for d in dims for x in (_num(r["dimensions"].get(d)), _num(r["dimensions_ci"].get(d)))),
-             _num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
+             str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
     return columns, body
 
 
@@ -65,12 +65,12 @@ def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
         return
 
     if fmt == "markdown":
-        columns = [Column(t) for t in ("Rank", "Player", "Lang", *(TITLES.get(d, d) for d in dims), "Mean",
+        columns = [Column(t) for t in ("Rank", "Player", "Lang", "Mean", *(TITLES.get(d, d) for d in dims),
                                        "Unparseable", "Questions")]
-        body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-",
+        body = [[str(r["rank"] or "-"), r["player"], r["lang"] or "-", _num(r["score"], 3),
                  *(_num(r["dimensions"].get(d)) + (f" ± {r['dimensions_ci'][d]:.2f}" if r["dimensions"].get(d) is not None
                                                   and r["dimensions_ci"].get(d) is not None else "") for d in dims),
-                 _num(r["score"], 3), str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
+                 str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
     else:
         columns, body = board_cells(rows)
     print_board(columns, body, fmt, out, title=TITLE, caption=CAPTION, empty="no finished roleinteract sessions yet")

@@ -98,6 +98,7 @@ class LeaderboardScreen(Screen):
             return
         table = self.query_one(DataTable)
         table.clear(columns=True)
+        table.fixed_columns = 0
         for col, width in (DMT_COLUMNS if board == "dmt" else COLUMNS).items():
             table.add_column(col, key=col, width=width)
         self._shown = board
@@ -110,7 +111,9 @@ class LeaderboardScreen(Screen):
         self.compute(SOURCES[self.source], LANGS[self.lang], self.board)
 
     def _describe(self) -> str:
-        scores = "Rouge-L" if self.board == "rolebench" else SOURCES[self.source]
+        scores = SOURCES[self.source]
+        if self.board == "rolebench":  # its "judge" is the Rouge-L rule
+            scores = {"merged": "Rouge-L, or a person's", "judges": "Rouge-L", "human": "people's"}[scores]
         return f"{self.board}, scores: {scores}, language: {LANGS[self.lang] or 'all'}"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -226,6 +229,7 @@ class LeaderboardScreen(Screen):
             table.add_column(column.title, key=str(i))
         for r, line in zip(message.rows, body):
             table.add_row(*line, key=f"{r['player']}|{r['lang']}")
+        table.fixed_columns = 4  # rank, player, lang and the mean stay while the dimensions scroll
         note = f"{board.TITLE}: {self._describe()}   {board.CAPTION}"
         if not message.rows:
             note = (f"No finished {message.board} sessions yet: run `pingpong run --method {message.board} ...` "
