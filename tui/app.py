@@ -7,12 +7,12 @@ against a temporary home without touching the user's files.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 
 from pingpong.core.errors import UserError
@@ -22,6 +22,8 @@ from pingpong.tui.palette import ScreenCommands
 from pingpong.tui.runs import SessionRuns
 
 if TYPE_CHECKING:  # the first screen needs no pydantic model: they are imported where sessions start
+    from textual.screen import Screen
+
     from pingpong.characters.library import CardLibrary
     from pingpong.core.domain import Character, ModelSpec, Price, SessionSpec, Situation
     from pingpong.core.llm import ModelPool
@@ -317,6 +319,12 @@ class PingPongApp(App):
             leave()
         else:
             screen.set_focus(None)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's own palette commands, but its Quit: the screen's quit keys are listed already."""
+        for command in super().get_system_commands(screen):
+            if command.callback != self.action_quit:
+                yield command
 
     async def action_quit(self) -> None:
         """Quit; with sessions running in this app, ask first (they would stop)."""

@@ -2,7 +2,8 @@
 
 Every enabled binding of the current screen (and the app's) becomes a command showing its key,
 so the palette lists only what applies here, and a remapped key ([keymap] in config.toml) shows
-as remapped. The ways to the other screens are added where no key of this screen leads there.
+as remapped, and two keys for one action show once. The ways to the other screens are added where
+no key of this screen leads there (a screen's PLACE_ACTIONS: the ways to itself).
 """
 
 from __future__ import annotations
@@ -55,14 +56,17 @@ class ScreenCommands(Provider):
             if not active.enabled or not binding.id or binding.id in HIDDEN or binding.id in seen:
                 continue
             seen.add(binding.id)
+            if binding.action.removeprefix("app.") in actions:
+                continue  # another key of this screen does the same (q and ctrl+q quit): listed once
             text = binding.tooltip or binding.description
             if not text:
                 continue
             actions.add(binding.action.removeprefix("app."))
             run = partial(app.call_later, app.run_action, binding.action, active.node)
             yield Command(text, app.get_key_display(binding), binding.description, run)
+        here = set(getattr(screen, "PLACE_ACTIONS", ()))
         for text, help_text, action in PLACES:
-            if action not in actions:
+            if action not in actions and action not in here:
                 yield Command(text, "", help_text, partial(app.call_later, app.run_action, f"app.{action}"))
 
     async def discover(self) -> Hits:

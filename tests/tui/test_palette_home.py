@@ -73,3 +73,29 @@ async def test_home_filter_matches_every_word_and_shows_final_at_80_columns(app,
         # the status and the final score are in view without scrolling sideways
         visible = home.query_one(DataTable).render_line(1).text
         assert "finished" in visible and "4.00" in visible
+
+
+async def _listed(pilot) -> list[str]:
+    """The palette's commands with nothing typed (each command's text, its key dropped)."""
+    from textual.command import CommandList, CommandPalette
+
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    commands = pilot.app.screen.query_one(CommandList)
+    await wait_for(pilot, lambda: commands.option_count > 5)
+    await pilot.pause(0.3)  # discovery streams in: let the last providers finish
+    texts = [str(commands.get_option_at_index(i).prompt).split("\n")[0].split("  ")[0].strip()
+             for i in range(commands.option_count)]
+    await pilot.press("escape")
+    return texts
+
+
+async def test_the_palette_lists_one_quit_and_no_way_to_the_screen_it_is_over(app):
+    async with app.run_test(size=(100, 30)) as pilot:
+        home = await _listed(pilot)
+        assert sum("Quit" in t for t in home) == 1, home
+        assert "Leaderboard" in home
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        board = await _listed(pilot)
+        assert "Leaderboard" not in board and "DMT leaderboard" not in board and "Character cards" in board, repr(board)

@@ -40,6 +40,9 @@ class AnnotateScreen(Screen):
     between rounds); ctrl+s saves and reveals the judges, ctrl+n goes to the next one, ctrl+l skips
     this one for later; escape leaves (the queue resumes where you stopped)."""
 
+    PLACE_ACTIONS = ("annotate",)
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     app: PingPongApp
 
     BINDINGS = [

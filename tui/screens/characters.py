@@ -122,6 +122,9 @@ class CardsImported(TMessage):
 class CharactersScreen(Screen):
     """Card list with a detail pane; g switches language, s spot-checks, i imports."""
 
+    PLACE_ACTIONS = ("characters",)
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     app: PingPongApp
 
     BINDINGS = [

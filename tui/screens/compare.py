@@ -72,6 +72,9 @@ def verdict_text(outcome, width: int = 76) -> Text:
 class CompareScreen(Screen):
     """One pair at a time; right/left (n/p) move between pairs, a/b/t record your pick."""
 
+    PLACE_ACTIONS = ("compare",)
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     app: PingPongApp
 
     BINDINGS = [

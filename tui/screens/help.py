@@ -72,6 +72,9 @@ def key_lines(bindings, keymap: dict[str, str]) -> list[str]:
 class HelpScreen(ModalScreen[None]):
     """Keys of the current screen, then the guide with every screen's keys."""
 
+    PLACE_ACTIONS = ("help",)
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     BINDINGS = [Binding("escape,f1,question_mark,q", "close", "Close", id="help.close")]
 
     def __init__(self, under: Screen | None = None) -> None:

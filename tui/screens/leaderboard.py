@@ -59,6 +59,9 @@ class LeaderboardScreen(Screen):
     """m switches the scores used (merged / judges / human), g the language, d the method's board;
     on the DMT board c picks the plotted metric; v shows judged pairs side by side."""
 
+    PLACE_ACTIONS = ("leaderboard", "dmt_leaderboard")
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     app: PingPongApp
 
     BINDINGS = [

@@ -60,6 +60,9 @@ class LibrariesRead(TMessage):
 class NewSessionScreen(Screen):
     """Choose everything, then ctrl+s (or the Start button) opens the live session."""
 
+    PLACE_ACTIONS = ("new_session",)
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     app: PingPongApp
 
     BINDINGS = [

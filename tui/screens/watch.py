@@ -52,6 +52,9 @@ def session_cells(s: SessionRow) -> list[str]:
 class WatchScreen(Screen):
     """Runs on top, the selected run's sessions below; enter follows a session live."""
 
+    PLACE_ACTIONS = ("watch",)
+    """The palette's ways here (tui/palette.py): not offered while this screen is open."""
+
     app: PingPongApp
 
     BINDINGS = [
