@@ -135,3 +135,24 @@ async def test_sorting_by_final_sorts_every_session(app, store):
         assert "sort final↓" in str(home.query_one("#home-count").render())
         await wait_for(pilot, lambda: table.row_count and table.get_row_at(0)[0] == str(best))
         assert table.get_row_at(0)[4].endswith("*")  # a person changed a score
+
+
+async def test_a_narrow_screen_cuts_long_names_so_the_player_stays_in_view(app, store):
+    """At 80 columns the character's and the situation's names end in an ellipsis (the player column
+    stays on screen); widened, the whole names come back, with the selected session kept."""
+    from tests.tui.helpers import home_loaded
+
+    write_session(store)
+    sid = write_session(store, player="a-player-model")
+    async with app.run_test(size=SIZE) as pilot:
+        await home_loaded(pilot)
+        home, table = app.screen, app.screen.query_one(DataTable)
+        assert table.get_row(str(sid))[1] == "lighthouse-keep…"
+        assert "a-player-model" in app.export_screenshot()
+        table.move_cursor(row=1)
+        selected = selected_id(home)
+        await pilot.resize_terminal(140, 30)
+        await wait_for(pilot, lambda: table.get_row(str(sid))[1] == "lighthouse-keeper")
+        assert selected_id(home) == selected
+        await pilot.resize_terminal(*SIZE)
+        await wait_for(pilot, lambda: table.get_row(str(sid))[1] == "lighthouse-keep…")

@@ -37,6 +37,9 @@ PAGE = 200  # rows read at a time, and what [ and ] move by
 FIRST = 60  # rows read for the first screen (the rest of the page follows once it is drawn)
 MOST = 2 * PAGE  # rows the table holds at most: as the view moves on, the far ones are let go
 FILTER_DELAY = 0.25  # seconds of no typing before the filter asks the database
+NARROW = 110
+"""Under this many columns the long names are cut (CUT), so player and interrogator stay in view."""
+CUT = {1: 16, 2: 20}  # cell index (character, situation) -> its most characters on a narrow screen
 EMPTY_TEXT = (
     "[b]No sessions yet.[/b]\n\n"
     "Press [b]n[/b] to start a new session. Every seat defaults to the built-in [i]offline[/i] "
@@ -133,6 +136,7 @@ class HomeScreen(Screen):
         self._want: tuple[int, int, int | None] | None = None  # (start, size, cursor at) waiting for rows
         self._reading_rows = False
         self._generation = 0  # of the query: what a worker read for an older one is dropped
+        self._narrow = False  # the screen is under NARROW columns: long names are cut
         self._stamp: queries.SessionsStamp | None = None  # when the shown list was read
         self._finals = listing.FinalCells()
         self._filter_timer: Timer | None = None
@@ -151,6 +155,7 @@ class HomeScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)
+        self._narrow = self.size.width < NARROW
         for key in SORTS:
             table.add_column(key, key=key)
         self.query_one("#home-empty").display = False
@@ -307,7 +312,7 @@ class HomeScreen(Screen):
         line = old_row - round(table.scroll_y)
         at_top = self._start == 0 and table.scroll_y == 0
         old_start, self._start = self._start, start
-        wanted = {sid: self._rows[sid].cells() for sid in ids}
+        wanted = {sid: self._cut(self._rows[sid].cells()) for sid in ids}
         held = [int(r.key.value or 0) for r in table.ordered_rows]
         if len(set(held) & set(wanted)) * 2 < len(held):
             table.clear()  # little in common (a jump, a new filter): start afresh
@@ -454,6 +459,28 @@ class HomeScreen(Screen):
         self.reload()
 
     # -- opening a session --------------------------------------------------------------
+    def _cut(self, cells: tuple[str, ...]) -> tuple[str, ...]:
+        """The cells as a screen this wide shows them: on a narrow one, long names end in an ellipsis."""
+        if not self._narrow:
+            return cells
+        return tuple(c[:CUT[i] - 1] + "…" if i in CUT and len(c) > CUT[i] else c for i, c in enumerate(cells))
+
+    def on_resize(self) -> None:
+        narrow = self.size.width < NARROW
+        if narrow == self._narrow:
+            return
+        self._narrow = narrow
+        table = self.query_one(PagedTable)
+        ids = [int(r.key.value or 0) for r in table.ordered_rows]
+        selected = self._selected_id()
+        table.clear(columns=True)  # columns only ever grow: new ones fit the cells as now cut
+        for key in SORTS:
+            table.add_column(key, key=key)
+        self._shown.clear()
+        if ids:
+            at = self._start + ids.index(selected) if selected in ids else None
+            self._present(self._start, ids, at)
+
     def _selected_id(self) -> int | None:
         table = self.query_one(PagedTable)
         if not table.row_count:
