@@ -99,3 +99,28 @@ async def test_the_palette_lists_one_quit_and_no_way_to_the_screen_it_is_over(ap
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
         board = await _listed(pilot)
         assert "Leaderboard" not in board and "DMT leaderboard" not in board and "Character cards" in board, repr(board)
+
+
+async def test_handing_the_seat_back_offers_the_model_that_held_it_first(app, store):
+    from textual.widgets import OptionList
+
+    from pingpong.tui.screens.pickers import ModelPicker
+
+    (app.home.root / "config.toml").write_text('[models.another-model]\nkind = "offline"\n', encoding="utf-8")
+    sid = write_session(store, status="interrupted", turns=1, planned=3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        assert list(app.models)[0] != "offline"  # the first in the list is not the seat's model
+        await run_palette_command(pilot, "take interrogator")
+        await wait_for(pilot, lambda: app.screen is live)
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        options = app.screen.query_one(OptionList)
+        assert options.get_option_at_index(options.highlighted).id == "offline"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is live)
+        live.control.resume()
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    assert {m.author for m in store.session(sid).messages if m.role == "user"} == {"offline"}

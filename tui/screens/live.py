@@ -108,6 +108,7 @@ class LiveScreen(GroupScene):
         self._was_waiting = False
         self._shown_paused = False  # whether the footer and header last showed the session paused
         self._next_seat: dict[str, str] = {}  # seat changes asked for, not yet applied by the engine
+        self._gave_up: dict[str, str] = {}  # seat -> the model that held it when the person took it
         self._started: dict[str, int] = {"user": 0, "assistant": 0}  # highest turn begun per role
         self.running = False
         self.error: str | None = None
@@ -639,6 +640,7 @@ class LiveScreen(GroupScene):
         if self._next_seat.get("interrogator", self.seat) == HUMAN:
             self.query_one("#human-input", Input).focus()  # already yours: back to the box
             return
+        self._gave_up["interrogator"] = self._next_seat.get("interrogator", self.seat)
         self.control.set_seat("interrogator", HUMAN)
         self._next_seat["interrogator"] = HUMAN
         self._set_notice("you choose who speaks next from the next line" if self.is_scene
@@ -667,7 +669,8 @@ class LiveScreen(GroupScene):
                 self._update_human_box()
                 self.refresh_bindings()
 
-        self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to"), chosen)
+        self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to", current=self._gave_up.get(seat)),
+                             chosen)
 
     def action_override(self) -> None:
         transcript = self.query_one(Transcript)

@@ -17,16 +17,21 @@ class ModelPicker(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
 
     def __init__(self, names: list[str], *, title: str = "Choose a model",
-                 labels: dict[str, str] | None = None) -> None:
+                 labels: dict[str, str] | None = None, current: str | None = None) -> None:
         super().__init__()
         self.names = names
         self.title_text = title
         self.labels = labels or {}
+        self.current = current  # highlighted at first (e.g. the model that held the seat before)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
             yield OptionList(*[Option(self.labels.get(n, n), id=n) for n in self.names], id="picker-list")
+
+    def on_mount(self) -> None:
+        if self.current in self.names:
+            self.query_one(OptionList).highlighted = self.names.index(self.current)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
