@@ -103,6 +103,7 @@ async def test_escape_on_a_running_session_asks_and_can_keep_it_running_in_the_b
         await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.running)
         again = app.screen
         assert again.control is app.runs.get(sid).control and not again.follow
+        assert again.notice == "turn 1: you writing as interrogator"  # where it stands, as when it was left
         await wait_for(pilot, lambda: app.focused is again.query_one("#human-input", Input))
         await pilot.press(*"Hello?", "enter")
         # the engine waits for turn 2 (and has moved the focus to the box) before the escapes below

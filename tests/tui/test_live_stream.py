@@ -129,3 +129,15 @@ async def test_pause_step_and_taking_the_seat_work_while_replies_stream(make_app
             cards = live.query_one(Transcript).cards()
             assert (cards[2].author, cards[2].body) == ("human", "Is the lamp lit?")
             assert cards[3].body == long_reply(60)
+
+
+async def test_a_transcript_loaded_whole_shows_its_newest_message():
+    """A session opened again (or a replay step) shows where it stands: the end, not the first turn."""
+    from pingpong.core.domain import Message
+
+    app = _Host()
+    async with app.run_test(size=(70, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.load([Message(turn=t // 2 + 1, role="user" if t % 2 == 0 else "assistant", author="offline",
+                                 text=f"line {t} " + "word " * 30) for t in range(12)])
+        await wait_for(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)

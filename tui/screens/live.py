@@ -192,6 +192,8 @@ class LiveScreen(GroupScene):
             key = (draft.turn, draft.role)
             self._authors[key] = draft.author
             self._current = key
+            who = "you" if draft.author == HUMAN else draft.author
+            self._set_notice(f"turn {draft.turn}: {who} writing as {_role(draft.role)}")
         self._refresh_info()
         self.refresh_bindings()
         self._update_human_box()

@@ -206,6 +206,7 @@ class Transcript(VerticalScroll):
             self.mount_all(cards)
         self._verdicts, self._human = verdicts, human
         self.call_after_refresh(self._apply_scores)
+        self.call_after_refresh(self.scroll_end, animate=False)  # the newest message in view
 
     def sync(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
              human: Sequence[Any] = ()) -> None:
