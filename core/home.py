@@ -22,11 +22,12 @@ class Home(NamedTuple):
             import platformdirs
 
             root = platformdirs.user_data_dir("pingpong", appauthor=False)
-        return cls(
-            Path(root).expanduser(),
-            Path(db).expanduser() if db else None,
-            Path(config).expanduser() if config else None,
-        )
+        db_path = Path(db).expanduser() if db else None
+        if db_path is not None and not db_path.parent.is_dir():  # a typo would make folders and a new database
+            from pingpong.core.errors import UserError
+
+            raise UserError(f"--db {db}: there is no folder {db_path.parent}")
+        return cls(Path(root).expanduser(), db_path, Path(config).expanduser() if config else None)
 
     @property
     def config_path(self) -> Path:

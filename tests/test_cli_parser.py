@@ -96,3 +96,24 @@ def test_a_version_that_names_another_method_is_one_line(tmp_path, capsys, argv)
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and f"--version {argv[-1]}" in err and argv[1] in err
     assert not (tmp_path / "pingpong.db").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sessions", "list", "--limit", "0"], "--limit: expected 1 or more, got 0"),
+    (["run", "--player", "offline", "--interrogator", "offline", "--judge", "offline", "--run", " "],
+     "--run: must not be empty"),
+    (["run", "--player", "offline", "--interrogator", "offline", "--judge", "offline", "--characters", ""],
+     "--characters: expected one or more names"),
+    (["sessions", "score", "1", "--metric", "fluency", "--value", "3", "--author", ""], "--author: must not be empty"),
+    (["--db", "/no/such/folder/x.db", "sessions", "list"], "--db /no/such/folder/x.db: there is no folder"),
+])
+def test_empty_or_impossible_values_are_one_line_not_a_quiet_default(tmp_path, capsys, argv, message):
+    from pingpong.tui.cli import main
+
+    try:
+        code = main(["--home", str(tmp_path), *argv])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and message in err, err
+    assert not Path("/no/such/folder").exists() and not (tmp_path / "pingpong.db").exists()

@@ -45,7 +45,27 @@ def _fmt(p: argparse.ArgumentParser, choices=FORMATS_LIST, default="table") -> N
 
 
 def _csv(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:  # "" would quietly mean "all"
+        raise argparse.ArgumentTypeError(f"expected one or more names separated by commas, got {value!r}")
+    return names
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {number}")
+    return number
+
+
+def _name(value: str) -> str:
+    """A name given on the command line (a run, an author): not empty, spaces around it dropped."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value.strip()
 
 
 def _method_args(p: argparse.ArgumentParser) -> None:
@@ -89,7 +109,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                    help="worker processes sharing the run, each with --concurrency conversations (default 1: "
                         "this process; more pays for a fast local server)")
     p.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th pair")
-    p.add_argument("--run", dest="run_name", metavar="NAME", help="run name (default: from the models)")
+    p.add_argument("--run", dest="run_name", type=_name, metavar="NAME", help="run name (default: from the models)")
     _method_args(p)
 
 
@@ -154,7 +174,7 @@ def _annotate_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", action="append", default=None, metavar="M",
                    help="only this method's sessions; repeat for several (default: every method people rate: "
                         "pingpong, pingpong-v1, dmt)")
-    p.add_argument("--author", metavar="A", help="who rates (default: author in config.toml, else OS user); "
+    p.add_argument("--author", type=_name, metavar="A", help="who rates (default: author in config.toml, else OS user); "
                                                  "each person has their own queues")
 
 
@@ -164,7 +184,7 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     _fmt(q, FORMATS_ROWS)
     q.add_argument("--status", choices=("running", "interrupted", "finished", "failed"), help="only this status")
     q.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
-    q.add_argument("--limit", type=int, default=None, metavar="N", help="at most N, newest first")
+    q.add_argument("--limit", type=_positive, default=None, metavar="N", help="at most N, newest first")
     q = _sub(ss, "show", "pingpong.tui.commands.sessions:show_session", "show one session")
     q.add_argument("id", type=int, help="session id (see `pingpong sessions list`)")
     _fmt(q)
@@ -177,7 +197,7 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     q.add_argument("--versus", type=int, metavar="OTHER",
                    help="your preference between this session and session OTHER (same character, situation and "
                         "method): --value 1 this one is better, 0 OTHER is, 0.5 as good")
-    q.add_argument("--author", metavar="A", help="who scores (default: author in config.toml, else OS user)")
+    q.add_argument("--author", type=_name, metavar="A", help="who scores (default: author in config.toml, else OS user)")
     q.add_argument("--reason", metavar="R", help="why, in a few words")
     q = _sub(ss, "resume", "pingpong.tui.commands.sessions:resume", "continue an interrupted session")
     q.add_argument("id", type=int, help="session id")

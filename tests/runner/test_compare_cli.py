@@ -111,6 +111,7 @@ def test_bad_compare_input_is_one_line_and_exit_2(home, fake):
         (["--baseline", "beta", "--judge", "offline", "--player", "gamma"], "--player: no finished sessions"),
         (["--baseline", "beta", "--judge", "offline", "--run", "nope"], "--run: no run named 'nope'"),
         (["--baseline", "beta", "--judge", "offline", "--concurrency", "0"], "--concurrency"),
+        (["--baseline", "beta", "--judge", "offline", "--player", "beta"], "not the baseline"),
     ]
     for args, message in cases:
         result = pingpong(home, "compare", *args)

@@ -34,6 +34,8 @@ def compare(args, home: Home) -> int:
     spec = resolve(models, args.judge)
     check_ready(spec)
     players = [p for p in dict.fromkeys(args.player or []) if p != args.baseline]
+    if args.player and not players:  # an empty list would mean every player
+        raise UserError(f"--player: name players to compare with the baseline '{args.baseline}', not the baseline")
     home.ensure()
     store = Store(home.db_path)
     try:
