@@ -155,16 +155,13 @@ def session_spend(conn: sqlite3.Connection, session_id: int, prices: Mapping[str
 
 def board_spend(conn: sqlite3.Connection, rows: Iterable[Mapping[str, Any]], prices: Mapping[str, Price], *,
                 method: str, lang: str | None = None, run: str | None = None,
-                include_forks: bool = False, per_lang: bool = False) -> list[PlayerSpend]:
-    """The spend of each leaderboard row's conversations (all statuses), aligned with the rows.
-
-    per_lang: the board has a row per (player, language) even without `lang` (dmt, rolebench); the
-    Likert boards have one row per player over all languages unless asked for one.
-    """
+                include_forks: bool = False) -> list[PlayerSpend]:
+    """The spend of each leaderboard row's conversations (all statuses), aligned with the rows: every
+    board has a row per (player, language)."""
     cache: dict[str | None, dict[str, PlayerSpend]] = {}
     out = []
     for row in rows:
-        key = lang or (row.get("lang") if per_lang else None)
+        key = lang or row.get("lang")
         if key not in cache:
             flt = queries.SessionFilter(method=method, lang=key, run=run, status=None, include_forks=include_forks)
             cache[key] = player_spend(conn, flt, prices)

@@ -19,6 +19,7 @@ from pingpong.core.domain import METHODS, SCALE_BOUNDS, Message, Price, TurnView
 from pingpong.core.errors import UserError
 from pingpong.sessions.aggregation.dmt import dmt_leaderboard
 from pingpong.sessions.aggregation.rolebench import rolebench_leaderboard
+from pingpong.sessions.aggregation.roleinteract import roleinteract_leaderboard
 from pingpong.sessions.costs import PlayerSpend, board_spend, session_spend
 from pingpong.sessions.curves import score_by_turn
 from pingpong.sessions.leaderboard import TIE_GAP, compute_leaderboard, length_factor, v1_length_shift
@@ -27,7 +28,7 @@ from pingpong.sessions.replay import PersonScore
 from pingpong.sessions.scoring import LIKERT_METHODS, PUBLISHED_WEIGHTS, Final
 from pingpong.sessions.store import Store
 
-BoardKind = Literal["likert", "dmt", "rolebench", "sessions"]
+BoardKind = Literal["likert", "dmt", "rolebench", "roleinteract", "sessions"]
 Series = dict[str, list[tuple[int, float]]]
 """{line name: [(turn, value), ...]}: what a score-by-turn plot draws."""
 
@@ -136,11 +137,12 @@ def board(store: Store, method: str, *, run: str | None, prices: Mapping[str, Pr
         out = Board(method, "dmt", [r.to_json() for r in dmt_leaderboard(conn, run=run)])
     elif method == "rolebench":
         out = Board(method, "rolebench", rolebench_leaderboard(conn, run=run))
+    elif method == "roleinteract":
+        out = Board(method, "roleinteract", roleinteract_leaderboard(conn, run=run))
     else:
         out = Board(method, "sessions", session_counts(store.sessions(run=run, method=method)))
     if prices and out.rows:
-        out.costs = board_spend(conn, out.rows, prices, method=method, run=run,
-                                per_lang=out.kind in ("dmt", "rolebench", "sessions"))
+        out.costs = board_spend(conn, out.rows, prices, method=method, run=run)
     return out
 
 

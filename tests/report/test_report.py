@@ -232,3 +232,19 @@ def test_each_language_is_ranked_on_its_own_in_the_page(tmp_path):
             want = [(str(r.rank), r.player, r.lang, f"{r.final:.2f}") for r in compute_leaderboard(store, weights=weights)]
         assert [(r[0], r[1], r[2], r[4].split(" ")[0]) for r in board_rows(html)] == want
         assert [lang for _, _, lang, _ in want] == ["en", "en", "ru", "ru"]
+
+
+@needs_chromium
+def test_the_roleinteract_board_shows_its_dimensions_as_the_cli_does(tmp_path):
+    root = tmp_path / "home"
+    done = pingpong(root, "run", "--method", "roleinteract", "--player", "offline", "--interrogator", "offline",
+                    "--judge", "offline", "--lang", "en", "--every", "3")
+    assert done.rc == 0, done.err
+    board = json.loads(pingpong(root, "leaderboard", "--method", "roleinteract", "--format", "json").out)
+    assert pingpong(root, "report", "--out", str(tmp_path / "out")).rc == 0
+    table = Tables(dump_dom(tmp_path / "out" / "index.html", tmp_path / "profile")).tables["board-roleinteract"]
+    (row,) = board
+    assert table[0][:4] == ["Rank", "Player", "Lang", "Mean"] and table[0][-2:] == ["Unparseable", "Questions"]
+    assert table[1][:4] == ["1", "offline", "en", f"{row['score']:.3f}"]
+    assert table[1][-2:] == [str(row["unparseable"]), str(sum(row["questions"].values()))]
+    assert len(table[0]) == 6 + len(row["dimensions"])

@@ -74,6 +74,6 @@ def dmt_leaderboard_command(args, home) -> int:
         if getattr(args, "costs", False):
             from pingpong.tui.commands.stats import add_costs
 
-            extra = add_costs(args, home, store, rows, method="dmt", per_lang=True)
+            extra = add_costs(args, home, store, rows, method="dmt")
     render_dmt(rows, args.format, by=by, extra=extra)
     return 0

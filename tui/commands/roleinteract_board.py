@@ -24,7 +24,7 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _dimensions(rows: list[dict[str, Any]]) -> list[str]:
+def dimensions(rows: list[dict[str, Any]]) -> list[str]:
     """The dimensions some row has, in METRICS order: a board leaves out what no set covered."""
     return [m for m in METRICS if any(m in r["dimensions"] for r in rows)]
 
@@ -32,7 +32,7 @@ def _dimensions(rows: list[dict[str, Any]]) -> list[str]:
 def board_cells(rows: list[dict[str, Any]]) -> tuple[list[Column], list[list[str]]]:
     """The board's columns and cells as a terminal shows them (the CLI's table, the TUI's board):
     the half widths in columns of their own, the first to go on a narrow screen."""
-    dims = _dimensions(rows)
+    dims = dimensions(rows)
     columns = [Column("Rank", 9, number=True), Column("Player", 10), Column("Lang", 8, least=2),
                Column("Mean", 9, number=True),  # what ranks: beside the player, never scrolled away
                *(c for d in dims for c in (Column(TITLES.get(d, d), 6, number=True, short=TITLES.get(d, d)[:5]),
@@ -50,7 +50,7 @@ def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
-    dims = _dimensions(rows)
+    dims = dimensions(rows)
     if fmt == "csv":
         import csv
 

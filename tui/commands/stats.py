@@ -142,7 +142,7 @@ def leaderboard(args, home) -> int:
     return 0
 
 
-def add_costs(args, home, store, rows: list[dict], *, method: str, per_lang: bool = False) -> Extra:
+def add_costs(args, home, store, rows: list[dict], *, method: str) -> Extra:
     """`--costs`: each row gains the JSON cost fields; returns the table's cost columns."""
     from pingpong.core.config import load_models, prices
     from pingpong.core.errors import UserError
@@ -153,8 +153,7 @@ def add_costs(args, home, store, rows: list[dict], *, method: str, per_lang: boo
         raise UserError(f"--costs: no model in {home.config_path} has a price; add "
                         "price = {input = ..., output = ...} (per million tokens) to its [models.NAME] table")
     spends = board_spend(store.conn, rows, price_of, method=method, lang=args.lang,
-                         run=getattr(args, "run_name", None), include_forks=getattr(args, "include_forks", False),
-                         per_lang=per_lang)
+                         run=getattr(args, "run_name", None), include_forks=getattr(args, "include_forks", False))
     for row, spend in zip(rows, spends):
         row.update(spend.to_json())
     return ["Cost", "Player's"], [[s.total.text(), s.player.text()] for s in spends]
@@ -168,7 +167,7 @@ def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
     with Store(home.db_path, reading=True) as store:
         rows = rolebench_leaderboard(store.conn, lang=args.lang, run=run, scores=args.scores,
                                      include_forks=getattr(args, "include_forks", False), by=by)
-        extra = add_costs(args, home, store, rows, method="rolebench", per_lang=True) \
+        extra = add_costs(args, home, store, rows, method="rolebench") \
             if getattr(args, "costs", False) else None
     if args.format == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")

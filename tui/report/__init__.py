@@ -77,12 +77,19 @@ def dmt_metrics(rows: list[dict]) -> list[str]:
     return [m for m in DMT_METRICS if any(m in r["metrics"] for r in rows)]
 
 
+def roleinteract_dimensions(rows: list[dict]) -> list[tuple[str, str]]:
+    """(dimension, column title) of the RoleInteract dimensions any row has, as the CLI's board shows them."""
+    from pingpong.tui.commands.roleinteract_board import TITLES, dimensions
+
+    return [(d, TITLES.get(d, d)) for d in dimensions(rows)]
+
+
 def environment() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=num, pm=plus_minus, score=score_text)
     env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
-                       metrics=METRICS, weightings=PUBLISHED_WEIGHTS)
+                       roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS)
     return env
 
 
