@@ -257,10 +257,10 @@ def summarise_player(
         boot = bootstrap_means(final, rng, n_boot)
     else:
         w = normalise_weights(weights)
-        pooled = pooled_means(metrics, np.asarray(replies, dtype=float).reshape(n, len(METRICS))) if n \
-            else np.full(len(METRICS), np.nan)
+        behind = np.asarray(replies, dtype=float).reshape(n, len(METRICS))
+        pooled = pooled_means(metrics, behind) if n else np.full(len(METRICS), np.nan)
         means = np.append(pooled, (pooled[w > 0] * w[w > 0]).sum())
-        boot = bootstrap_pooled(metrics, np.asarray(replies, dtype=float).reshape(n, len(METRICS)), w, rng, n_boot)
+        boot = bootstrap_pooled(metrics, behind, w, rng, n_boot)
     return LeaderboardRow(
         player=player,
         lang=lang,
