@@ -337,7 +337,7 @@ def compute_leaderboard(
         return []  # an empty database: no numpy to import
     import numpy as np
 
-    sc = load_scorings(conn, scores, judges)
+    sc = load_scorings(conn, scores, judges, turns=method == "pingpong-v1")
     ids = np.fromiter(chosen, dtype=np.int64, count=len(chosen))
     inside = np.isin(sc.session, ids)
     if not inside.all():

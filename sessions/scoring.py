@@ -175,12 +175,14 @@ def totals_scorings(totals: Sequence[tuple]) -> Scorings:
         return Scorings.empty()
     cols = list(zip(*totals))
     session = np.fromiter(cols[0], dtype=np.int64, count=len(totals))
-    values = np.array(cols[2:11], dtype=float).T  # NULL -> NaN
+    values = np.array(cols[2:], dtype=float).T  # NULL -> NaN
     means, refusal, overall = values[:, 0:3].copy(), values[:, 3] >= 1, values[:, 4]
-    turns = values[:, 5:8].copy()
     none = np.all(np.isnan(means), axis=1) & np.isfinite(overall)
     means[none] = overall[none][:, None]
-    turns[none] = values[none, 8][:, None]
+    turns = np.full(means.shape, np.nan)  # not read: no view of this method needs them
+    if values.shape[1] > 5:
+        turns = values[:, 5:8].copy()
+        turns[none] = values[none, 8][:, None]
     return Scorings(session, list(cols[1]), means, refusal, np.zeros(len(totals), dtype=bool), turns)
 
 
@@ -245,14 +247,15 @@ def human_scorings(human: HumanValues) -> Scorings:
 
 
 def load_scorings(conn: sqlite3.Connection, scores: str = "merged", judges: Sequence[str] | None = None,
-                  session_ids: Sequence[int] | None = None) -> Scorings:
-    """All (session, judge) scorings of the given sessions (default all) for the chosen source."""
+                  session_ids: Sequence[int] | None = None, *, turns: bool = False) -> Scorings:
+    """All (session, judge) scorings of the given sessions (default all) for the chosen source.
+    turns: with the turns behind each mean (PingPong v1's leaderboard); else those of judges' rows are NaN."""
     if scores not in SCORE_SOURCES:
         raise UserError(f"--scores: '{scores}' is not one of {', '.join(SCORE_SOURCES)}")
     human = current_human(queries.human_rows(conn, session_ids)) if scores != "judges" else {}
     if scores == "human":
         return human_scorings(human)
-    base = totals_scorings(queries.judge_totals(conn, session_ids, judges))
+    base = totals_scorings(queries.judge_totals(conn, session_ids, judges, counts=turns))
     if not human:
         return base
     turn_values = queries.judge_turn_values(conn, list(human), judges)
