@@ -53,6 +53,19 @@ def cli(tmp_path, *args):
     return main(["--home", str(tmp_path / "home"), *args])
 
 
+def jsonl_round_trip(tmp_path):
+    """Export the home as JSONL, import that into a fresh home, export again: the same bytes. Returns
+    the first file and the other home."""
+    first = tmp_path / "one.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(first)) == 0
+    other = tmp_path / "other"
+    assert main(["--home", str(other), "import", str(first)]) == 0
+    second = tmp_path / "two.jsonl"
+    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(second)]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    return first, other
+
+
 def count(tmp_path, table="sessions"):
     with Store(tmp_path / "home" / "pingpong.db") as s:
         return s.db.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
@@ -100,13 +113,7 @@ def test_jsonl_round_trip_is_byte_identical(tmp_path, capsys):
                                    latency_ms=12.5))
         s.db.conn.execute("INSERT INTO runs (name, created_at, config) VALUES ('r1', '2025-01-01', '{\"a\": 1}')")
         s.db.conn.execute("UPDATE sessions SET run_id = 1 WHERE id = ?", [sid])
-    first = tmp_path / "one.jsonl"
-    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(first)) == 0
-    other = tmp_path / "other"
-    assert main(["--home", str(other), "import", str(first)]) == 0
-    second = tmp_path / "two.jsonl"
-    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(second)]) == 0
-    assert first.read_bytes() == second.read_bytes()
+    first, other = jsonl_round_trip(tmp_path)
     lines = first.read_text().splitlines()
     assert len(lines) == 12
     doc = json.loads(lines[3])
@@ -260,13 +267,7 @@ def test_a_fork_keeps_its_parent_through_jsonl(tmp_path, capsys):
     with Store(tmp_path / "home" / "pingpong.db") as s:
         parent = s.sessions()[-1].id
     assert cli(tmp_path, "sessions", "fork", str(parent), "--turn", "1") == 0
-    first = tmp_path / "one.jsonl"
-    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(first)) == 0
-    other = tmp_path / "other"
-    assert main(["--home", str(other), "import", str(first)]) == 0
-    second = tmp_path / "two.jsonl"
-    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(second)]) == 0
-    assert first.read_bytes() == second.read_bytes()
+    first, other = jsonl_round_trip(tmp_path)
     (fork_line,) = [json.loads(line) for line in first.read_text().splitlines() if '"parent"' in line]
     assert fork_line["fork_turn"] == 1 and fork_line["parent"]["player"] == "offline"
     with Store(tmp_path / "home" / "pingpong.db") as mine, Store(other / "pingpong.db") as theirs:

@@ -109,13 +109,19 @@ async def test_the_rating_dialog_overrides_a_rounds_labels_good_or_bad(app, stor
     assert people == {(3, "role_embodying"): (0.0, "good-bad"), (3, "fluency"): (1.0, "good-bad")}
 
 
+async def form_with_method(pilot, method: str) -> tuple[NewSessionScreen, Select]:
+    """Open the new-session form from Home, choose `method`; returns the form and its situation select."""
+    app = pilot.app
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
+    form = app.screen
+    form.query_one("#new-method", Select).value = method
+    return form, form.query_one("#new-situation", Select)
+
+
 async def test_new_session_offers_the_cards_seeds_for_dmt(app, store):
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
-        form = app.screen
-        form.query_one("#new-method", Select).value = "dmt"
-        situation = form.query_one("#new-situation", Select)
+        form, situation = await form_with_method(pilot, "dmt")
         await wait_for(pilot, lambda: situation.value == SEED.name)
         assert [str(label) for label, _ in situation._options if _ is not Select.NULL] == [
             f"{SEED.name} (en, up to 5 rounds)"]
@@ -199,11 +205,7 @@ async def test_new_session_offers_the_cards_rolebench_questions_and_the_answer_i
         "  - id: s01\n    instruction: What do you do when a storm comes?\n"
         "    references: [I light the lamp and watch the rocks until dawn.]\n", encoding="utf-8")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
-        form = app.screen
-        form.query_one("#new-method", Select).value = "rolebench"
-        situation = form.query_one("#new-situation", Select)
+        form, situation = await form_with_method(pilot, "rolebench")
         await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
         assert [v for _, v in situation._options if v is not Select.NULL] == ["lighthouse-keeper-s01"]
         form.query_one("#new-lang", Select).value = "all"
