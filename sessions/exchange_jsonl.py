@@ -174,8 +174,8 @@ def validate_document(doc: Any, where: str) -> None:
     run = doc.get("run")
     if run is not None and (not isinstance(run, dict) or not isinstance(run.get("name"), str)):
         raise _fail(where, "run: expected null or an object with a 'name'")
-    method = doc["spec"].get("method", "pingpong")
-    if not isinstance(method, str) or method not in available_methods():
+    method = _method_of(doc)
+    if method not in available_methods():
         raise _fail(where, f"spec: method {method!r} is not one of {', '.join(available_methods())}")
     if doc.get("method") is not None and doc["method"] != method:
         raise _fail(where, f"method '{doc['method']}' is not the spec's '{method}'")
@@ -352,10 +352,15 @@ def _check_pairs(doc: dict, where: str) -> None:
             first[key] = i
 
 
+def _method_of(doc: dict) -> str:
+    """A checked line's method, as its spec says it (a first release's `version: 1` is pingpong-v1)."""
+    return SessionSpec.model_validate(doc["spec"]).method
+
+
 def _check_versus(docs: list[tuple[str, dict]]) -> None:
     """Every pairwise verdict names another session of the same file with the same method, and
     every fork the session it came from."""
-    methods = {own_key(doc): doc["spec"].get("method", "pingpong") for _, doc in docs}
+    methods = {own_key(doc): _method_of(doc) for _, doc in docs}
     for where, doc in docs:
         parent = doc.get("parent")
         if parent is not None and versus_key(doc, parent) not in methods:

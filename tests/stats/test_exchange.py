@@ -295,3 +295,17 @@ def test_a_bad_method_or_a_missing_parent_is_one_line(tmp_path, capsys, change, 
     assert main(["--home", str(tmp_path / "fresh"), "import", str(line)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "line 1" in err and message in err
+
+
+def test_a_first_release_line_whose_spec_says_version_1_still_imports(tmp_path, capsys):
+    assert cli(tmp_path, "run", "--method", "pingpong-v1", "--player", "offline", "--interrogator", "offline",
+               "--judge", "offline", "--every", "20") == 0
+    line = tmp_path / "one.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(line)) == 0
+    doc = json.loads(line.read_text().splitlines()[0])
+    del doc["spec"]["method"]
+    doc["spec"]["version"] = 1
+    line.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    assert main(["--home", str(tmp_path / "fresh"), "import", str(line)]) == 0
+    with Store(tmp_path / "fresh" / "pingpong.db") as s:
+        assert [x.method for x in s.sessions()] == ["pingpong-v1"]
