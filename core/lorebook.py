@@ -7,7 +7,8 @@ applies the rules users rely on, as SillyTavern does:
 
 - `keys`: any one found in the scanned text activates the entry; a key written as
   `/pattern/flags` is a regular expression (flags i, m, s honoured; an invalid one is
-  matched as plain text);
+  matched as plain text; one that backtracks longer than REGEX_SECONDS on a message does
+  not match it, so a card cannot hang a session);
 - `selective` with `secondary_keys`: the selectiveLogic 0 AND ANY, 1 NOT ALL,
   2 NOT ANY, 3 AND ALL decides whether the secondary keys must (or must not) appear too;
 - `constant` entries are always active; `enabled: false` ones never are;
@@ -27,9 +28,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pingpong.core.domain import Character
+
+if TYPE_CHECKING:
+    import regex
 
 DEFAULT_SCAN_DEPTH = 2
 AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
@@ -37,7 +41,11 @@ AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
 
 _REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
 _JS_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+_FLAGS = "ims"
+"""The JavaScript flags honoured: ignore case, multiline, dot matches newlines."""
+REGEX_SECONDS = 0.05
+"""How long one lorebook pattern may search one message (Python's re cannot be stopped: the regex
+module's searches take a timeout)."""
 
 
 def character_book(card: Character) -> Mapping[str, Any] | None:
@@ -137,7 +145,10 @@ class _Entry:
     def _matches(self, key: str, text: str) -> bool:
         pattern = _regex(key)
         if pattern is not None:
-            return pattern.search(text) is not None
+            try:
+                return pattern.search(text, timeout=REGEX_SECONDS) is not None
+            except TimeoutError:  # catastrophic backtracking: a card's pattern must not hang the session
+                return False
         case_sensitive = self._flag("case_sensitive", "caseSensitive")
         if not case_sensitive:
             key, text = key.lower(), text.lower()
@@ -146,15 +157,19 @@ class _Entry:
         return key in text
 
 
-def _regex(key: str) -> re.Pattern[str] | None:
+def _regex(key: str) -> regex.Pattern[str] | None:
     """`/pattern/flags` as a compiled pattern; None for plain keys and for patterns that do not compile."""
     m = _REGEX_KEY.match(key)
     if m is None:
         return None
-    flags = 0
+    import regex  # only cards with pattern keys need it
+
+    flags = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL}
+    wanted = 0
     for letter in m.group(2):
-        flags |= _FLAGS.get(letter, 0)
+        if letter in _FLAGS:
+            wanted |= flags[letter]
     try:
-        return re.compile(_JS_NAMED_GROUP.sub("(?P<", m.group(1)), flags)
-    except re.error:
+        return regex.compile(_JS_NAMED_GROUP.sub("(?P<", m.group(1)), wanted | regex.VERSION0)
+    except (regex.error, ValueError, OverflowError):
         return None

@@ -149,3 +149,15 @@ def test_character_book_is_found_where_the_importers_keep_it():
     assert character_book(card({"source_card": {"character_book": {"entries": []}}})) is None
     assert character_book(card({"source_card": "odd"})) is None
     assert character_book(card({})) is None
+
+
+def test_a_pattern_that_backtracks_for_ever_gives_up_instead_of_hanging_the_session():
+    """A card's `/(a|aa)+$/` against a long run of a's backtracks without end in Python's re: the key
+    does not match that message, the other keys still work, and the whole check takes a moment."""
+    import time
+
+    greeting = "a" * 60 + "!"
+    book = _book({"keys": ["/(a|aa)+$/"], "content": RIVER}, {"keys": ["/(?<bird>raven)/i"], "content": ASH})
+    started = time.monotonic()
+    assert active_entries(book, [greeting, "A RAVEN lands on the sill."]) == [ASH]
+    assert time.monotonic() - started < 5  # Python's re alone would not end in a lifetime
