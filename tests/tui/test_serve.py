@@ -94,6 +94,17 @@ def test_bad_port_is_one_line(tmp_path):
     assert result.stderr == "pingpong: error: --port: expected 1 to 65535, got 70000\n"
 
 
+@pytest.mark.parametrize("host, message", [
+    ("", "--host: must not be empty"),  # aiohttp would listen on every address, the banner said localhost
+    ("nosuchhost.invalid", "--host nosuchhost.invalid: not an address this machine can listen on"),
+])
+def test_an_empty_or_unknown_host_is_one_line(tmp_path, host, message):
+    result = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", "18123", "--host", host,
+                             "--home", str(tmp_path)], check=False, cwd=REPO, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
 def test_busy_port_is_one_line(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

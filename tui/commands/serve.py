@@ -20,7 +20,7 @@ from textual_serve.server import Server
 from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 
-WILDCARD_HOSTS = ("", "0.0.0.0", "::")
+WILDCARD_HOSTS = ("0.0.0.0", "::")
 
 
 def app_command(home: Home) -> str:
@@ -70,9 +70,16 @@ def _check_database(home: Home) -> None:
 
 
 def serve(args, home: Home) -> int:
-    host, port = args.host, args.port
+    host, port = args.host.strip(), args.port
+    if not host:  # aiohttp would listen on every address, while the banner said localhost
+        raise UserError("--host: must not be empty (0.0.0.0 listens on every address of this machine)")
     if not 1 <= port <= 65535:
         raise UserError(f"--port: expected 1 to 65535, got {port}")
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise UserError(f"--host {host}: not an address this machine can listen on "
+                        f"({getattr(exc, 'strerror', None) or exc})") from None
     _check_database(home)
     server = TuiServer(app_command(home), host=host, port=port, title="pingpong", public_url=public_url(host, port))
     try:
