@@ -27,6 +27,8 @@ RESERVED = frozenset({OFFLINE, HUMAN})
 # sampling parameters whose type we know; any other [models.NAME.params] key is passed on as is
 NUMERIC_PARAMS = frozenset({"temperature", "top_p", "frequency_penalty", "presence_penalty"})
 INTEGER_PARAMS = frozenset({"max_tokens", "max_completion_tokens", "seed", "n"})
+REQUEST_FIELDS = {"model": "the model's own `model` key", "messages": "the conversation"}
+"""Request fields pingpong writes itself: a params key of the same name would silently replace them."""
 SECONDS_FIELDS = ("timeout", "deadline")
 MAX_SECONDS = 24 * 3600.0
 """Longest timeout or deadline accepted: a day for one call is already more than any model needs."""
@@ -86,6 +88,11 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
                                 f"{MAX_SECONDS:g}, got {seconds!r}")
         check_plain(spec.params, str(path), ["models", name, "params"])
         for key, value in spec.params.items():
+            if key in REQUEST_FIELDS:
+                raise UserError(f"{path}: models.{name}.params.{key}: not a sampling parameter: pingpong sends "
+                                f"{REQUEST_FIELDS[key]} there")
+            if key == "stream" and not isinstance(value, bool):
+                raise UserError(f"{path}: models.{name}.params.stream: expected true or false, got {value!r}")
             is_int = isinstance(value, int) and not isinstance(value, bool)
             if key in NUMERIC_PARAMS and not (is_int or isinstance(value, float)):
                 raise UserError(f"{path}: models.{name}.params.{key}: expected a number, got {value!r}")

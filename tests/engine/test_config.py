@@ -105,6 +105,9 @@ def test_is_local():
     ('temperature = "hot"', "models.x.params.temperature: expected a number"),
     ("top_p = true", "models.x.params.top_p: expected a number"),
     ("max_tokens = 1.5", "models.x.params.max_tokens: expected a whole number"),
+    ('model = "another"', "models.x.params.model: not a sampling parameter"),  # it would replace the model
+    ('messages = "all gone"', "models.x.params.messages: not a sampling parameter"),
+    ('stream = "no"', "models.x.params.stream: expected true or false"),
 ])
 def test_bad_sampling_params_are_named(tmp_path, param, where):
     with pytest.raises(UserError) as info:
