@@ -27,7 +27,7 @@ Malformed entries are skipped, never raised: a card is foreign input.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pingpong.core.domain import Character
@@ -57,6 +57,30 @@ def character_book(card: Character) -> Mapping[str, Any] | None:
         if isinstance(book, Mapping) and book.get("entries"):
             return book
     return None
+
+
+def with_entry_text(card: Character, sub: Callable[[str], str]) -> Character:
+    """The card with ``sub`` applied to the content of every entry of its lorebook (the names filled in,
+    as in the card's other fields); the card itself when it has no book."""
+    book = character_book(card)
+    if book is None:
+        return card
+    entries = book["entries"]
+
+    def one(entry: Any) -> Any:
+        if isinstance(entry, Mapping) and isinstance(entry.get("content"), str):
+            return {**entry, "content": sub(entry["content"])}
+        return entry
+
+    named = {**book, "entries": {k: one(e) for k, e in entries.items()} if isinstance(entries, Mapping)
+             else [one(e) for e in entries]}
+    extensions = dict(card.extensions)
+    source = extensions.get("source_card")
+    if isinstance(source, Mapping) and source.get("character_book") is book:
+        extensions["source_card"] = {**source, "character_book": named}
+    else:
+        extensions["character_book"] = named
+    return card.model_copy(update={"extensions": extensions})
 
 
 def active_entries(book: Mapping, recent_texts: Sequence[str], *, scan_depth: int | None = None) -> list[str]:

@@ -38,7 +38,7 @@ def replace_macros(text: str, char_name: str, lang: str, user_name: str | None =
 
 
 def with_names(card: Character, user_name: str | None = None) -> Character:
-    """The card as the models see it: every text field with its macros replaced.
+    """The card as the models see it: every text field (and its lorebook's entries) with its macros replaced.
 
     user_name: who {{user}} is (the interrogator seat's name, config `user_name`);
     None or "" gives the card language's neutral name ("User" in English).
@@ -47,11 +47,13 @@ def with_names(card: Character, user_name: str | None = None) -> Character:
     def sub(text: str) -> str:
         return replace_macros(text, card.char_name, card.lang, user_name)
 
-    return card.model_copy(update={
+    from pingpong.core.lorebook import with_entry_text
+
+    return with_entry_text(card.model_copy(update={
         "summary": sub(card.summary),
         "persona": sub(card.persona),
         "greeting": sub(card.greeting),
         "example_text": sub(card.example_text),
         "example_dialogue": [ExampleTurn(user=sub(t.user), char=sub(t.char)) for t in card.example_dialogue],
         "catchphrases": [sub(line) for line in card.catchphrases],
-    })
+    }), sub)

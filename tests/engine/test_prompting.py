@@ -115,3 +115,21 @@ def test_lorebook_entries_reach_the_player_when_the_chat_mentions_their_keys():
     assert "Ilse guards the Eldmoor forest" in system and "tower fell" not in system
     other = [Message(turn=1, role="user", author="u", text="What do you eat?")]
     assert "Eldmoor" not in PromptRenderer().player(card, other)[0]["content"]
+
+
+def test_lorebook_entries_name_the_user_as_the_rest_of_the_card_does():
+    """{{user}} in a lore entry is the config's user_name, as in the greeting and the examples (the card
+    the engine gives the models has its names filled in everywhere, its lorebook included)."""
+    from pingpong.core.domain import Character, Message
+    from pingpong.core.macros import with_names
+    from pingpong.core.prompts import PromptRenderer
+
+    book = {"entries": [{"keys": ["lamp"], "content": "{{char}} keeps the lamp for {{user}}."}]}
+    for where in ({"character_book": book}, {"source_card": {"character_book": book}}):
+        raw = Character(name="keeper", char_name="Marta", lang="en", summary="A keeper.", persona="Marta keeps it.",
+                        greeting="Hello {{user}}.", extensions=where)
+        named = with_names(raw, "Alexandra")
+        messages = PromptRenderer().player(named, [Message(turn=1, role="user", author="u", text="The lamp?")])
+        assert "Marta keeps the lamp for Alexandra." in messages[0]["content"]
+        assert "Hello Alexandra." in [m["content"] for m in messages]
+        assert raw.extensions == where  # the stored card keeps its macros
