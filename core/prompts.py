@@ -154,8 +154,9 @@ class PromptRenderer:
 
     def interrogator(self, character: Character, situation: Situation,
                      transcript: Sequence[Message], *, turn: int, num_turns: int,
-                     lang: str | None = None) -> Messages:
+                     lang: str | None = None, prompt_format: PromptFormat = "detailed") -> Messages:
         """The user's side: summary + situation only (never the full card)."""
+        character = self.as_greeted(character, prompt_format)
         variables = dict(
             character={"char_name": character.char_name, "summary": character.summary,
                        "greeting": character.greeting},
@@ -168,6 +169,13 @@ class PromptRenderer:
             {"role": "system", "content": self.render("interrogator_system.j2", **variables)},
             {"role": "user", "content": self.render("interrogator_user.j2", **variables)},
         ]
+
+    @staticmethod
+    def as_greeted(character: Character, prompt_format: PromptFormat) -> Character:
+        """The card as the user's side may know it: its greeting opens the conversation only where the
+        player was given it (``detailed``); a ``minimal`` or ``overview`` player never said it."""
+        return character if prompt_format == "detailed" or not character.greeting \
+            else character.model_copy(update={"greeting": ""})
 
     def interrogator_reask(self, messages: Messages, bad_answer: str, problem: str,
                            *, lang: str) -> Messages:
@@ -223,9 +231,10 @@ class PromptRenderer:
     def interrogator_judge(self, character: Character, situation: Situation,
                            transcript: Sequence[Message], *, turn: int | None,
                            score_turn: int | None, num_turns: int,
-                           lang: str | None = None) -> Messages:
+                           lang: str | None = None, prompt_format: PromptFormat = "detailed") -> Messages:
         """Full card; score player turn ``score_turn`` (None on the first call) and write
         the line for ``turn`` (None after the last reply)."""
+        character = self.as_greeted(character, prompt_format)
         variables = dict(
             character=self._card(character), situation=situation.model_dump(mode="json"),
             transcript=self._lines(transcript), turn=turn, score_turn=score_turn,

@@ -47,7 +47,8 @@ async def interrogator_line(engine: "SessionEngine", turn: int, who: str,
     from pingpong.core.engine import Usage
 
     messages = engine.renderer.interrogator(engine.character, situation or engine.situation, engine.transcript,
-                                            turn=turn, num_turns=engine.num_turns, lang=engine.lang)
+                                            turn=turn, num_turns=engine.num_turns, lang=engine.lang,
+                                            prompt_format=engine.spec.prompt_format)
     usage = Usage()
     completion = await engine.seat_call("interrogator", who, "interrogator", messages, turn)
     usage.add(completion)

@@ -133,3 +133,22 @@ def test_lorebook_entries_name_the_user_as_the_rest_of_the_card_does():
         assert "Marta keeps the lamp for Alexandra." in messages[0]["content"]
         assert "Hello Alexandra." in [m["content"] for m in messages]
         assert raw.extensions == where  # the stored card keeps its macros
+
+
+def test_the_user_side_sees_the_greeting_only_where_the_player_was_given_it():
+    """A minimal or overview player never says the card's greeting: the interrogator (and v1's tester)
+    must not read it as the conversation's first line either."""
+    from pingpong.core.domain import Character, Situation
+    from pingpong.core.prompts import PromptRenderer
+
+    keeper = Character(name="keeper", char_name="Marta", lang="en", summary="A keeper.", persona="Marta keeps it.",
+                       greeting="Wipe your boots, stranger.")
+    sit = Situation(name="s", lang="en", num_turns=2, text="Ask for shelter.")
+    r = PromptRenderer()
+    for fmt, shown in (("detailed", True), ("minimal", False), ("overview", False)):
+        asked = r.interrogator(keeper, sit, [], turn=1, num_turns=2, prompt_format=fmt)
+        tested = r.interrogator_judge(keeper, sit, [], turn=1, score_turn=None, num_turns=2, prompt_format=fmt)
+        player = r.player(keeper, [], prompt_format=fmt)
+        assert any("Wipe your boots" in m["content"] for m in player) is shown
+        assert ("Wipe your boots" in asked[1]["content"]) is shown
+        assert ("Wipe your boots" in tested[1]["content"]) is shown
