@@ -188,3 +188,22 @@ def test_show_lists_the_catchphrases_between_persona_and_greeting(tmp_path):
     plain = run_cli(home, "cards", "show", "ranger", columns=250)
     assert plain.returncode == 0 and "Stay on the path." in plain.stdout
     assert "catchphrases" not in plain.stdout  # no empty panel for a card without any
+
+
+def test_control_characters_in_a_card_reach_the_terminal_escaped(tmp_path):
+    """A card can hold an escape sequence, a NUL or a right-to-left override: import, list and show
+    print them written out, never as bytes a terminal would act on; JSON keeps the text as it is."""
+    name = "\u202eEvil\x00Nul\x1b[31mRed"
+    card = v2_card(name)
+    card["data"]["description"] = "calm\x1b]0;title\x07 and kind"
+    path = write_json(tmp_path / "ctrl.json", card)
+    home = tmp_path / "home"
+    done = run_cli(home, "cards", "import", str(path))
+    assert done.returncode == 0, done.stderr
+    slug = next(c["name"] for c in json.loads(run_cli(home, "cards", "list", "--format", "json").stdout)
+                if c["source"] == "user")
+    for out in (done.stdout, run_cli(home, "cards", "list").stdout, run_cli(home, "cards", "show", slug).stdout):
+        assert not any(ch in out for ch in "\x1b\x00\x07\u202e"), out
+        assert "\\x1b" in out
+    shown = json.loads(run_cli(home, "cards", "show", slug, "--format", "json").stdout)
+    assert shown["char_name"] == name

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pingpong.core.errors import UserError
-from pingpong.tui.commands.output import console, error, fields_grid, print_json, warn
+from pingpong.tui.commands.output import console, error, fields_grid, one_line, print_json, shown, warn
 
 if TYPE_CHECKING:
     from pingpong.characters.importers import Imported
@@ -62,23 +62,23 @@ def show_card(args, home) -> int:
         ("kind", card.source_kind), ("role", card.role_type), ("style", card.prompt_style),
         ("source", f"{lib.source(card.name)} ({lib.path(card.name)})"), ("imported from", card.origin),
     )))
-    out.print(Panel(Text(card.summary), title="summary (the interrogator sees this)", title_align="left"))
-    out.print(Panel(Text(card.persona), title="persona", title_align="left"))
+    out.print(Panel(Text(shown(card.summary)), title="summary (the interrogator sees this)", title_align="left"))
+    out.print(Panel(Text(shown(card.persona)), title="persona", title_align="left"))
     if card.catchphrases:
-        out.print(Panel(Text("\n".join(f"• {line}" for line in card.catchphrases)), title="catchphrases",
+        out.print(Panel(Text(shown("\n".join(f"• {line}" for line in card.catchphrases))), title="catchphrases",
                         title_align="left"))
     if card.greeting:
-        out.print(Panel(Text(card.greeting), title="greeting", title_align="left"))
+        out.print(Panel(Text(shown(card.greeting)), title="greeting", title_align="left"))
     if card.example_dialogue:
         lines = Text()
         for turn in card.example_dialogue:
-            lines.append("user: ", style="bold cyan").append(turn.user + "\n")
-            lines.append(f"{card.char_name}: ", style="bold magenta").append(turn.char + "\n")
+            lines.append("user: ", style="bold cyan").append(shown(turn.user) + "\n")
+            lines.append(f"{shown(card.char_name)}: ", style="bold magenta").append(shown(turn.char) + "\n")
         out.print(Panel(lines, title="example dialogue", title_align="left"))
     if card.example_text:
-        out.print(Panel(Text(card.example_text), title="example dialogue (text)", title_align="left"))
+        out.print(Panel(Text(shown(card.example_text)), title="example dialogue (text)", title_align="left"))
     if card.extensions:
-        out.print(Text(f"extensions: {', '.join(card.extensions)}", style="dim"))
+        out.print(Text(one_line(f"extensions: {', '.join(card.extensions)}"), style="dim"))
     return 0
 
 
@@ -102,7 +102,7 @@ def validate_cards(args, home) -> int:
             failed += 1
             error(exc)
             continue
-        print(f"ok: {_summary(path, imported)}")
+        print(one_line(f"ok: {_summary(path, imported)}"))
     return 2 if failed else 0
 
 
@@ -139,7 +139,7 @@ def import_cards(args, home) -> int:
     for path, imported in zip(args.paths, batch):
         for card in imported.characters:
             saved = cards.save(card)
-            print(f"imported {path}: {card.name} ({card.char_name}, {card.lang}) -> {saved}")
+            print(one_line(f"imported {path}: {card.name} ({card.char_name}, {card.lang}) -> {saved}"))
         for situation in imported.situations:
             same = _same_situation(situations, situation)
             if same:

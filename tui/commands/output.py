@@ -21,6 +21,15 @@ def one_line(text: object) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
+def shown(text: object) -> str:
+    """Text from a card, a file or a model as a terminal should get it: lines and tabs kept, any other
+    control character (an escape sequence, a NUL, a right-to-left override) written out escaped."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else repr(ch)[1:-1] for ch in text)
+
+
 def error(message: object) -> None:
     print(f"pingpong: error: {one_line(message)}", file=sys.stderr)
 
@@ -54,7 +63,7 @@ def fields_grid(pairs):
     grid.add_column()
     for key, value in pairs:
         if value:
-            grid.add_row(key, Text(str(value)))
+            grid.add_row(key, Text(one_line(value)))
     return grid
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
 from pingpong.tui.commands.output import console as _console
-from pingpong.tui.commands.output import print_json
+from pingpong.tui.commands.output import print_json, shown
 
 
 def _store(home: Home, *, reading: bool = False):
@@ -84,8 +84,8 @@ def _print_session(session) -> None:
     console.print(
         f"[bold]session {session.id}[/] [dim]({session.status}"
         f"{', run ' + session.run if session.run else ''})[/]\n"
-        f"character [bold]{escape(session.character.char_name)}[/] ({session.character.name}), "
-        f"situation {session.situation.name}: {escape(session.situation.text)}\n"
+        f"character [bold]{escape(shown(session.character.char_name))}[/] ({session.character.name}), "
+        f"situation {session.situation.name}: {escape(shown(session.situation.text))}\n"
         f"player {escape(session.seat_detail('player'))}, interrogator {escape(session.seat_detail())}, "
         f"judges {', '.join(spec.judges) or '-'}, "
         f"turns {session.turns_done}/{session.num_turns}, final {session.final.text() or '-'}"
@@ -101,16 +101,16 @@ def _print_session(session) -> None:
         for msg in (step.user, step.assistant):
             if msg is not None and names:  # a group scene: who speaks, then who wrote it
                 speaker = names.get(msg.speaker or "", msg.speaker or "")
-                console.print(f"[bold]{escape(speaker)}[/] [dim]({escape(msg.author)})[/]: {escape(msg.text)}")
+                console.print(f"[bold]{escape(shown(speaker))}[/] [dim]({escape(msg.author)})[/]: {escape(shown(msg.text))}")
             elif msg is not None:
                 colour = "cyan" if msg.role == "user" else "magenta"
                 cut = " [bold yellow](cut at max_tokens)[/]" if msg.truncated else ""
-                console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(msg.text)}")
+                console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(shown(msg.text))}")
         likert = step.judges if spec.method in LIKERT_METHODS else {}
         for judge, s in step.judges.items():  # labels (dmt) and rule scores (rolebench, roleinteract): value and why
             if judge not in likert:
                 for metric, one in s.scores.items():
-                    why = f" - {escape(one.explanation)}" if one.explanation else ""
+                    why = f" - {escape(shown(one.explanation))}" if one.explanation else ""
                     console.print(f"  {escape(judge)}: {metric} = {_score_text(one)}{why}")
         if likert:
             table = Table(box=None, pad_edge=False)
@@ -263,7 +263,7 @@ def resume(args, home: Home) -> int:
                     if isinstance(event, MessageCompleted):
                         m = event.message
                         colour = "cyan" if m.role == "user" else "magenta"
-                        console.print(f"[dim]{m.turn}[/] [{colour}]{escape(m.author)}[/]: {escape(m.text)}")
+                        console.print(f"[dim]{m.turn}[/] [{colour}]{escape(m.author)}[/]: {escape(shown(m.text))}")
                     elif isinstance(event, VerdictReady):
                         v = event.verdict
                         parts = []

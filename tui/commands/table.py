@@ -45,7 +45,9 @@ def cut(text: str, width: int) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    from pingpong.tui.commands.output import one_line
+
+    return one_line(" ".join(str(text).split()))
 
 
 def _title(column: Column, width: int) -> str:
