@@ -145,14 +145,17 @@ def interrogators_of(conn: sqlite3.Connection, flt: SessionFilter) -> list[str]:
         f"SELECT DISTINCT s.interrogator FROM sessions s WHERE {where} ORDER BY s.interrogator", params)]
 
 
-def failed_judge_turns(conn: sqlite3.Connection, session_ids: Sequence[int]) -> dict[int, int]:
-    """{session: judge (turn, metric) rows still failed}: what `pingpong judge` would retry."""
+def failed_judge_turns(conn: sqlite3.Connection, session_ids: Sequence[int],
+                       judges: Sequence[str] | None = None) -> dict[int, int]:
+    """{session: judge (turn, metric) rows still failed} (of those judges only, when given): what
+    `pingpong judge` would retry."""
+    only, names = (f" AND by IN ({_marks(len(judges))})", list(judges)) if judges else ("", [])
     out: dict[int, int] = {}
     for chunk in _chunks(session_ids):
         for sid, n in conn.execute(
                 "SELECT session_id, COUNT(DISTINCT by || '/' || IFNULL(turn, 0)) FROM scores"
-                f" WHERE source = 'judge' AND status = 'failed' AND session_id IN ({_marks(len(chunk))})"
-                " GROUP BY session_id", chunk):
+                f" WHERE source = 'judge' AND status = 'failed' AND session_id IN ({_marks(len(chunk))}){only}"
+                " GROUP BY session_id", [*chunk, *names]):
             out[sid] = n
     return out
 

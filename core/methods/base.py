@@ -30,6 +30,9 @@ class Method(ABC):
     seat's occupant, so views of who sat in a seat leave them out."""
     min_reply_chars: ClassVar[int] = 2
     """A shorter player reply is asked for again (PingPong's rule); 1 where one letter is an answer."""
+    model_judges: ClassVar[bool] = True
+    """Judge models score its sessions (`pingpong judge` can add one); False where its tester or exact
+    rules score them, which no other model can stand in for."""
     people_rate: ClassVar[Literal["conversation", "rounds"] | None] = None
     """What a person rates in the blind rating queue (`pingpong annotate`): the whole conversation,
     each round, or nothing (None: scored by exact rules, which a person corrects rather than rates)."""

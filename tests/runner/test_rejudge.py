@@ -166,3 +166,39 @@ def _default(body):
     from tests.fakeserver import default_responder
 
     return default_responder(body)
+
+
+def test_judge_counts_only_its_own_judges_failed_turns(tmp_path):
+    """Another judge's failed turns are not this command's to retry: adding a good judge exits 0."""
+    def judge_down(body):
+        return server_error(500) if body.get("model") == "judge" else None
+
+    with FakeServer(responder=lambda body: judge_down(body) or _default(body)) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        (root / "config.toml").write_text((root / "config.toml").read_text() + "[models.second]\n"
+                                          f'base_url = "{server.base_url}"\nmodel = "second"\n', encoding="utf-8")
+        run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                       "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+        assert run.rc == 1, run.err
+        again = pingpong(root, "judge", "--run", "r", "--judge", "second")
+        assert again.rc == 0, again.err
+        still = pingpong(root, "judge", "--run", "r", "--judge", "judge")
+        assert still.rc == 1 and "still failed" in still.err
+
+
+def test_judge_refuses_what_judge_models_do_not_score_and_a_dead_judge_before_any_call(tmp_path):
+    root = tmp_path / "home"
+    offline = ("--player", "offline", "--interrogator", "offline", "--judge", "offline", "--every", "20")
+    for method in ("pingpong-v1", "rolebench"):
+        assert pingpong(root, "run", "--method", method, *offline, "--run", method).rc == 0
+    assert pingpong(root, "run", *offline, "--run", "v2").rc == 0
+    for method, scorer in (("pingpong-v1", "their tester"), ("rolebench", "exact rules")):
+        refused = pingpong(root, "judge", "--run", method, "--judge", "offline")
+        assert refused.rc == 2 and refused.err.count("\n") == 1 and scorer in refused.err, refused.err
+    (root / "config.toml").write_text('[models.dead]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "x"\n',
+                                      encoding="utf-8")
+    before = _rows(root, "select judges from sessions order by id")
+    dead = pingpong(root, "judge", "--run", "v2", "--judge", "dead")
+    assert dead.rc == 2 and "unreachable" in dead.err and dead.err.count("\n") == 1, dead.err
+    assert _rows(root, "select judges from sessions order by id") == before  # no judge added to any session

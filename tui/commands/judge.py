@@ -17,7 +17,9 @@ def judge(args, home: Home) -> int:
 
     from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.domain import HUMAN
+    from pingpong.core.methods import get_method
     from pingpong.sessions import queries
+    from pingpong.sessions.plan_checks import check_reachable
     from pingpong.sessions.store import Store
 
     if not args.runs and not args.sessions:
@@ -33,19 +35,25 @@ def judge(args, home: Home) -> int:
     store = Store(home.db_path)
     try:
         ids = list(dict.fromkeys(args.sessions))
-        for sid in ids:
-            store.session(sid)  # an unknown id is a one-line error before any call
+        methods = {sid: store.session(sid).spec.method for sid in ids}  # an unknown id: one line, before any call
         for run in args.runs:
             found = store.sessions(run=run, status="finished")
             if not found and not store.sessions(run=run):
                 raise UserError(f"--run: no run named '{run}'")
             ids += [s.id for s in found if s.id not in ids]
+            methods.update((s.id, s.method) for s in found)
+        unjudged = next((sid for sid in ids if not get_method(methods[sid]).model_judges), None)
+        if unjudged is not None:
+            raise UserError(f"session {unjudged}: {methods[unjudged]} sessions are scored by "
+                            f"{'their tester' if methods[unjudged] == 'pingpong-v1' else 'exact rules'}, "
+                            "not by judge models")
+        asyncio.run(check_reachable(specs.values()))  # a dead endpoint: one line now, not a minute of retries
         try:
             with asyncio.Runner() as loop:
                 judged = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
         except StorageError as exc:  # verdicts stored so far are kept; the rest is retried next time
             raise RunFailed(f"error: {exc}; judging stopped there: run the same command again to go on") from None
-        left = queries.failed_judge_turns(store.conn, ids)
+        left = queries.failed_judge_turns(store.conn, ids, list(specs))
     finally:
         store.close()
     failed = sum(left.values())
