@@ -632,6 +632,9 @@ class Store:
             if metric not in rated:  # DMT: the card's role type decides which metrics apply
                 raise UserError(f"metric {metric!r}: session {session_id} ({card.name}) is scored on {', '.join(rated)}")
             number = _on_scale(metric, value, scale)
+            if turn is None and method.people_rate == "rounds":  # no view reads a label of the whole dialogue
+                raise UserError(f"session {session_id}: {method_name} sessions are labelled round by round; "
+                                "give the round (--turn N)")
             if turn is not None:
                 found = db.execute(
                     "select 1 from messages where session_id = ? and turn = ? and role = 'assistant'",
@@ -651,9 +654,9 @@ class Store:
                     "select distinct metric from scores where session_id = ? and source = 'judge' and turn is ?"
                     " order by metric", [session_id, turn])]
                 if metric not in ruled:
-                    where = "the session" if turn is None else f"turn {turn}"
-                    raise UserError(f"metric {metric!r}: {where} of session {session_id} was scored on "
-                                    f"{', '.join(ruled) or 'nothing yet'}; a person corrects one of those")
+                    where = f"session {session_id}" + ("" if turn is None else f", turn {turn},")
+                    raise UserError(f"metric {metric!r}: {where} was scored on {', '.join(ruled) or 'nothing'} "
+                                    "by its rule; a person corrects one of those")
             cur = db.execute(
                 "insert into scores (session_id, turn, metric, value, scale, source, by, explanation, status,"
                 " created_at) values (?, ?, ?, ?, ?, 'human', ?, ?, 'ok', ?)",

@@ -129,3 +129,14 @@ def test_sessions_show_and_fork_print_every_label_as_good_or_bad(tmp_path):
     assert forked.rc == 0, forked.err
     (line,) = [x for x in forked.out.splitlines() if x.startswith("judge offline")]
     assert "None" not in line and ("bad " in line or "all good" in line)
+
+
+def test_a_dmt_label_needs_its_round_and_a_persons_label_shows_as_good_or_bad(tmp_path):
+    assert pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--characters", "ada-lovelace", "--lang", "en",
+                    "--every", "4").rc == 0
+    sid = rows(tmp_path, "select id from sessions")[0][0]
+    whole = pingpong(tmp_path, "sessions", "score", str(sid), "--metric", "fluency", "--value", "bad")
+    assert whole.rc == 2 and "round by round" in whole.err and whole.err.count("\n") == 1
+    assert pingpong(tmp_path, "sessions", "score", str(sid), "--turn", "1", "--metric", "fluency", "--value", "bad",
+                    "--author", "ann").rc == 0
+    assert "person ann: fluency = bad current" in pingpong(tmp_path, "sessions", "show", str(sid)).out

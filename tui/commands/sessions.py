@@ -136,7 +136,8 @@ def _print_people(console, people) -> None:
 
     for p in people:
         s = p.score
-        value = ("yes" if s.value else "no") if s.metric == "is_refusal" else f"{s.value:g}"
+        value = ("yes" if s.value else "no") if s.metric == "is_refusal" else (
+            ("good" if s.value else "bad") if s.scale == "good-bad" else f"{s.value:g}")
         mark = "[bold green]current[/]" if p.current else "[dim]superseded[/]"
         reason = f" - {escape(s.reason)}" if s.reason else ""
         console.print(f"  person {escape(s.author)}: {s.metric} = {value} {mark}"
