@@ -1,12 +1,14 @@
 """People's ratings of whole conversations as the PingPong reference's annotation JSONL holds them.
 
 One line per rated conversation: the entry's `messages` (with its `character` and `situation`,
-and usually `player`) plus `human_scores`, {metric: 1-5} for the whole conversation. The
-reference writes one file per annotator, so the author is the file's name unless each line says
-who rated it (`author`, or `annotator`). Import stores the ratings as people's scores of the whole
-conversation (turn null) of the stored session with the same character, situation and messages,
-storing the conversation first when it is not there yet; `export --format annotations` writes
-everyone's current ratings back, one line per (conversation, person), each naming its author.
+and usually `player`) plus `human_scores`, {metric: 1-5} for the whole conversation (1-10 on a
+line marked `"version": 1`, PingPong v1's scale). The reference writes one file per annotator, so
+the author is the file's name unless each line says who rated it (`author`, or `annotator`).
+Import stores the ratings as people's scores of the whole conversation (turn null) of the stored
+session of that version with the same character, situation and messages (and the line's player,
+when it names one), storing the conversation first when it is not there yet; `export --format
+annotations` writes everyone's current ratings back, one line per (conversation, person), each
+naming its author and, for v1, its version.
 """
 
 from __future__ import annotations
@@ -46,18 +48,20 @@ def content_key(char_name: str, situation_text: str, pairs: list[tuple[str, str]
     return json.dumps([char_name, situation_text, pairs], ensure_ascii=False)
 
 
-def _stored(store) -> dict[str, list[int]]:
-    """content key -> stored Likert sessions with that conversation, oldest first."""
-    found: dict[str, list[int]] = defaultdict(list)
+def _stored(store) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """(method, content key) -> [(session, player)] of the stored Likert sessions with that
+    conversation, oldest first."""
+    found: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
     for method, _ in VERSIONS:
         for summary in store.sessions(method=method):
             stored = store.session(summary.id)
             pairs = [(m.role, m.text) for m in stored.messages]
-            found[content_key(stored.character.char_name, stored.situation.text, pairs)].append(stored.id)
+            key = content_key(stored.character.char_name, stored.situation.text, pairs)
+            found[(method, key)].append((stored.id, stored.spec.player))
     return found
 
 
-def _ratings(raw: Any, where: str) -> dict[str, float]:
+def _ratings(raw: Any, where: str, top: int = 5) -> dict[str, float]:
     if not isinstance(raw, dict) or not raw:
         raise EntryError(f"{where}.human_scores: expected an object of metric: score")
     out: dict[str, float] = {}
@@ -69,8 +73,8 @@ def _ratings(raw: Any, where: str) -> dict[str, float]:
             if value not in (0, 1):  # True and False compare equal to 1 and 0
                 raise EntryError(f"{where}.human_scores.is_refusal is {value!r}, expected 0 or 1")
         elif (isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer()
-              or not 1 <= value <= 5):
-            raise EntryError(f"{where}.human_scores.{key} is {value!r}, expected a whole score from 1 to 5 "
+              or not 1 <= value <= top):
+            raise EntryError(f"{where}.human_scores.{key} is {value!r}, expected a whole score from 1 to {top} "
                              "(a mean of several people? import each person's file)")
         out[metric] = float(value)
     if not out:
@@ -107,7 +111,7 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
     """Store every line's ratings (one transaction); a line that cannot be taken is one warning."""
     rows, warnings = parse_annotations(text, name)
     summary = ImportSummary(path=name, format="annotations", conversations=len(rows) + len(warnings),
-                            warnings=warnings)
+                            warnings=warnings, merged_what="conversations already stored rated")
     file_author = Path(name).stem
     with store.transaction():
         stored = _stored(store)
@@ -115,20 +119,24 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
             try:
                 author = next((row[k].strip() for k in AUTHOR_KEYS if isinstance(row.get(k), str) and row[k].strip()),
                               file_author)
-                ratings = _ratings(row.get("human_scores"), where)
+                v1 = row.get("version") == 1
+                ratings = _ratings(row.get("human_scores"), where, 10 if v1 else 5)
                 models = (_model(row, "player"), _model(row, "interrogator"), UNKNOWN_MODEL)
                 opening, messages = parse_messages(row.get("messages"), where, models[0], models[1])
                 conv = parse_conversation(row, where, messages, opening, models, JudgeVerdict(judge="", scores=[]))
             except EntryError as exc:
                 summary.warnings.append(f"{exc}; line skipped")
                 continue
-            key = content_key(conv.character.char_name, conv.situation.text, [(m.role, m.text) for m in messages])
-            if key in stored:
-                sid = stored[key][0]
+            conv.method = "pingpong-v1" if v1 else "pingpong"
+            key = (conv.method, content_key(conv.character.char_name, conv.situation.text,
+                                            [(m.role, m.text) for m in messages]))
+            player = models[0]
+            sid = next((s for s, p in stored.get(key, []) if player in (p, UNKNOWN_MODEL)), None)
+            if sid is not None:
                 summary.merged += 1
             else:
                 sid = store_conversation(store, conv, {})
-                stored[key].append(sid)
+                stored[key].append((sid, player))
                 summary.new_sessions += 1
             if not _add_ratings(store, store.session(sid), ratings, author):
                 summary.skipped += 1
@@ -167,6 +175,7 @@ def annotation_rows(store) -> list[dict[str, Any]]:
                     "interrogator": {"model_name": stored.spec.interrogator},
                     "author": author,
                     "human_scores": {m: int(ratings[m]) for m in RATED if m in ratings},
+                    **({"version": 1} if version == 1 else {}),
                 })
     return out
 

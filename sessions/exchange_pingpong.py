@@ -78,7 +78,8 @@ class ImportSummary:
     format: str
     conversations: int = 0
     new_sessions: int = 0
-    merged: int = 0  # verdicts added to sessions that were already stored
+    merged: int = 0  # verdicts (or people's ratings) added to sessions that were already stored
+    merged_what: str = "judge verdicts added to stored sessions"
     skipped: int = 0  # already stored (same conversation, same judge / same session)
     pairs: int = 0  # pairwise verdicts stored (our JSONL)
     judges: list[str] = field(default_factory=list)
@@ -88,7 +89,7 @@ class ImportSummary:
     def line(self) -> str:
         parts = [f"{self.new_sessions} new sessions"]
         if self.merged:
-            parts.append(f"{self.merged} judge verdicts added to stored sessions")
+            parts.append(f"{self.merged} {self.merged_what}")
         if self.pairs:
             parts.append(f"{self.pairs} pairwise verdicts")
         if self.skipped:

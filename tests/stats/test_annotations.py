@@ -120,3 +120,32 @@ def test_annotations_export_and_import_round_trip(tmp_path, capsys):
     capsys.readouterr()
     assert cli(home, "export", "--format", "annotations") == 0
     assert capsys.readouterr().out == first.read_text(encoding="utf-8")
+
+
+def test_v1_ratings_and_two_players_with_the_same_words_survive_the_round_trip(tmp_path, capsys):
+    """A v1 rating is on ten points and its line says so; a line's player decides which of two sessions
+    with the same words gets the rating (the offline models say the same words for every player)."""
+    home = tmp_path / "home"
+    (home).mkdir()
+    (home / "config.toml").write_text('[models.offline-b]\nkind = "offline"\n', encoding="utf-8")
+    offline = ("--interrogator", "offline", "--judge", "offline", "--every", "20")
+    assert cli(home, "run", "--player", "offline", "--player", "offline-b", *offline) == 0
+    assert cli(home, "run", "--method", "pingpong-v1", "--player", "offline", *offline) == 0
+    with Store(home / "pingpong.db") as store:
+        v2 = {s.player: s.id for s in store.sessions(method="pingpong")}
+        v1 = store.sessions(method="pingpong-v1")[0].id
+        store.add_human_score(v2["offline-b"], None, "fluency", 2, "ann")
+        store.add_human_score(v1, None, "in_character", 9, "ann")
+    first = tmp_path / "one.jsonl"
+    assert cli(home, "export", "--format", "annotations", "--out", str(first)) == 0
+    rows = [json.loads(x) for x in first.read_text(encoding="utf-8").splitlines()]
+    assert sorted((r.get("version", 2), r["player"]["model_name"]) for r in rows) == [(1, "offline"), (2, "offline-b")]
+    for target in (home, tmp_path / "other"):  # back into the same home (nothing new) and into a fresh one
+        capsys.readouterr()
+        assert cli(target, "import", str(first)) == 0
+        assert "could not be taken" not in capsys.readouterr().out
+        second = tmp_path / "two.jsonl"
+        assert cli(target, "export", "--format", "annotations", "--out", str(second)) == 0
+        assert [json.loads(x) for x in second.read_text(encoding="utf-8").splitlines()] == rows
+    with Store(home / "pingpong.db") as store:
+        assert [h.value for h in store.session(v2["offline"]).human_scores] == []
