@@ -632,6 +632,9 @@ class Store:
             if metric not in rated:  # DMT: the card's role type decides which metrics apply
                 raise UserError(f"metric {metric!r}: session {session_id} ({card.name}) is scored on {', '.join(rated)}")
             number = _on_scale(metric, value, scale)
+            if turn is None and not db.execute(
+                    "select 1 from messages where session_id = ? and role = 'assistant' limit 1", [session_id]).fetchone():
+                raise UserError(f"session {session_id}: the player has not said anything yet to rate")
             if turn is None and method.people_rate == "rounds":  # no view reads a label of the whole dialogue
                 raise UserError(f"session {session_id}: {method_name} sessions are labelled round by round; "
                                 "give the round (--turn N)")
@@ -711,13 +714,17 @@ class Store:
             raise UserError(f"session {session_id}: a session is not compared with itself")
         with self.writing() as db:
             found = {row[0]: row[1:] for row in db.execute(
-                "select id, method, character, situation from sessions where id in (?, ?)", [session_id, other_id])}
+                "select id, method, character, situation, player from sessions where id in (?, ?)",
+                [session_id, other_id])}
             for sid in (session_id, other_id):
                 if sid not in found:
                     raise UserError(f"session {sid}: no such session")
-            if found[session_id] != found[other_id]:
+            if found[session_id][:3] != found[other_id][:3]:
                 raise UserError(f"sessions {session_id} and {other_id}: only sessions of the same method, "
                                 "character and situation are compared")
+            if found[session_id][3] == found[other_id][3]:  # no view compares a player with itself
+                raise UserError(f"sessions {session_id} and {other_id}: both were played by "
+                                f"'{found[session_id][3]}'; a preference is between two players")
             a, b = sorted((session_id, other_id))
             cur = db.execute(
                 "insert into pair_scores (session_a, session_b, shown, metric, value, scale, source, by, explanation,"

@@ -259,7 +259,21 @@ def test_preferences_are_checked(store):
         store.add_pair_preference(a, 99, 1, "dana")
     with pytest.raises(UserError, match="author"):
         store.add_pair_preference(a, b, 1, " ")
+    again = add(store, "A", "s1")
+    with pytest.raises(UserError, match="both were played by 'A'"):  # no view compares a player with itself
+        store.add_pair_preference(a, again, 1, "dana")
     assert store.db.execute("select count(*) from pair_scores").fetchone()[0] == 0
+
+
+def test_a_whole_conversation_score_needs_something_the_player_said(store):
+    from pingpong.core.domain import SessionSpec, Situation
+
+    sit = Situation(name="s9", lang="en", text="A sailor asks.", num_turns=1)
+    silent = store.create_session(SessionSpec(character="keeper", situation="s9", player="A", interrogator="asker",
+                                              judges=[], lang="en"), CARD, sit)
+    store.set_status(silent, "failed", "the player's endpoint went away")
+    with pytest.raises(UserError, match="has not said anything yet"):
+        store.add_human_score(silent, None, "fluency", 3, "dana")
 
 
 def test_an_ok_judge_verdict_is_never_rewritten_a_failed_one_is(store):
