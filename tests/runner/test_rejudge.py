@@ -29,11 +29,13 @@ def _rows(root, sql):
         conn.close()
 
 
-def test_failed_judge_exits_1_then_pingpong_judge_completes_it_without_the_seats(tmp_path):
-    def judge_down(body):
-        return server_error(500) if body.get("model") == "judge" else None
+def _judge_down(body):
+    """The model called "judge" answers 500; the others as usual."""
+    return server_error(500) if body.get("model") == "judge" else _default(body)
 
-    with FakeServer(responder=lambda body: judge_down(body) or _default(body)) as server:
+
+def test_failed_judge_exits_1_then_pingpong_judge_completes_it_without_the_seats(tmp_path):
+    with FakeServer(responder=_judge_down) as server:
         root = tmp_path / "home"
         _config(root, server.base_url)
         run = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
@@ -170,10 +172,7 @@ def _default(body):
 
 def test_judge_counts_only_its_own_judges_failed_turns(tmp_path):
     """Another judge's failed turns are not this command's to retry: adding a good judge exits 0."""
-    def judge_down(body):
-        return server_error(500) if body.get("model") == "judge" else None
-
-    with FakeServer(responder=lambda body: judge_down(body) or _default(body)) as server:
+    with FakeServer(responder=_judge_down) as server:
         root = tmp_path / "home"
         _config(root, server.base_url)
         (root / "config.toml").write_text((root / "config.toml").read_text() + "[models.second]\n"
