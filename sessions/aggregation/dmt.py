@@ -206,6 +206,8 @@ def dmt_leaderboard(conn: Any, *, lang: str | None = None, run: str | None = Non
     flt = queries.SessionFilter(method="dmt", lang=lang, run=run, include_forks=include_forks)
     facts = queries.sessions_matching(conn, flt)
     labels = applicable(combine(queries.dmt_labels(conn, flt), scores), queries.session_option(conn, flt, "role_type"))
+    if scores == "human":  # people's labels alone: the dialogues people labelled, as every board counts them
+        facts = [f for f in facts if labels.get(f.id)]
     options = queries.session_option(conn, flt, by) if by else {}
     groups: dict[str | None, dict[tuple[str, str | None], list[int]]] = defaultdict(lambda: defaultdict(list))
     for f in facts:

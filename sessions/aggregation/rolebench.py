@@ -45,12 +45,15 @@ def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = No
         raise UserError(f"--by {by}: the rolebench leaderboard splits rows by {', '.join(BY_OPTIONS)}")
     flt = queries.SessionFilter(method="rolebench", lang=lang, run=run, include_forks=include_forks)
     facts = queries.sessions_matching(conn, flt, with_spec=by is not None)
+    values = current_values(queries.rule_and_human_scores(conn, flt, SCORER, METRICS), scores)
+    if scores == "human":  # people's scores alone: the answers people scored, as every board counts them
+        facts = [f for f in facts if f.id in values]
     key_of = {f.id: (f.player, f.lang, _option(f.extra, by)) for f in facts}
     groups: dict[tuple[str, str | None, str | None], dict[str, list[float]]] = {}
     sessions: dict[tuple[str, str | None, str | None], set[int]] = {}
     for f in facts:
         sessions.setdefault(key_of[f.id], set()).add(f.id)
-    for sid, questions in current_values(queries.rule_and_human_scores(conn, flt, SCORER, METRICS), scores).items():
+    for sid, questions in values.items():
         if sid in key_of:
             for (_turn, metric), (value, _flagged) in sorted(questions.items(), key=lambda q: (q[0][0] or 0, q[0][1])):
                 groups.setdefault(key_of[sid], {}).setdefault(metric, []).append(value)

@@ -36,6 +36,8 @@ def roleinteract_leaderboard(conn, *, lang: str | None = None, run: str | None =
     flt = queries.SessionFilter(method="roleinteract", lang=lang, run=run, include_forks=include_forks)
     facts = queries.sessions_matching(conn, flt)
     values = question_values(queries.rule_and_human_scores(conn, flt, SCORER, METRICS), scores)
+    if scores == "human":  # people's scores alone: the sessions people scored, as every board counts them
+        facts = [f for f in facts if f.id in values]
     groups: dict[tuple[str, str | None], list[int]] = defaultdict(list)
     for f in facts:
         groups[(f.player, f.lang)].append(f.id)

@@ -96,7 +96,7 @@ def test_a_persons_score_replaces_the_rouge_l_on_the_board(tmp_path, capsys):
     assert (merged["raw"], merged["cus"]) == (before["raw"], before["cus"])
     assert board("--scores", "judges")["spe"] == before["spe"]
     human = board("--scores", "human")
-    assert human["spe"] == 0.0 and human["raw"] is None
+    assert human["spe"] == 0.0 and human["raw"] is None and human["conversations"] == 1  # the one people scored
 
 
 def test_a_person_corrects_only_what_the_rule_scored(tmp_path, capsys):

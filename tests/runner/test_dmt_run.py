@@ -140,3 +140,6 @@ def test_a_dmt_label_needs_its_round_and_a_persons_label_shows_as_good_or_bad(tm
     assert pingpong(tmp_path, "sessions", "score", str(sid), "--turn", "1", "--metric", "fluency", "--value", "bad",
                     "--author", "ann").rc == 0
     assert "person ann: fluency = bad current" in pingpong(tmp_path, "sessions", "show", str(sid)).out
+    (people,) = json.loads(pingpong(tmp_path, "leaderboard", "--method", "dmt", "--scores", "human",
+                                    "--format", "json").out)
+    assert people["conversations"] == 1 and list(people["metrics"]) == ["fluency"]  # the dialogue people labelled
