@@ -190,8 +190,8 @@ class NewSessionScreen(Screen):
         return self.query_one("#new-method", Select).value == "rolebench"
 
     def _fill_situations(self, want: str | None = None, *, free_text: str = "") -> None:
-        """Situations (and free-form), or for dmt the chosen card's seeds; keep the current choice if it is
-        still offered."""
+        """Situations (and free-form), or the chosen card's seeds (dmt) or questions (rolebench); keep the
+        current choice if it is still offered."""
         sits = self.query_one("#new-situation", Select)
         want = want or (str(sits.value) if sits.value is not Select.NULL else None)
         if self._dmt():
