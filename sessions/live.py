@@ -212,8 +212,7 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str], 
 
     stored = store.session(session_id)
     method = get_method(stored.spec.method)
-    if not method.model_judges:
-        raise UserError(f"session {session_id}: {method.name} sessions are not scored by judge models")
+    method.check_judgeable(session_id)
     spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
     engine = _engine(session_id, spec=spec.model_copy(update={"judges": judges}), character=stored.character,
                      situation=stored.situation, pool=pool, history=stored.messages,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pingpong.core.domain import Character, JudgeVerdict, Message, Scale, Situation
+from pingpong.core.errors import UserError
 from pingpong.core.prompts import Messages
 
 if TYPE_CHECKING:
@@ -30,9 +31,15 @@ class Method(ABC):
     seat's occupant, so views of who sat in a seat leave them out."""
     min_reply_chars: ClassVar[int] = 2
     """A shorter player reply is asked for again (PingPong's rule); 1 where one letter is an answer."""
-    model_judges: ClassVar[bool] = True
-    """Judge models score its sessions (`pingpong judge` can add one); False where its tester or exact
-    rules score them, which no other model can stand in for."""
+    scorer: ClassVar[str | None] = None
+    """Who scores its sessions when judge models do not ("their tester", "exact rules"), which no other
+    model can stand in for; None: judge models do, and `pingpong judge` can add one."""
+
+    def check_judgeable(self, session_id: int) -> None:
+        """UserError when judge models cannot score this method's sessions (re-judging would store nothing)."""
+        if self.scorer is not None:
+            raise UserError(f"session {session_id}: {self.name} sessions are scored by {self.scorer}, "
+                            "not by judge models")
     people_rate: ClassVar[Literal["conversation", "rounds"] | None] = None
     """What a person rates in the blind rating queue (`pingpong annotate`): the whole conversation,
     each round, or nothing (None: scored by exact rules, which a person corrects rather than rates)."""

@@ -31,7 +31,7 @@ class PingPongV1(Method):
     metrics = JUDGED
     scale = "1-10"
     people_rate = "conversation"
-    model_judges = False
+    scorer = "their tester"
 
     async def converse(self, engine: "SessionEngine") -> None:
         await alternate(engine, seat_lines(engine, self._tester_line), stop=lambda: refused(engine))

@@ -75,7 +75,7 @@ class RoleBench(Method):
     scripted_authors = SCRIPTED_AUTHORS["rolebench"]
     metrics = METRICS
     scale = "0-1"
-    model_judges = False
+    scorer = "exact rules"
 
     def planned_turns(self, situation: Situation) -> int:
         return 1

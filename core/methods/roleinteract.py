@@ -53,7 +53,7 @@ class RoleInteract(Method):
     scripted_authors = SCRIPTED_AUTHORS["roleinteract"]
     metrics = METRICS
     scale = "0-1"
-    model_judges = False
+    scorer = "exact rules"
     min_reply_chars = 1   # "B" answers a multiple-choice question
 
     async def converse(self, engine: "SessionEngine") -> None:

@@ -42,11 +42,8 @@ def judge(args, home: Home) -> int:
                 raise UserError(f"--run: no run named '{run}'")
             ids += [s.id for s in found if s.id not in ids]
             methods.update((s.id, s.method) for s in found)
-        unjudged = next((sid for sid in ids if not get_method(methods[sid]).model_judges), None)
-        if unjudged is not None:
-            raise UserError(f"session {unjudged}: {methods[unjudged]} sessions are scored by "
-                            f"{'their tester' if methods[unjudged] == 'pingpong-v1' else 'exact rules'}, "
-                            "not by judge models")
+        for sid in ids:  # before any call: judge_session checks the same, one session at a time
+            get_method(methods[sid]).check_judgeable(sid)
         asyncio.run(check_reachable(specs.values()))  # a dead endpoint: one line now, not a minute of retries
         try:
             with asyncio.Runner() as loop:

@@ -12,22 +12,24 @@ def print_json(data) -> None:
     sys.stdout.write("\n")
 
 
-def one_line(text: object) -> str:
-    """A message as one line: control characters that came from a file (a newline in a field
-    name, a carriage return, a terminal escape) are shown escaped, never acted on."""
+def _escaped(text: object, keep: str = "") -> str:
+    """The text with every control character but those in ``keep`` written out (\\x1b), never acted on."""
     text = str(text)
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return "".join(ch if ch.isprintable() or ch in keep else repr(ch)[1:-1] for ch in text)
+
+
+def one_line(text: object) -> str:
+    """A message as one line: control characters that came from a file (a newline in a field
+    name, a carriage return, a terminal escape) are shown escaped, never acted on."""
+    return _escaped(text)
 
 
 def shown(text: object) -> str:
     """Text from a card, a file or a model as a terminal should get it: lines and tabs kept, any other
     control character (an escape sequence, a NUL, a right-to-left override) written out escaped."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or ch in "\n\t" else repr(ch)[1:-1] for ch in text)
+    return _escaped(text, "\n\t")
 
 
 def error(message: object) -> None:

@@ -61,15 +61,22 @@ def show_session(args, home: Home) -> int:
     return 0
 
 
+def _label(value: float, scale: str, metric: str) -> str | None:
+    """A refusal flag as yes/no and a DMT label as good/bad; None for a number."""
+    if metric == "is_refusal":
+        return "yes" if value else "no"
+    if scale == "good-bad":
+        return "good" if value else "bad"
+    return None
+
+
 def _score_text(score) -> str:
     """One score as `sessions show` prints it: good/bad for a label, the number otherwise, or why it failed."""
     from rich.markup import escape
 
     if score.status == "failed":
         return f"[red]failed: {escape(score.error or '')}[/]"
-    if score.scale == "good-bad":
-        return "good" if score.value else "bad"
-    return _fmt_num(score.value, 3)
+    return _label(score.value, score.scale, score.metric) or _fmt_num(score.value, 3)
 
 
 def _print_session(session) -> None:
@@ -136,8 +143,7 @@ def _print_people(console, people) -> None:
 
     for p in people:
         s = p.score
-        value = ("yes" if s.value else "no") if s.metric == "is_refusal" else (
-            ("good" if s.value else "bad") if s.scale == "good-bad" else f"{s.value:g}")
+        value = _label(s.value, s.scale, s.metric) or f"{s.value:g}"
         mark = "[bold green]current[/]" if p.current else "[dim]superseded[/]"
         reason = f" - {escape(s.reason)}" if s.reason else ""
         console.print(f"  person {escape(s.author)}: {s.metric} = {value} {mark}"
