@@ -47,8 +47,6 @@ def _annotation(data: object) -> bool:
 def detect_format(text: str, name: str) -> tuple[str, object]:
     """("pingpong", document), ("annotations", text) or ("jsonl", text); UserError for anything else."""
     stripped = text.strip()
-    if not stripped:
-        raise UserError(f"{name}: empty file")
     lines = jsonl_lines(stripped)
     if len(lines) > 1:  # JSONL when its first line is a session on its own
         try:
@@ -84,7 +82,10 @@ def import_file(store, path: Path | str) -> ImportSummary:
     """Import one file in one transaction; UserError (nothing written) when it is bad."""
     path = Path(path)
     name = str(path)
-    kind, payload = detect_format(_read(path), name)
+    text = _read(path)
+    if not text.strip():  # what `export` writes for a database with nothing to export: imports as nothing
+        return ImportSummary(name, "empty file")
+    kind, payload = detect_format(text, name)
     if kind == "pingpong":
         return import_results(store, payload, name)
     if kind == "annotations":

@@ -190,3 +190,14 @@ def test_control_characters_from_a_file_are_shown_escaped_in_the_one_line(seeded
     bad["status"] = "done\r\n\x1b[2J"
     assert _import_lines(seeded, tmp_path, bad) == (
         "line 1: status 'done\\r\\n\\x1b[2J' is not one of running, interrupted, finished, failed")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "annotations"])
+def test_what_an_empty_database_exports_imports_back_as_nothing(tmp_path, fmt):
+    """A script that exports one database and imports into another must not fail when the first is empty."""
+    out = tmp_path / f"{fmt}.jsonl"
+    assert cli("export", "--format", fmt, "--out", str(out), "--home", str(tmp_path / "a")).rc == 0
+    assert out.read_text(encoding="utf-8") == ""
+    result = cli("import", str(out), "--home", str(tmp_path / "b"))
+    assert result.rc == 0, result.err
+    assert result.out.strip() == f"{out}: empty file, 0 conversations: 0 new sessions"
