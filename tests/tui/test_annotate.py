@@ -100,7 +100,12 @@ async def test_saving_needs_every_metric_and_next_needs_a_save(make_app, store):
         await pilot.press("4", "ctrl+s")
         assert not screen.saved
         await pilot.press("3", "5", "ctrl+s")
+        await pilot.pause()
+        assert not screen.saved  # the refusal flag is part of the rubric: unset, people's view would read "no"
+        assert any("refusal (y/n)" in n.message for n in app._notifications)
+        await pilot.press("y", "ctrl+s")
         await wait_for(pilot, lambda: screen.saved)
+        assert app.store.human_scores(screen.stored.id)[-1].metric == "is_refusal"
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: "Conversation 2 of 2" in shown(screen))
         await rate_one(pilot, screen)

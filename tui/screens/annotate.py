@@ -217,12 +217,14 @@ class AnnotateScreen(Screen):
                 missing.append(fld.metric)
             else:
                 values[fld.metric] = float(fld.value)
+        for refusal in self.query(RefusalField):  # part of the rubric: unset, the people's view would read "no"
+            if refusal.value is None:
+                missing.append("refusal (y/n)")
+            else:
+                values["is_refusal"] = 1.0 if refusal.value else 0.0
         if missing:
             self.notify(f"Rate every metric first: {', '.join(missing)}", severity="warning")
             return None
-        refusal = self.query(RefusalField)
-        if refusal and refusal.first().value is not None:
-            values["is_refusal"] = 1.0 if refusal.first().value else 0.0
         return {None: values}
 
     def action_save(self) -> None:
