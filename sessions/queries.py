@@ -312,6 +312,14 @@ def list_facts(conn: sqlite3.Connection, within: Sequence[int] | None = None) ->
     return conn.execute(f"{sql} WHERE s.id IN (SELECT value FROM json_each(?))", [json.dumps(sorted(within))]).fetchall()
 
 
+def languages(conn: sqlite3.Connection, method: str | None = None) -> list[str]:
+    """The languages stored sessions (of one method, or of any) are in, sorted."""
+    sql, params = "SELECT DISTINCT lang FROM sessions WHERE lang IS NOT NULL", []
+    if method is not None:
+        sql, params = sql + " AND method = ?", [method]
+    return sorted(lang for (lang,) in conn.execute(sql, params))
+
+
 def user_authors(conn: sqlite3.Connection) -> list[str]:
     """Every author of a user-side message, found by skipping along migration 12's index (a few
     seeks, whatever the number of messages)."""

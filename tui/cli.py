@@ -68,6 +68,17 @@ def _name(value: str) -> str:
     return value.strip()
 
 
+def _lang(value: str) -> str:
+    """A language as cards and sessions store it: two lower-case letters (anything else matches nothing)."""
+    import re
+
+    from pingpong.core.vocabulary import LANG_PATTERN
+
+    if not re.fullmatch(LANG_PATTERN, value):
+        raise argparse.ArgumentTypeError(f"expected a two-letter language code such as en or ru, got {value!r}")
+    return value
+
+
 def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default=None, metavar="M",
                    help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
@@ -118,7 +129,7 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="whose sessions: pingpong (default), pingpong-v1, dmt, roleinteract or rolebench; "
                         "methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
-    p.add_argument("--lang", metavar="L", help="only sessions in this language")
+    p.add_argument("--lang", type=_lang, metavar="L", help="only sessions in this language")
     _fmt(p, ("table", "tsv", "markdown", "csv", "json"))
     p.add_argument("--weights", metavar="A,B,C", help="weights of in_character,entertaining,fluency")
     p.add_argument("--scores", choices=("judges", "human", "merged"), default="merged",
@@ -162,7 +173,7 @@ def _agreement_args(p: argparse.ArgumentParser) -> None:
     _fmt(p)
     p.add_argument("--level", choices=("turn", "conversation"), default="turn",
                    help="pair scores per turn or per conversation (default turn)")
-    p.add_argument("--lang", metavar="L", help="only sessions in this language")
+    p.add_argument("--lang", type=_lang, metavar="L", help="only sessions in this language")
 
 
 def _annotate_args(p: argparse.ArgumentParser) -> None:
@@ -225,7 +236,7 @@ def _cards_args(p: argparse.ArgumentParser) -> None:
     cs = p.add_subparsers(title="cards commands", metavar="ACTION", required=True)
     q = _sub(cs, "list", "pingpong.tui.commands.cards:list_cards", "list character cards")
     _fmt(q, FORMATS_ROWS)
-    q.add_argument("--lang", metavar="L", help="only cards in this language")
+    q.add_argument("--lang", type=_lang, metavar="L", help="only cards in this language")
     q = _sub(cs, "show", "pingpong.tui.commands.cards:show_card", "show one card")
     q.add_argument("name", help="card name (see `pingpong cards list`)")
     _fmt(q)
@@ -233,7 +244,7 @@ def _cards_args(p: argparse.ArgumentParser) -> None:
     q.add_argument("paths", nargs="+", metavar="PATH", help=CARD_FILES)
     q = _sub(cs, "import", "pingpong.tui.commands.cards:import_cards", "import card files into your library")
     q.add_argument("paths", nargs="+", metavar="PATH", help=CARD_FILES)
-    q.add_argument("--lang", metavar="L", help="language of the imported cards (default: guessed)")
+    q.add_argument("--lang", type=_lang, metavar="L", help="language of the imported cards (default: guessed)")
     q.add_argument("--force", action="store_true", help="replace a card already in your library")
 
 
@@ -241,7 +252,7 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
     s2 = p.add_subparsers(title="situations commands", metavar="ACTION", required=True)
     q = _sub(s2, "list", "pingpong.tui.commands.situations:list_situations", "list situations")
     _fmt(q, FORMATS_ROWS)
-    q.add_argument("--lang", metavar="L", help="only situations in this language")
+    q.add_argument("--lang", type=_lang, metavar="L", help="only situations in this language")
     q.add_argument("--method", metavar="M",
                    help="dmt: list the DMT seeds instead; roleinteract: the probe sets and group scenes; "
                         "rolebench: the question sets")

@@ -217,3 +217,31 @@ def test_one_row_per_player_and_language_each_language_ranked_on_its_own(store):
     assert by_lang[("A", "ru")].length_norm < 2.0  # ru: four times the median of its own board
     assert [(r.player, r.lang, r.rank) for r in compute_leaderboard(store, lang="ru")] == [("B", "ru", 1), ("A", "ru", 2)]
     assert compute_leaderboard(store, lang="ru")[1].length_norm == by_lang[("A", "ru")].length_norm
+
+
+def test_a_language_no_stored_session_is_in_is_one_line_not_an_empty_board(tmp_path, capsys):
+    """`--lang xx` (or a language only another method has) names the languages there are; a database
+    with no sessions at all still prints its empty board."""
+    from pingpong.sessions.store import Store
+    from pingpong.tui.cli import main
+
+    home = tmp_path / "home"
+    home.mkdir()
+    assert main(["--home", str(home), "leaderboard", "--lang", "de"]) == 0
+    assert "no finished, scored sessions yet" in capsys.readouterr().out
+    with Store(home / "pingpong.db") as store:
+        add_session(store, "A", {"J": [(5, 5, 5, 0)]}, lang="en")
+        add_session(store, "A", {"J": [(5, 5, 5, 0)]}, lang="ru", method="pingpong-v1")
+    for args, line in [
+        (["leaderboard", "--lang", "ru"], "--lang ru: no stored pingpong session is in this language; they are in en"),
+        (["agreement", "--lang", "de"], "--lang de: no stored session is in this language; they are in en, ru"),
+    ]:
+        assert main(["--home", str(home), *args]) == 2
+        err = capsys.readouterr().err
+        assert line in err and err.count("\n") == 1, err
+    with pytest.raises(SystemExit) as stop:  # argparse's own exit
+        main(["--home", str(home), "leaderboard", "--lang", "english"])
+    assert stop.value.code == 2
+    assert "argument --lang: expected a two-letter language code such as en or ru, got 'english'" in \
+        capsys.readouterr().err
+    assert main(["--home", str(home), "leaderboard", "--lang", "ru", "--method", "pingpong-v1"]) == 0

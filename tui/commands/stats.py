@@ -117,6 +117,7 @@ def leaderboard(args, home) -> int:
     method = getattr(args, "method", "pingpong")
     by = getattr(args, "by", None)
     check_by(by, method)
+    check_lang(home, args.lang, method)
     if method == "dmt":
         from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
 
@@ -215,10 +216,27 @@ def render_curves(rows: list[dict], fmt: str, out=None) -> None:
                   "turns stay good (>= 4), averaged over prefix lengths\n")
 
 
+def check_lang(home, lang: str | None, method: str | None = None) -> None:
+    """A `--lang` that no stored session (of the method) is in: a typo far more often than a
+    question, so one line naming the languages there are instead of an empty board."""
+    if lang is None:
+        return
+    from pingpong.core.errors import UserError
+    from pingpong.sessions.queries import languages
+    from pingpong.sessions.store import Store
+
+    with Store(home.db_path, reading=True) as store:
+        stored = languages(store.conn, method)
+    if stored and lang not in stored:
+        sessions = f"{method} session" if method else "session"
+        raise UserError(f"--lang {lang}: no stored {sessions} is in this language; they are in {', '.join(stored)}")
+
+
 def agreement(args, home) -> int:
     from pingpong.sessions.agreement import agreement_report
     from pingpong.sessions.store import Store
 
+    check_lang(home, getattr(args, "lang", None))
     with Store(home.db_path, reading=True) as store:
         report = agreement_report(store, level=args.level, lang=getattr(args, "lang", None))
     if args.format == "json":
