@@ -36,6 +36,15 @@ class CardLibrary(YamlCollection["Character"]):
         """A card also goes by its character's name ("Seraphina" for "seraphina.yaml")."""
         return item.char_name
 
+    def names_for_import(self, origin: str, *, take: bool = False) -> set[str]:
+        """The names a file's imported cards must not take (they get "-2"): those of cards imported
+        from other files. A file imported again keeps the names it got; with `take` (--force) a file
+        never imported before takes its names, replacing the cards that hold them."""
+        library = self.all()
+        if take and not any(c.origin == origin for c in library):
+            return set()
+        return {c.name for c in library if c.origin != origin}
+
 
 class CardListing(YamlCollection[CardEntry]):
     """The same files as CardLibrary, with the same sources and problems, as `cards list` shows

@@ -76,6 +76,25 @@ def test_reimport_is_refused_without_force_and_replaces_with_it(tmp_path, cards)
     assert snapshot(home) == before  # the same file again: the same cards, no "-2" copies
 
 
+def test_another_files_card_of_the_same_name_gets_a_new_name_unless_forced(tmp_path):
+    """Two files both named "Bob": the second becomes bob-2 and importing it again keeps that name;
+    --force on a file never imported before takes the name, replacing the card that held it."""
+    home, a, b, c = tmp_path / "home", tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for folder, where in ((a, "the harbour"), (b, "the mill"), (c, "the forest")):
+        folder.mkdir()
+        write_json(folder / "bob.json", v2_card("Bob", description=f"Bob from {where}."))
+
+    def bob(name: str) -> str:
+        return json.loads(run_cli(home, "cards", "show", name, "--format", "json").stdout)["persona"]
+
+    assert ": bob (Bob, en) -> " in run_cli(home, "cards", "import", str(a / "bob.json")).stdout
+    assert ": bob-2 (Bob, en) -> " in run_cli(home, "cards", "import", str(b / "bob.json")).stdout
+    assert ": bob-2 (Bob, en) -> " in run_cli(home, "cards", "import", str(b / "bob.json"), "--force").stdout
+    assert "the harbour" in bob("bob") and "the mill" in bob("bob-2")
+    assert ": bob (Bob, en) -> " in run_cli(home, "cards", "import", str(c / "bob.json"), "--force").stdout
+    assert "the forest" in bob("bob") and "the mill" in bob("bob-2")
+
+
 def _write(path, data):
     path.write_bytes(data.encode() if isinstance(data, str) else data)
     return path

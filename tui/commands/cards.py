@@ -123,14 +123,14 @@ def import_cards(args, home) -> int:
     from pingpong.situations.library import SituationLibrary
 
     cards, situations = CardLibrary(home), SituationLibrary(home)
+    force = getattr(args, "force", False)
     batch: list[Imported] = []
     for path in args.paths:
         origin = str(real_path(Path(path)))
-        # re-importing the same file replaces its cards instead of adding "-2" copies
-        taken_cards = {c.name for c in cards.all() if c.origin != origin} | {c.name for i in batch for c in i.characters}
+        taken_cards = cards.names_for_import(origin, take=force) | {c.name for i in batch for c in i.characters}
         taken_situations = situations.names() | {s.name for i in batch for s in i.situations}
         batch.append(import_file(path, args.lang, taken_cards=taken_cards, taken_situations=taken_situations))
-    if not getattr(args, "force", False):
+    if not force:
         for path, imported in zip(args.paths, batch):
             for card in imported.characters:
                 if card.name in cards.names() and cards.source(card.name) == "user":

@@ -273,7 +273,7 @@ class CharactersScreen(Screen):
         try:
             library = self.app.cards()
             origin = str(real_path(Path(path)))
-            cards = import_card(path, taken={c.name for c in library.all() if c.origin != origin})
+            cards = import_card(path, taken=library.names_for_import(origin))
             again = [c.name for c in cards if c.name in library.names() and library.source(c.name) == "user"]
             if again and not replace:
                 self.post_message(CardsImported(path, [], again=again))
