@@ -9,7 +9,6 @@ reported missing (the engine re-asks once, then records it as failed).
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -25,38 +24,72 @@ class ParseError(ValueError):
 
 # --------------------------------------------------------------------------- JSON extraction
 
-_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
 _OPENERS = {"{": "}", "[": "]"}
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
+_REASONING_END = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
 
 
-def _balanced_spans(text: str) -> Iterator[str]:
-    """Every top-level {...} / [...] span, found with a scanner that knows about strings."""
-    i, n = 0, len(text)
-    while i < n:
-        if text[i] not in _OPENERS:
-            i += 1
-            continue
-        stack, j, quote = [], i, None
-        while j < n:
-            ch = text[j]
-            if quote:
-                if ch == "\\":
-                    j += 2
-                    continue
-                if ch == quote:
-                    quote = None
-            elif ch in "\"'" and (ch == '"' or _single_quote_opens(text, j)):
-                quote = ch
-            elif ch in _OPENERS:
-                stack.append(_OPENERS[ch])
-            elif ch in "}]":
-                if not stack or stack.pop() != ch:
-                    break
-                if not stack:
-                    yield text[i:j + 1]
-                    break
-            j += 1
-        i += 1
+def answer_part(text: str) -> str:
+    """The text without a reasoning model's thinking: a served model without a reasoning parser
+    writes drafts (often with draft scores) inside <think>...</think> before its answer, and a
+    chat template that opens the tag itself leaves only the closing one in the reply."""
+    ends = list(_REASONING_END.finditer(text))
+    if ends:
+        text = text[ends[-1].end():]
+    return _REASONING.sub("", text)
+
+
+MAX_SPAN_DEPTH = 8
+"""Spans inside more than this many others are not tried on their own (an answer's JSON is three
+deep; a reply of twenty thousand nested brackets would otherwise be parsed twenty thousand times)."""
+MAX_CANDIDATES = 256
+"""At most this many spans are parsed per answer (a judge's answer holds a dozen)."""
+
+
+def _balanced_spans(text: str) -> list[tuple[int, int]]:
+    """Every balanced {...} / [...] span as (start, end), in one pass that knows about strings
+    inside brackets (quotes in the prose around them are prose): each opener is matched with its
+    closer, a mismatched closer drops every span still open. Linear, so a reply of ten thousand
+    unclosed braces costs what its length does."""
+    spans: list[tuple[int, int]] = []
+    stack: list[tuple[int, str]] = []
+    quote, j, n = None, 0, len(text)
+    while j < n:
+        ch = text[j]
+        if quote:
+            if ch == "\\":
+                j += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in _OPENERS:
+            stack.append((j, _OPENERS[ch]))
+        elif ch in "}]":
+            if stack and stack[-1][1] == ch:
+                spans.append((stack.pop()[0], j + 1))
+            else:
+                stack.clear()
+        elif stack and ch in "\"'" and (ch == '"' or _single_quote_opens(text, j)):
+            quote = ch
+        j += 1
+    return spans
+
+
+def _latest_first(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Outermost spans from the last to the first, each followed by the spans inside it (down to
+    MAX_SPAN_DEPTH): a model that revises itself ends on its final answer, and an outer object is
+    read before its parts."""
+    groups: list[list[tuple[int, int]]] = []
+    open_ends: list[int] = []  # ends of the spans around the current one
+    for span in sorted(spans, key=lambda s: (s[0], -s[1])):
+        while open_ends and open_ends[-1] <= span[0]:
+            open_ends.pop()
+        if not open_ends:
+            groups.append([])
+        if len(open_ends) < MAX_SPAN_DEPTH:
+            groups[-1].append(span)
+        open_ends.append(span[1])
+    return [span for group in reversed(groups) for span in group]
 
 
 def _single_quote_opens(text: str, j: int) -> bool:
@@ -99,12 +132,12 @@ def _loads(candidate: str) -> Any:
     """json, then json without trailing commas, then a Python literal (single quotes, True)."""
     try:
         return json.loads(candidate)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     fixed = _strip_trailing_commas(candidate)
     try:
         return json.loads(fixed)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         value = ast.literal_eval(
@@ -118,20 +151,15 @@ def _loads(candidate: str) -> Any:
 
 
 def json_candidates(text: str) -> Iterator[Any]:
-    """Every JSON object/array found in ``text``: fenced blocks first, then the whole text,
-    then each balanced span. Duplicates are harmless; callers take the first that fits."""
-    seen: set[str] = set()
-    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for source in sources:
-        source = source.strip()
-        for candidate in itertools.chain((source,), _balanced_spans(source)):  # lazily: the first usually fits
-            if candidate in seen or not candidate or candidate[0] not in "{[":
-                continue
-            seen.add(candidate)
-            try:
-                yield _loads(candidate)
-            except ParseError:
-                continue
+    """Every JSON object/array in the answer part of ``text`` (see ``answer_part``), the last one
+    first (``_latest_first``); callers take the first that fits. Code fences need no handling:
+    the spans inside them are found like any other."""
+    text = answer_part(text)
+    for start, end in _latest_first(_balanced_spans(text))[:MAX_CANDIDATES]:
+        try:
+            yield _loads(text[start:end])
+        except ParseError:
+            continue
 
 
 _REFUSAL = re.compile(

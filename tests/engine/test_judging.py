@@ -145,3 +145,40 @@ def test_two_different_entries_for_one_turn_leave_it_missing():
     assert parsed.missing == [1] and "different scores" in parsed.problem
     same = parse_judge(scores(entry(1), entry(1), entry(2)), [1, 2])
     assert same.missing == []
+
+
+def _all(value: int) -> str:
+    return scores(entry(1, in_character_score=value, entertaining_score=value, fluency_score=value))
+
+
+@pytest.mark.parametrize("text", [
+    "<think>\nDraft: {draft}\nToo harsh. Revising.\n</think>\n{final}",
+    "Let me draft: {draft}\nHmm, too harsh. Revising.\n</think>\n\n{final}",  # the template opened the tag
+    "<thinking>{draft}</thinking>```json\n{final}\n```",
+    "First thought: {draft}\nOn reflection, my final answer:\n{final}",  # a revision without tags
+])
+def test_a_reasoning_judges_draft_is_never_its_score(text):
+    """A model served without a reasoning parser writes draft scores before its answer: the answer
+    (the last JSON, after any thinking) is the verdict."""
+    parsed = parse_judge(text.format(draft=_all(1), final=_all(5)), [1])
+    assert not parsed.missing and parsed.scores[1].values == {"in_character": 5, "entertaining": 5, "fluency": 5}
+
+
+def test_thinking_that_never_ends_holds_no_answer():
+    parsed = parse_judge("<think>" + _all(4) + " still thinking", [1])
+    assert parsed.missing == [1] and not parsed.scores
+
+
+def test_pathological_answers_cost_their_length_and_raise_nothing():
+    """Ten thousand unclosed braces once took a minute of the event loop; a nesting deeper than
+    Python's recursion limit raised RecursionError and failed the whole conversation."""
+    import time
+
+    started = time.process_time()
+    for text in ("{" * 20_000, "[" * 20_000 + "]" * 20_000, '{"scores": ' + "[" * 3000 + "]" * 3000 + "}",
+                 "{" * 5000 + _all(3)):
+        parse_judge(text, [1])
+        with pytest.raises(ParseError):
+            parse_interrogator(text)
+    assert time.process_time() - started < 20  # quadratic was minutes; this only guards against a hang
+    assert parse_judge("{" * 5000 + _all(3), [1]).scores[1].values["fluency"] == 3
