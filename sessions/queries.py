@@ -421,10 +421,21 @@ def sessions_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> list[tuple]:
     return out
 
 
-def run_pairs(conn: sqlite3.Connection, run_id: int, key: tuple[str, str, str] | None = None) -> list[tuple]:
-    """(id, player, character, situation, status, pid, host) of a run's sessions (or one pair's), oldest first."""
+RunFacets = tuple[str, str, str, str | None, str]
+"""(method, lang, interrogator, prompting, prompt format): what makes one command's conversations
+other conversations than another's of the same (player, character, situation) in one run."""
+
+
+def run_pairs(conn: sqlite3.Connection, run_id: int, facets: RunFacets,
+              key: tuple[str, str, str] | None = None) -> list[tuple]:
+    """(id, player, character, situation, status, pid, host) of a run's sessions, oldest first: those
+    with these facets and no parent (a fork is never a pair's conversation), or one pair's."""
     sql = "SELECT id, player, character, situation, status, pid, host FROM sessions WHERE run_id = ?"
-    params: list[object] = [run_id]
+    method, lang, interrogator, prompting, prompt_format = facets
+    sql += (" AND parent_session IS NULL AND method = ? AND lang = ? AND interrogator = ?"
+            " AND ifnull(json_extract(spec, '$.prompting'), '') = ?"
+            " AND ifnull(json_extract(spec, '$.prompt_format'), 'detailed') = ?")
+    params: list[object] = [run_id, method, lang, interrogator, prompting or "", prompt_format]
     if key is not None:
         sql += " AND player = ? AND character = ? AND situation = ?"
         params += list(key)

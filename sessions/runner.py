@@ -39,6 +39,7 @@ from pingpong.sessions.plan import PlanItem
 
 if TYPE_CHECKING:
     from pingpong.sessions.live import Started
+    from pingpong.sessions.queries import RunFacets
 
 FINISHED, FAILED, INTERRUPTED, RUNNING = "finished", "failed", "interrupted", "running"
 
@@ -160,6 +161,11 @@ class RunSetup:
     def players(self) -> list[str]:
         return list(dict.fromkeys(item.player for item in self.items))
 
+    @property
+    def facets(self) -> RunFacets:
+        """What sets this command's conversations apart in a run that other commands share."""
+        return self.method, self.lang, self.interrogator, self.prompting, self.prompt_format
+
     def spec(self, item: PlanItem) -> SessionSpec:
         cast = [CastSeat(character=card.name, seat=item.player if card.name == item.character.name
                          else self.interrogator) for card in item.cast]
@@ -170,21 +176,21 @@ class RunSetup:
                            user_name=self.user_name, cast=cast)  # type: ignore[arg-type]
 
 
-def existing_sessions(store, run_id: int) -> dict[tuple[str, str, str], list[dict]]:
-    """The run's sessions by (player, character, situation), oldest first."""
+def existing_sessions(store, run_id: int, facets: RunFacets) -> dict[tuple[str, str, str], list[dict]]:
+    """The run's sessions with these facets by (player, character, situation), oldest first."""
     from pingpong.sessions import queries
 
     found: dict[tuple[str, str, str], list[dict]] = {}
-    for row in queries.run_pairs(store.conn, run_id):
+    for row in queries.run_pairs(store.conn, run_id, facets):
         found.setdefault(row[1:4], []).append(_pair_row(row))
     return found
 
 
-def pair_sessions(store, run_id: int, key: tuple[str, str, str]) -> list[dict]:
+def pair_sessions(store, run_id: int, facets: RunFacets, key: tuple[str, str, str]) -> list[dict]:
     """One pair's sessions in the run, oldest first, as decide() reads them."""
     from pingpong.sessions import queries
 
-    return [_pair_row(row) for row in queries.run_pairs(store.conn, run_id, key)]
+    return [_pair_row(row) for row in queries.run_pairs(store.conn, run_id, facets, key)]
 
 
 def _pair_row(row: tuple) -> dict:
@@ -271,7 +277,7 @@ class BatchRunner:
         self.run_id = self._open_run()
         from pingpong.sessions import queries
 
-        found = existing_sessions(self.store, self.run_id)
+        found = existing_sessions(self.store, self.run_id, self.setup.facets)
         finished = [r["id"] for rows in found.values() for r in rows if r["status"] == FINISHED]
         unjudged = queries.failed_judge_turns(self.store.conn, finished) if self.setup.judges else {}
         self._todo = []
@@ -338,7 +344,7 @@ class BatchRunner:
         items, self._elsewhere = self._elsewhere, []
         todo: list[tuple[PlanItem, int | None]] = []
         for item in items:
-            action, sid = decide(pair_sessions(self.store, self.run_id, item.key))
+            action, sid = decide(pair_sessions(self.store, self.run_id, self.setup.facets, item.key))
             counts = self.progress.players[item.player]
             if action == "elsewhere":
                 self._elsewhere.append(item)
@@ -368,7 +374,7 @@ class BatchRunner:
         claimed: list[tuple[str, int | None, Started | None]] = []
 
         def claim() -> None:
-            action, sid = decide(pair_sessions(self.store, run_id, item.key))
+            action, sid = decide(pair_sessions(self.store, run_id, self.setup.facets, item.key))
             started = None
             if action == "new":  # created running, its seats recorded: run_session starts right away
                 started = live.open_session(self.store, self.pool, self.setup.spec(item), item.character,
@@ -401,7 +407,7 @@ class BatchRunner:
 
         if self.run_id is None:
             return 0
-        ids = [row[0] for row in queries.run_pairs(self.store.conn, self.run_id)]
+        ids = [row[0] for row in queries.run_pairs(self.store.conn, self.run_id, self.setup.facets)]
         return sum(queries.failed_judge_turns(self.store.conn, ids).values())
 
     async def _conversation(self, gate: asyncio.Semaphore, item: PlanItem, sid: int | None) -> None:

@@ -127,3 +127,28 @@ def test_two_runs_of_the_same_plan_never_run_a_pair_twice(home, fake):
     assert_complete_once(home)
     assert rows(home, "SELECT count(*) FROM sessions") == [(8,)]
     assert progress.done == 8 and progress.failed == 0 and progress.finished_here == 0
+
+
+def test_one_run_name_holds_other_methods_strategies_and_players_without_skipping_them(tmp_path):
+    """Reusing `--run NAME` for another method, prompting or prompt format runs those conversations
+    (they are other conversations of the same pairs); a fork inside the run is no pair's
+    conversation, so a player added later still plays every pair."""
+    root = tmp_path / "home"
+    (root).mkdir()
+    (root / "config.toml").write_text('[models.off2]\nkind = "offline"\n', encoding="utf-8")
+    seats = ("--interrogator", "offline", "--judge", "offline", "--characters", "sherlock-holmes,count-dracula",
+             "--situations", "casual-greeting,you-are-just-a-bot", "--run", "bench")
+    for extra in ([], ["--method", "pingpong-v1"], ["--prompting", "zsp"], ["--prompt-format", "minimal"]):
+        result = pingpong(root, "run", "--player", "offline", *seats, *extra)
+        assert result.rc == 0, result.err
+        assert "already finished" not in result.out, extra
+    assert rows(root, "SELECT method, count(*) FROM sessions GROUP BY method") == [("pingpong", 12), ("pingpong-v1", 4)]
+    again = pingpong(root, "run", "--player", "offline", *seats, "--prompting", "zsp")
+    assert "4 already finished" in again.out and rows(root, "SELECT count(*) FROM sessions") == [(16,)]
+
+    first = rows(root, "SELECT min(id) FROM sessions")[0][0]
+    assert pingpong(root, "sessions", "fork", str(first), "--turn", "1", "--player", "off2").rc == 0
+    added = pingpong(root, "run", "--player", "off2", *seats)
+    assert added.rc == 0, added.err
+    assert rows(root, "SELECT count(*) FROM sessions WHERE player = 'off2' AND parent_session IS NULL"
+                      " AND status = 'finished'") == [(4,)]
