@@ -223,3 +223,18 @@ def test_pairwise_judging_is_logged_and_costs_count_it_where_costs_show(tmp_path
     again = pingpong(home, *run_args("--run", "night"))  # nothing left to run: the summary of the run
     assert again.rc == 0, again.err
     assert f"run costs: ${sum(after.values()):.4f} " in again.out
+
+
+def test_every_methods_board_carries_costs(tmp_path):
+    """`leaderboard --costs` adds the cost fields on each method's board (RoleInteract's dropped them)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[models.priced]\nkind = "offline"\nprice = { input = 1.0, output = 2.0 }\n',
+                                      encoding="utf-8")
+    seats = ("--player", "priced", "--interrogator", "offline", "--judge", "offline", "--characters", "sherlock-holmes")
+    assert pingpong(home, "run", "--method", "roleinteract", *seats, "--every", "8").rc == 0
+    board = json.loads(pingpong(home, "leaderboard", "--method", "roleinteract", "--costs", "--format", "json").out)
+    assert board and all(r["cost"] > 0 and r["player_cost"] > 0 for r in board)
+    csv_head = pingpong(home, "leaderboard", "--method", "roleinteract", "--costs", "--format", "csv").out.split("\n")[0]
+    assert csv_head.endswith("cost,player_cost,tokens,player_tokens,estimated_tokens")
+    assert "Cost" in pingpong(home, "leaderboard", "--method", "roleinteract", "--costs").out

@@ -6,11 +6,8 @@ import json
 import sys
 
 from pingpong.core.methods.dmt_rules import DMT_METRICS
-from pingpong.tui.commands.output import print_board
+from pingpong.tui.commands.output import COST_FIELDS, print_board
 from pingpong.tui.commands.table import Column
-
-COST_FIELDS = ("cost", "player_cost", "tokens", "player_tokens", "estimated_tokens")
-"""The `--costs` fields a CSV board carries (JSON has them all)."""
 
 
 def _num(value) -> str:

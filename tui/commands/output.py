@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import sys
 
+COST_FIELDS = ("cost", "player_cost", "tokens", "player_tokens", "estimated_tokens")
+"""The `--costs` fields a CSV board carries (JSON has them all)."""
+
 
 def print_json(data) -> None:
     """One JSON document on stdout, the `--format json` contract."""

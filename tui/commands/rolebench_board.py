@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pingpong.sessions.aggregation.rolebench import METRICS
-from pingpong.tui.commands.output import option_cell, print_board
+from pingpong.tui.commands.output import COST_FIELDS, option_cell, print_board
 from pingpong.tui.commands.table import Column
 
 TITLE = "RoleBench (Rouge-L F1)"
@@ -42,7 +42,7 @@ def render_table(rows: list[dict[str, Any]], fmt: str, out, by: str | None = Non
         headers = ["rank", "player", *([by] if by else []), "lang", *(m for metric in METRICS for m in (metric, f"{metric}_ci")),
                    "score", "conversations"]
         if extra:
-            headers += ["cost", "player_cost", "tokens", "player_tokens", "estimated_tokens"]
+            headers += COST_FIELDS
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(headers)
         for r in rows:

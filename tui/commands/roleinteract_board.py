@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from pingpong.core.methods.roleinteract import METRICS
-from pingpong.tui.commands.output import print_board
+from pingpong.tui.commands.output import COST_FIELDS, print_board
 from pingpong.tui.commands.table import Column
 
 TITLES = {"self_style": "Style", "self_knowledge": "Knowledge", "emotion": "Emotion", "situation": "Situation",
@@ -44,8 +44,10 @@ def board_cells(rows: list[dict[str, Any]]) -> tuple[list[Column], list[list[str
     return columns, body
 
 
-def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
-    """The same numbers in every format; the dimensions no row has are left out."""
+def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None,
+                        extra: tuple[list[str], list[list[str]]] | None = None) -> None:
+    """The same numbers in every format; the dimensions no row has are left out. `extra` adds
+    columns such as the costs (headers, cells per row; CSV takes the rows' cost fields)."""
     out = out or sys.stdout
     if fmt == "json":
         out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
@@ -55,13 +57,14 @@ def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
         import csv
 
         w = csv.writer(out, lineterminator="\n")
+        costs = list(COST_FIELDS) if extra else []
         w.writerow(["rank", "player", "lang", *(c for d in dims for c in (d, f"{d}_ci")), "score", "unparseable",
-                    "conversations"])
+                    "conversations", *costs])
         for r in rows:
             w.writerow(["" if v is None else v for v in (
                 r["rank"], r["player"], r["lang"],
                 *(x for d in dims for x in (r["dimensions"].get(d), r["dimensions_ci"].get(d))),
-                r["score"], r["unparseable"], r["conversations"])])
+                r["score"], r["unparseable"], r["conversations"], *(r.get(k) for k in costs))])
         return
 
     if fmt == "markdown":
@@ -73,6 +76,9 @@ def render_roleinteract(rows: list[dict[str, Any]], fmt: str, out=None) -> None:
                  str(r["unparseable"]), str(sum(r["questions"].values()))] for r in rows]
     else:
         columns, body = board_cells(rows)
+    if extra:
+        columns += [Column(h, 7, number=True) for h in extra[0]]
+        body = [line + more for line, more in zip(body, extra[1])]
     print_board(columns, body, fmt, out, title=TITLE, caption=CAPTION, empty="no finished roleinteract sessions yet")
 
 
@@ -80,8 +86,13 @@ def roleinteract_leaderboard_command(args, home) -> int:
     from pingpong.sessions.aggregation.roleinteract import roleinteract_leaderboard
     from pingpong.sessions.store import Store
 
-    with Store(home.db_path) as store:
+    with Store(home.db_path, reading=True) as store:
         rows = roleinteract_leaderboard(store.conn, lang=args.lang, run=getattr(args, "run_name", None),
                                         scores=args.scores, include_forks=getattr(args, "include_forks", False))
-    render_roleinteract(rows, args.format)
+        extra = None
+        if getattr(args, "costs", False):
+            from pingpong.tui.commands.stats import add_costs
+
+            extra = add_costs(args, home, store, rows, method="roleinteract")
+    render_roleinteract(rows, args.format, extra=extra)
     return 0
