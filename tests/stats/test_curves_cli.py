@@ -26,3 +26,16 @@ def test_curves_after_an_offline_run(tmp_path):
     assert all(0 <= v <= 1 for v in row["good_streak"].values())
     table = pingpong(tmp_path, "leaderboard", "--curves")
     assert "good streaks" in table.stdout and "T4" in table.stdout and "DMT" not in table.stdout
+    import csv
+
+    [cells] = list(csv.DictReader(pingpong(tmp_path, "leaderboard", "--curves", "--format", "csv").stdout.splitlines()))
+    assert json.loads(cells["by_turn"]) == row["by_turn"] and json.loads(cells["good_streak"]) == row["good_streak"]
+
+
+def test_options_only_the_pingpong_boards_have_are_refused_elsewhere(tmp_path):
+    """The other boards would print themselves unchanged, as if the option had been applied."""
+    for method in ("dmt", "roleinteract", "rolebench"):
+        for option in (["--weights", "2,1,1"], ["--curves"]):
+            out = pingpong(tmp_path, "leaderboard", "--method", method, *option)
+            assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+            assert f"{option[0]}: only the PingPong boards" in out.stderr and f"--method {method}" in out.stderr

@@ -34,6 +34,16 @@ def check_by(by: str | None, method: str) -> None:
     raise UserError(f"--by {by}: not supported for --method {method} yet ({works})")
 
 
+def check_likert_options(args, method: str) -> None:
+    """UserError for an option only the PingPong boards have: the other boards would ignore it."""
+    if method in ("pingpong", "pingpong-v1"):
+        return
+    for flag, given in (("--weights", getattr(args, "weights", None)), ("--curves", getattr(args, "curves", False))):
+        if given:
+            raise UserError(f"{flag}: only the PingPong boards (--method pingpong, pingpong-v1) have it, "
+                            f"not --method {method}")
+
+
 def _cells(row: dict, by: str | None = None) -> list[str]:
     def pm(key: str) -> str:
         v, ci = row.get(key), row.get(f"{key}_ci")
@@ -46,10 +56,11 @@ def _cells(row: dict, by: str | None = None) -> list[str]:
 
 
 def _csv_value(value) -> object:
-    """None as an empty cell, a list (e.g. the models without a price) as its items joined by ';'."""
+    """None as an empty cell, a list or a mapping (the models without a price, `--curves`' by_turn
+    and good_streak) as JSON, which any CSV reader's user can parse back."""
     if value is None:
         return ""
-    return ";".join(str(v) for v in value) if isinstance(value, list) else value
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, (list, dict)) else value
 
 
 Extra = tuple[list[str], list[list[str]]]
@@ -117,6 +128,7 @@ def leaderboard(args, home) -> int:
     method = getattr(args, "method", "pingpong")
     by = getattr(args, "by", None)
     check_by(by, method)
+    check_likert_options(args, method)
     check_lang(home, args.lang, method)
     if method == "dmt":
         from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
