@@ -106,6 +106,13 @@ def test_a_version_that_names_another_method_is_one_line(tmp_path, capsys, argv)
      "--characters: expected one or more names"),
     (["sessions", "score", "1", "--metric", "fluency", "--value", "3", "--author", ""], "--author: must not be empty"),
     (["--db", "/no/such/folder/x.db", "sessions", "list"], "--db /no/such/folder/x.db: there is no folder"),
+    # seat options that take one model, beside commands whose --player and --judge repeat
+    (["compare", "--baseline", "offline", "--judge", "a", "--judge", "b"], "--judge: takes one model; given more"),
+    (["run", "--player", "p", "--interrogator", "a", "--interrogator", "b", "--judge", "j"],
+     "--interrogator: takes one model"),
+    (["play", "--player", "a", "--player", "b"], "--player: takes one model"),
+    (["sessions", "fork", "1", "--turn", "1", "--interrogator", "a", "--interrogator", "b"],
+     "--interrogator: takes one model"),
 ])
 def test_empty_or_impossible_values_are_one_line_not_a_quiet_default(tmp_path, capsys, argv, message):
     from pingpong.tui.cli import main

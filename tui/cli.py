@@ -68,6 +68,16 @@ def _name(value: str) -> str:
     return value.strip()
 
 
+class _Once(argparse.Action):
+    """A seat option that takes one model: given twice it is refused, where plain argparse would keep
+    the last (next to commands whose --player and --judge repeat, that reads as "both")."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"argument {option_string}: takes one model; given more than once")
+        setattr(namespace, self.dest, values)
+
+
 def _lang(value: str) -> str:
     """A language as cards and sessions store it: two lower-case letters (anything else matches nothing)."""
     import re
@@ -101,8 +111,8 @@ def _play_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--next-speaker", choices=("narrator", "turn"), default="narrator",
                    help="group scenes: the interrogator seat (narrator) picks who speaks next, or they speak "
                         "in turn (default narrator)")
-    p.add_argument("--player", metavar="M|human", help="model that plays the character, or human")
-    p.add_argument("--interrogator", metavar="M|human", help="model that plays the user, or human (you)")
+    p.add_argument("--player", action=_Once, metavar="M|human", help="model that plays the character, or human")
+    p.add_argument("--interrogator", action=_Once, metavar="M|human", help="model that plays the user, or human (you)")
     p.add_argument("--judge", action="append", default=None, metavar="M", help="repeat for several judges")
     p.add_argument("--turns", type=int, metavar="N", help="number of turns (default: the situation's)")
     _method_args(p)
@@ -110,7 +120,7 @@ def _play_args(p: argparse.ArgumentParser) -> None:
 
 def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--player", action="append", required=True, metavar="M", help="player model; repeat for several")
-    p.add_argument("--interrogator", required=True, metavar="M", help="interrogator model")
+    p.add_argument("--interrogator", action=_Once, required=True, metavar="M", help="interrogator model")
     p.add_argument("--judge", action="append", required=True, metavar="M", help="judge model; repeat for several")
     p.add_argument("--lang", choices=("en", "ru"), default="en", help="language of cards and situations (default en)")
     p.add_argument("--characters", type=_csv, metavar="A,B", help="only these characters (default: all)")
@@ -159,8 +169,9 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--baseline", required=True, metavar="M", help="player every other player is measured against")
-    p.add_argument("--judge", required=True, metavar="M", help="model that reads two sessions and names the better one")
+    p.add_argument("--baseline", action=_Once, required=True, metavar="M", help="player every other player is measured against")
+    p.add_argument("--judge", action=_Once, required=True, metavar="M",
+                   help="model that reads two sessions and names the better one")
     p.add_argument("--player", action="append", default=None, metavar="M",
                    help="compare this player (repeat for several; default: every player that shares a "
                         "character, situation and method with the baseline)")
@@ -216,8 +227,8 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
              "start a new session from the first N turns of another, and run it on")
     q.add_argument("id", type=int, help="session id to fork")
     q.add_argument("--turn", type=int, required=True, metavar="N", help="keep turns 1..N")
-    q.add_argument("--player", metavar="M", help="player model from there on (default: the same)")
-    q.add_argument("--interrogator", metavar="M|human", help="interrogator from there on (default: the same)")
+    q.add_argument("--player", action=_Once, metavar="M", help="player model from there on (default: the same)")
+    q.add_argument("--interrogator", action=_Once, metavar="M|human", help="interrogator from there on (default: the same)")
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
