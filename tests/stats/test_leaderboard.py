@@ -245,3 +245,20 @@ def test_a_language_no_stored_session_is_in_is_one_line_not_an_empty_board(tmp_p
     assert "argument --lang: expected a two-letter language code such as en or ru, got 'english'" in \
         capsys.readouterr().err
     assert main(["--home", str(home), "leaderboard", "--lang", "ru", "--method", "pingpong-v1"]) == 0
+
+
+def test_a_run_name_no_run_has_is_one_line_not_an_empty_board(tmp_path, capsys):
+    from pingpong.sessions.store import Store
+    from pingpong.tui.cli import main
+
+    home = tmp_path / "home"
+    home.mkdir()
+    with Store(home / "pingpong.db") as store:
+        add_session(store, "A", {"J": [(5, 5, 5, 0)]})
+        store.conn.execute("UPDATE sessions SET run_id = ?", [store.run_id("bench")])
+        store.conn.commit()
+    assert main(["--home", str(home), "leaderboard", "--run", "bnech"]) == 2
+    assert capsys.readouterr().err.strip() == "pingpong: error: --run: no run named 'bnech'"
+    assert main(["--home", str(home), "leaderboard", "--run", "bench", "--format", "json"]) == 0
+    assert '"player": "A"' in capsys.readouterr().out
+    assert main(["--home", str(home), "leaderboard", "--run", "bench", "--method", "dmt"]) == 0  # a run, no dmt yet

@@ -24,6 +24,7 @@ def compare(args, home: Home) -> int:
     from pingpong.sessions import queries
     from pingpong.sessions.compare import compare_report, pair_outcomes, plan_pairs
     from pingpong.sessions.store import Store
+    from pingpong.tui.commands.stats import check_filters
 
     if args.judge == HUMAN:
         raise UserError("--judge: a judge must be a model; people record preferences with "
@@ -37,10 +38,9 @@ def compare(args, home: Home) -> int:
     if args.player and not players:  # an empty list would mean every player
         raise UserError(f"--player: name players to compare with the baseline '{args.baseline}', not the baseline")
     home.ensure()
+    check_filters(home, None, args.run_name)
     store = Store(home.db_path)
     try:
-        if args.run_name and not store.sessions(run=args.run_name, limit=1):
-            raise UserError(f"--run: no run named '{args.run_name}'")
         facts = queries.sessions_matching(store.conn, queries.SessionFilter(run=args.run_name))
         plans = plan_pairs(facts, args.baseline, players)
         with asyncio.Runner() as loop:

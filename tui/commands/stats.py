@@ -129,7 +129,7 @@ def leaderboard(args, home) -> int:
     by = getattr(args, "by", None)
     check_by(by, method)
     check_likert_options(args, method)
-    check_lang(home, args.lang, method)
+    check_filters(home, args.lang, getattr(args, "run_name", None), method)
     if method == "dmt":
         from pingpong.tui.commands.dmt_board import dmt_leaderboard_command
 
@@ -228,17 +228,19 @@ def render_curves(rows: list[dict], fmt: str, out=None) -> None:
                   "turns stay good (>= 4), averaged over prefix lengths\n")
 
 
-def check_lang(home, lang: str | None, method: str | None = None) -> None:
-    """A `--lang` that no stored session (of the method) is in: a typo far more often than a
-    question, so one line naming the languages there are instead of an empty board."""
-    if lang is None:
+def check_filters(home, lang: str | None, run: str | None = None, method: str | None = None) -> None:
+    """A `--lang` that no stored session (of the method) is in, or a `--run` that no stored run is
+    named: a typo far more often than a question, so one line (naming the languages there are)
+    instead of an empty board."""
+    if lang is None and run is None:
         return
-    from pingpong.core.errors import UserError
     from pingpong.sessions.queries import languages
     from pingpong.sessions.store import Store
 
     with Store(home.db_path, reading=True) as store:
-        stored = languages(store.conn, method)
+        if run is not None and not store.sessions(run=run, limit=1):
+            raise UserError(f"--run: no run named '{run}'")
+        stored = languages(store.conn, method) if lang is not None else []
     if stored and lang not in stored:
         sessions = f"{method} session" if method else "session"
         raise UserError(f"--lang {lang}: no stored {sessions} is in this language; they are in {', '.join(stored)}")
@@ -248,7 +250,7 @@ def agreement(args, home) -> int:
     from pingpong.sessions.agreement import agreement_report
     from pingpong.sessions.store import Store
 
-    check_lang(home, getattr(args, "lang", None))
+    check_filters(home, getattr(args, "lang", None))
     with Store(home.db_path, reading=True) as store:
         report = agreement_report(store, level=args.level, lang=getattr(args, "lang", None))
     if args.format == "json":
