@@ -64,7 +64,8 @@ def bars(p: RunProgress, title: str) -> Group:
 def summary(p: RunProgress) -> Table:
     """The closing table: per player done, failed, tokens, mean reply latency."""
     table = Table(title="run summary", title_justify="left",
-                  caption="tokens and requests: every call of the player's conversations (all roles);"
+                  caption="tokens, requests, retries: the calls this command made in the player's"
+                          " conversations (all roles; a resumed run's earlier calls are in its costs);"
                           " latency: mean of the player's replies",
                   caption_justify="left")
     table.add_column("player")
