@@ -110,3 +110,11 @@ def test_a_killed_worker_is_reported_and_the_other_finishes_its_conversations(sl
     assert "Traceback" not in err
     assert "killed by signal 9" in err
     assert_complete_once(slow_home, turns=3)
+
+
+def test_never_more_workers_than_conversations(slow_home, fake):
+    """One conversation with --workers 50 runs in the command's own process (fifty workers would
+    each start, find nothing and keep the command alive long after its last answer)."""
+    result = pingpong(slow_home, *run_args("--workers", "50", "--every", "8", players=("alpha",)))
+    assert result.rc == 0, result.err
+    assert rows(slow_home, "SELECT pid, status FROM sessions") == [(os.getpid(), "finished")]

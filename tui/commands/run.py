@@ -35,7 +35,8 @@ def run(args, home) -> int:
         every=args.every, run_name=args.run_name, method=args.method,
         prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))
     warn(list(setup.warnings))
-    if workers == 1:
+    workers = min(workers, len(setup.items))  # a worker without a conversation would only start and wait
+    if workers <= 1:
         return _run(args, home, setup, specs, None)
     from pingpong.sessions.workers import WorkerGroup
 
