@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -21,7 +23,7 @@ from typing import Any, Callable, Literal, Protocol
 from pingpong.core.config import api_key, check_ready, offline_spec, resolve
 from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole
 from pingpong.core.errors import UserError
-from pingpong.core.retry import Failure, IncompleteStream, RetryPolicy, classify
+from pingpong.core.retry import BadAnswer, Failure, IncompleteStream, RetryPolicy, classify
 from pingpong.core.tokens import estimate_messages, estimate_tokens
 
 ROLE_DEFAULTS: dict[str, dict[str, float]] = {
@@ -79,14 +81,41 @@ class Completion:
 CHAT_PATH = "/chat/completions"
 
 
+_UNREADABLE = (UnicodeDecodeError, json.JSONDecodeError, RecursionError)
+"""What reading a body raises when its bytes are not UTF-8, not JSON, or nested past Python's limit."""
+
+
 def _first_choice(data: Any) -> dict:
-    choices = data.get("choices") if isinstance(data, dict) else None
-    return choices[0] if choices and isinstance(choices[0], dict) else {}
+    """The first choice of a non-streamed answer; BadAnswer for a body that is no completion."""
+    if not isinstance(data, dict):
+        raise BadAnswer(f"not JSON but {' '.join(str(data).split())[:80]!r}", retryable=False)
+    choices = data.get("choices")
+    if not choices and data.get("error") is not None:
+        error = data["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        raise BadAnswer(f"an error instead of a completion: {message}", retryable=True)
+    return choices[0] if choices and isinstance(choices, list) and isinstance(choices[0], dict) else {}
+
+
+def _content(value: Any) -> str:
+    """A message's (or a delta's) content as text: a string, or the text of a list of parts, as
+    some servers send it; BadAnswer for anything else."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    if isinstance(value, list):
+        return "".join(p if isinstance(p, str) else p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
+                       else "" for p in value)
+    raise BadAnswer(f"the message content is {type(value).__name__}, not text", retryable=False)
 
 
 def _usage(data: Any) -> dict | None:
     usage = data.get("usage") if isinstance(data, dict) else None
     return usage if isinstance(usage, dict) else None
+
+
+def _count(value: Any) -> int | None:
+    """A token count from `usage`, or None when it is not a count (then it is estimated)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 class ModelCallError(Exception):
@@ -369,9 +398,12 @@ class OpenAIChatModel:
         client = self._ep.client()
         body = {"model": self.spec.model, "messages": messages, **params}
         if not stream:
-            data = await client.post_json(CHAT_PATH, body, timeout=timeout)
+            try:
+                data = await client.post_json(CHAT_PATH, body, timeout=timeout)
+            except _UNREADABLE as exc:
+                raise BadAnswer(f"the body is not readable JSON ({type(exc).__name__})", retryable=False) from None
             choice = _first_choice(data)
-            text = (choice.get("message") or {}).get("content") or ""
+            text = _content((choice.get("message") or {}).get("content"))
             if text and on_delta is not None:
                 on_delta(text)
             return text, choice.get("finish_reason"), _usage(data)
@@ -383,16 +415,20 @@ class OpenAIChatModel:
         usage = None
         try:
             async for chunk in response:
+                if not isinstance(chunk, dict):
+                    raise BadAnswer(f"a stream event is not a JSON object: {str(chunk)[:80]!r}", retryable=False)
                 usage = _usage(chunk) or usage
                 for choice in chunk.get("choices") or ():
-                    if choice.get("index") not in (0, None):
+                    if not isinstance(choice, dict) or choice.get("index") not in (0, None):
                         continue
-                    piece = (choice.get("delta") or {}).get("content")
+                    piece = _content((choice.get("delta") or {}).get("content"))
                     if piece:
                         parts.append(piece)
                         if on_delta is not None:
                             on_delta(piece)
                     finish = choice.get("finish_reason") or finish
+        except _UNREADABLE as exc:
+            raise BadAnswer(f"a stream event is not readable JSON ({type(exc).__name__})", retryable=False) from None
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.shield(response.close())
@@ -401,19 +437,27 @@ class OpenAIChatModel:
         return "".join(parts), finish, usage
 
     def _completion(self, messages, text, finish, usage, latency_ms, attempt) -> Completion:
-        prompt = usage.get("prompt_tokens") if usage else None
-        completion = usage.get("completion_tokens") if usage else None
+        prompt = _count(usage.get("prompt_tokens")) if usage else None
+        completion = _count(usage.get("completion_tokens")) if usage else None
         estimated = prompt is None or completion is None
-        if estimated:
-            prompt = estimate_messages(messages) if prompt is None else prompt
-            completion = estimate_tokens(text) if completion is None else completion
-        return Completion(text, int(prompt or 0), int(completion or 0), estimated, latency_ms, attempt, finish)
+        if prompt is None:
+            prompt = estimate_messages(messages)
+        if completion is None:
+            completion = estimate_tokens(text)
+        return Completion(text, prompt, completion, estimated, latency_ms, attempt, finish)
 
     def _scrub(self, failure: Failure) -> Failure:
+        """The reason without the API key, in any case, even cut short at its end by `_short`."""
         secret = self._ep.secret
-        if secret and len(secret) >= 4 and secret in failure.reason:
-            return replace(failure, reason=failure.reason.replace(secret, "***"))
-        return failure
+        if not secret or len(secret) < 4:
+            return failure
+        reason = re.sub(re.escape(secret), "***", failure.reason, flags=re.IGNORECASE)
+        if reason.endswith("..."):
+            body = reason[:-3].lower()
+            cut = next((k for k in range(len(secret) - 1, 3, -1) if body.endswith(secret[:k].lower())), 0)
+            if cut:
+                reason = reason[:-3 - cut] + "***..."
+        return failure if reason == failure.reason else replace(failure, reason=reason)
 
     def _record(self, on_call, role, req, attempt, status, error, latency_ms, c: Completion | None = None):
         if on_call is None:

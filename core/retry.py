@@ -40,6 +40,16 @@ class IncompleteStream(Exception):
     """The stream ended before the model said it had finished (no finish_reason, no [DONE])."""
 
 
+class BadAnswer(Exception):
+    """A 200 whose body is no chat completion: an error object, an HTML page, bytes that are not
+    UTF-8 or JSON, a content that is not text. `retryable`: an error object may pass (a provider
+    behind a router failed this once); a page that is not JSON is the wrong address."""
+
+    def __init__(self, reason: str, retryable: bool) -> None:
+        super().__init__(reason)
+        self.retryable = retryable
+
+
 @dataclass(frozen=True)
 class Failure:
     """What went wrong with one attempt, in a form the retry loop can act on."""
@@ -127,6 +137,8 @@ def classify(exc: BaseException, timeout: float | None = None) -> Failure | None
         return Failure(_short(f"API error: {exc}"), True)
     if isinstance(exc, IncompleteStream):
         return Failure(_short(f"stream ended early: {exc}"), True)
+    if isinstance(exc, BadAnswer):
+        return Failure(_short(f"unusable answer: {exc}"), exc.retryable)
     if isinstance(exc, TimeoutError):
         return Failure(f"timed out after {timeout:g}s" if timeout else "timed out", True)
     module = type(exc).__module__ or ""

@@ -19,7 +19,7 @@ What it answers, in order:
 
 Behaviours: ``reply(text, ...)`` (streamed or JSON, as the request asks),
 ``error(status, ...)``, ``rate_limit(retry_after)``, ``quota_exhausted()``,
-``server_error()``, ``bad_request()``, ``cut(text, after=2)``.
+``server_error()``, ``bad_request()``, ``cut(text, after=2)``, ``raw(body, status, content_type)``.
 Global knobs: ``latency`` (seconds before the first byte of every answer),
 ``chunk_delay`` (seconds between stream chunks), ``faults=Faults(...)``.
 
@@ -95,7 +95,18 @@ class Cut:
     delay: float = 0.0
 
 
-Behaviour = Reply | Error | Cut
+@dataclass
+class Raw:
+    """A whole answer exactly as given: its status, content type and bytes (an HTML page with a 200,
+    an error object where a completion belongs, bytes that are not UTF-8, a usage that lies)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+    delay: float = 0.0
+
+
+Behaviour = Reply | Error | Cut | Raw
 
 
 def reply(text: str, **kw: Any) -> Reply:
@@ -124,6 +135,12 @@ def bad_request(message: str = "invalid request") -> Error:
 
 def cut(text: str = Cut.text, after: int = 2) -> Cut:
     return Cut(text, after)
+
+
+def raw(body: bytes | str | dict, status: int = 200, content_type: str = "application/json") -> Raw:
+    """A dict is sent as its JSON; a str as UTF-8."""
+    data = json.dumps(body).encode() if isinstance(body, dict) else body.encode() if isinstance(body, str) else body
+    return Raw(data, status, content_type)
 
 
 @dataclass
@@ -284,6 +301,14 @@ class _Handler(BaseHTTPRequestHandler):
             err = {"message": b.message, "type": b.type or "error", "param": None, "code": b.code}
             extra = dict(b.headers) if b.retry_after is None else {**b.headers, "Retry-After": str(b.retry_after)}
             self._send_json(b.status, {"error": err}, extra)
+            return
+        if isinstance(b, Raw):
+            self.send_response(b.status)
+            self.send_header("Content-Type", b.content_type)
+            self.send_header("Content-Length", str(len(b.body)))
+            self.end_headers()
+            self.wfile.write(b.body)
+            self.wfile.flush()
             return
         stream = bool(body.get("stream"))
         model = body.get("model", "fake")
