@@ -32,11 +32,17 @@ def resolve_models(models: Mapping[str, ModelSpec], names: Iterable[str]) -> dic
     return chosen
 
 
+def direct_opener() -> urllib.request.OpenerDirector:
+    """urllib without the environment's proxy variables: the model calls' own transport never
+    reads them, so a check through `http_proxy` would test a road the calls do not take."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def _probe(url: str, timeout: float) -> str | None:
     """None when something answers HTTP at `url` (any status), else the reason it did not."""
     request = urllib.request.Request(url, method="GET", headers={"User-Agent": "pingpong"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout):
+        with direct_opener().open(request, timeout=timeout):
             return None
     except urllib.error.HTTPError:
         return None  # 401, 404...: a server is there; the real calls will say more

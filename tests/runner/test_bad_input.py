@@ -73,3 +73,15 @@ def test_a_home_that_is_a_file(tmp_path, fake):
                       "--every", "64")
     assert_refused(result, str(home), "must be a folder")
     assert home.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_a_proxy_in_the_environment_does_not_make_a_server_unreachable(home, fake, monkeypatch):
+    """The calls' transport never reads proxy variables, so the check before a run must not either
+    (it refused a local server as unreachable through a dead http_proxy that the calls ignore)."""
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, f"http://127.0.0.1:{closed_port()}")
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    write_config(home, standard_models(fake.base_url))
+    result = pingpong(home, *run_args("--every", "8"))
+    assert result.rc == 0, result.err

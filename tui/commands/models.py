@@ -22,13 +22,10 @@ def _probe(base_url: str, key: str | None, timeout: float = CHECK_TIMEOUT) -> tu
     if key:
         headers["Authorization"] = f"Bearer {key}"
     request = urllib.request.Request(url, headers=headers, method="GET")
-    from pingpong.core.config import is_local
+    from pingpong.sessions.plan_checks import direct_opener
 
-    # a proxy from the environment must not swallow requests to this machine
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if is_local(base_url) \
-        else urllib.request.build_opener()
     try:
-        with opener.open(request, timeout=timeout) as resp:
+        with direct_opener().open(request, timeout=timeout) as resp:
             resp.read(1 << 16)
             return "yes", None
     except urllib.error.HTTPError as exc:
