@@ -160,6 +160,23 @@ def failed_judge_turns(conn: sqlite3.Connection, session_ids: Sequence[int],
     return out
 
 
+def failed_judges(conn: sqlite3.Connection, session_ids: Sequence[int],
+                  judges: Sequence[str] | None = None) -> dict[str, tuple[int, str | None]]:
+    """{judge: (its (session, turn) scorings still failed, the newest error)} among these sessions
+    (of those judges only, when given): what a user must read to know who failed and why."""
+    only, names = (f" AND by IN ({_marks(len(judges))})", list(judges)) if judges else ("", [])
+    counts: dict[str, list[int]] = {}
+    for chunk in _chunks(session_ids):
+        for judge, n, newest in conn.execute(
+                "SELECT by, COUNT(DISTINCT session_id || '/' || IFNULL(turn, 0)), MAX(id) FROM scores"
+                f" WHERE source = 'judge' AND status = 'failed' AND session_id IN ({_marks(len(chunk))}){only}"
+                " GROUP BY by", [*chunk, *names]):
+            seen = counts.setdefault(judge, [0, 0])
+            seen[0], seen[1] = seen[0] + n, max(seen[1], newest)
+    return {judge: (n, conn.execute("SELECT error FROM scores WHERE id = ?", [newest]).fetchone()[0])
+            for judge, (n, newest) in sorted(counts.items())}
+
+
 LIKERT = ("in_character", "entertaining", "fluency")
 
 

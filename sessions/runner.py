@@ -401,14 +401,15 @@ class BatchRunner:
             async for event in events:
                 self.progress.on_event(counts, event)
 
-    def failed_judge_turns(self) -> int:
-        """Judge (turn, judge) scorings of this run still failed: `pingpong judge` or a rerun retries them."""
+    def failed_judges(self) -> dict[str, tuple[int, str | None]]:
+        """{judge: (its (session, turn) scorings of this run still failed, the newest error)}:
+        `pingpong judge` or a rerun retries them."""
         from pingpong.sessions import queries
 
         if self.run_id is None:
-            return 0
+            return {}
         ids = [row[0] for row in queries.run_pairs(self.store.conn, self.run_id, self.setup.facets)]
-        return sum(queries.failed_judge_turns(self.store.conn, ids).values())
+        return queries.failed_judges(self.store.conn, ids)
 
     async def _conversation(self, gate: asyncio.Semaphore, item: PlanItem, sid: int | None) -> None:
         from contextlib import aclosing

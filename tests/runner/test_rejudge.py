@@ -42,6 +42,8 @@ def test_failed_judge_exits_1_then_pingpong_judge_completes_it_without_the_seats
                        "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
         assert run.rc == 1, run.err
         assert "judge turn(s) failed" in run.err
+        # who failed and why, without a look in the database
+        assert "(judge: 2 (judge call failed: HTTP 500: internal error" in run.err and run.err.count("\n") == 1, run.err
         failed = _rows(root, "select count(*) from scores where status = 'failed'")[0][0]
         assert failed > 0
         server.responder = _default  # the judge is back
@@ -184,6 +186,7 @@ def test_judge_counts_only_its_own_judges_failed_turns(tmp_path):
         assert again.rc == 0, again.err
         still = pingpong(root, "judge", "--run", "r", "--judge", "judge")
         assert still.rc == 1 and "still failed" in still.err
+        assert "(judge: 2 (judge call failed: HTTP 500" in still.err and "second" not in still.err, still.err
 
 
 def test_judge_refuses_what_judge_models_do_not_score_and_a_dead_judge_before_any_call(tmp_path):

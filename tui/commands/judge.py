@@ -10,6 +10,7 @@ import sys
 
 from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
+from pingpong.tui.commands.output import judge_failures
 
 
 def judge(args, home: Home) -> int:
@@ -51,12 +52,13 @@ def judge(args, home: Home) -> int:
         except StorageError as exc:  # verdicts stored so far are kept; the rest is retried next time
             raise RunFailed(f"error: {exc}; judging stopped there: run the same command again to go on") from None
         left = queries.failed_judge_turns(store.conn, ids, list(specs))
+        why = queries.failed_judges(store.conn, ids, list(specs))
     finally:
         store.close()
     failed = sum(left.values())
     print(f"judged {judged} session(s) with {', '.join(specs)}", file=sys.stderr)
     if failed:
-        raise RunFailed(f"{failed} judge turn(s) still failed in {len(left)} session(s); "
+        raise RunFailed(f"{failed} judge turn(s) still failed in {len(left)} session(s) ({judge_failures(why)}); "
                         "run the same command again to retry them")
     return 0
 

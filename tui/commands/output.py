@@ -93,3 +93,9 @@ def print_board(columns, body: list[list[str]], fmt: str, out, *, title: str, ca
     print_table(columns, body, fmt, out, title=title, empty=empty)
     if body and fmt == "table" and out.isatty():
         out.write(caption + "\n")
+
+
+def judge_failures(failed: dict[str, tuple[int, str | None]]) -> str:
+    """Who failed and why, for the one line a run or `pingpong judge` ends with: "j1: 2 (HTTP 401:
+    Incorrect API key), j2: 1 (timed out after 60s)"."""
+    return one_line(", ".join(f"{judge}: {n}" + (f" ({why})" if why else "") for judge, (n, why) in failed.items()))

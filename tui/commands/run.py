@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pingpong.sessions.runner import RunProgress, RunSetup
     from pingpong.sessions.workers import WorkerGroup
 
-from pingpong.tui.commands.output import warn
+from pingpong.tui.commands.output import judge_failures, warn
 
 
 def run(args, home) -> int:
@@ -69,11 +69,11 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
                              renderer=PromptRenderer(home.templates_dir), freeze=True)
         console = Console()
         stopped: StorageError | None = None
-        progress, interrupted, failed_judging = runner.progress, False, 0
+        progress, interrupted, failed_judging = runner.progress, False, {}
         try:
             with asyncio.Runner(loop_factory=loop_factory()) as loop:
                 interrupted, progress = loop.run(_main(runner, specs, console, group, home))
-            failed_judging = runner.failed_judge_turns()
+            failed_judging = runner.failed_judges()
             if price_of:
                 from pingpong.sessions.costs import run_spend
 
@@ -109,8 +109,10 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
         raise RunFailed(f"{progress.failed} of {progress.total} conversations failed in run "
                         f"'{setup.name}'; run the same command again to retry them")
     if failed_judging:
-        raise RunFailed(f"{failed_judging} judge turn(s) failed in run '{setup.name}'; run the same command "
-                        f"again (or `pingpong judge --run {setup.name} --judge ...`) to retry them")
+        total = sum(n for n, _ in failed_judging.values())
+        raise RunFailed(f"{total} judge turn(s) failed in run '{setup.name}' ({judge_failures(failed_judging)});"
+                        f" run the same command again (or `pingpong judge --run {setup.name} --judge ...`)"
+                        " to retry them")
     return 0
 
 
