@@ -52,6 +52,8 @@ def _field_error(path: Any, name: str, exc: ValidationError) -> UserError:
     loc = ".".join(show(p) for p in err.get("loc", ()))
     where = f"models.{name}.{loc}" if loc else f"models.{name}"
     msg = "unknown field" if err.get("type") == "extra_forbidden" else err.get("msg", "invalid value")
+    if loc == "api_key_env" and err.get("type") == "string_pattern_mismatch":  # what it holds is never shown
+        msg = "must name an environment variable (letters, digits, _), never hold the key itself"
     return UserError(f"{path}: {where}: {msg}")
 
 
@@ -114,6 +116,10 @@ def prices(models: dict[str, ModelSpec]) -> dict[str, Price]:
     return {name: spec.price for name, spec in models.items() if spec.price is not None}
 
 
+SETTINGS = ("author", "user_name", "keymap", "models")
+"""The top-level keys of config.toml; anything else is a typo, refused."""
+
+
 def read_config(home: Home) -> dict[str, Any]:
     """config.toml as a dict ({} when the default one does not exist yet)."""
     path = home.config_path
@@ -122,7 +128,12 @@ def read_config(home: Home) -> dict[str, Any]:
             raise UserError(f"{path}: config file not found")
         return {}
     text = decode_text(read_limited(path, MAX_CONFIG_BYTES, "config file"), str(path))
-    return parse_toml(text, str(path))
+    data = parse_toml(text, str(path))
+    unknown = next((key for key in data if key not in SETTINGS), None)
+    if unknown is not None:  # `autor = "ann"` or `[modles.x]` would otherwise be ignored without a word
+        raise UserError(f"{path}: {show(unknown)}: unknown setting (config.toml takes "
+                        f"{', '.join(SETTINGS[:2])}, [{SETTINGS[2]}] and [{SETTINGS[3]}.NAME] tables)")
+    return data
 
 
 def load_models(home: Home) -> dict[str, ModelSpec]:

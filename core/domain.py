@@ -232,7 +232,8 @@ class ModelSpec(_Model):
     kind: Literal["openai", "offline"] = "openai"
     base_url: str | None = None
     model: str | None = None
-    api_key_env: str | None = None
+    api_key_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                    description="the NAME of the variable that holds the key, never the key")
     max_concurrency: int = Field(16, ge=1)
     merge_system: bool = False
     params: dict[str, Any] = Field(default_factory=dict)

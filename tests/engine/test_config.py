@@ -23,9 +23,6 @@ frequency_penalty = 0.2
 [models.local]
 base_url = "http://127.0.0.1:8080/v1"
 model = "llama"
-
-[tui]
-theme = "dark"
 """
 
 
@@ -72,6 +69,26 @@ def test_bad_fields_are_named(tmp_path, entry, where):
     with pytest.raises(UserError) as info:
         load_models(_home(tmp_path, f"[models.x]\n{entry}\n"))
     assert where in str(info.value) and "config.toml" in str(info.value)
+
+
+@pytest.mark.parametrize("text, key", [
+    ('autor = "ann"\n', "autor"),
+    ('user_nmae = "Alex"\n', "user_nmae"),
+    ('[modles.gpt]\nbase_url = "http://h/v1"\nmodel = "m"\n', "modles"),
+])
+def test_a_misspelled_setting_is_refused_not_ignored(tmp_path, text, key):
+    with pytest.raises(UserError) as info:
+        load_models(_home(tmp_path, text))
+    assert str(info.value) == (f"{tmp_path / 'config.toml'}: {key}: unknown setting (config.toml takes author, "
+                               "user_name, [keymap] and [models.NAME] tables)")
+
+
+def test_a_key_in_place_of_its_variables_name_is_refused_without_showing_it(tmp_path):
+    with pytest.raises(UserError) as info:
+        load_models(_home(tmp_path, '[models.x]\nbase_url = "http://h/v1"\nmodel = "m"\n'
+                                    'api_key_env = "sk-proj-AbC123-secret"\n'))
+    assert "models.x.api_key_env: must name an environment variable" in str(info.value)
+    assert "AbC123" not in str(info.value)
 
 
 def test_reserved_names(tmp_path):
