@@ -41,6 +41,14 @@ def offline_spec() -> ModelSpec:
     return ModelSpec(name=OFFLINE, kind="offline", max_concurrency=64)
 
 
+def shown_url(url: str) -> str:
+    """A base URL as it may be printed or written: a password in it (user:secret@host) is masked."""
+    parts = urlparse(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
+
+
 def is_local(base_url: str | None) -> bool:
     if not base_url:
         return False
@@ -105,7 +113,7 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
                 if not getattr(spec, required):
                     raise UserError(f"{path}: models.{name}.{required}: missing (required for kind 'openai')")
             if urlparse(spec.base_url).scheme not in ("http", "https"):
-                raise UserError(f"{path}: models.{name}.base_url: expected an http(s) URL, got {spec.base_url!r}")
+                raise UserError(f"{path}: models.{name}.base_url: expected an http(s) URL, got {shown_url(spec.base_url)!r}")
         models[name] = spec
     models[OFFLINE] = offline_spec()
     return models

@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Mapping
 
+from pingpong.core.config import shown_url
 from pingpong.core.domain import ModelSpec
 from pingpong.core.errors import UserError
 
@@ -66,4 +67,4 @@ async def check_reachable(specs: Iterable[ModelSpec], timeout: float = REACH_TIM
         *(asyncio.to_thread(_probe, f"{url}/models", timeout) for url in urls))
     for url, reason in zip(urls, reasons):
         if reason is not None:
-            raise UserError(f"model '{endpoints[url]}': base URL {url} unreachable ({reason})")
+            raise UserError(f"model '{endpoints[url]}': base URL {shown_url(url)} unreachable ({reason})")

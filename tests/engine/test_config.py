@@ -144,3 +144,13 @@ def test_author_must_be_text(tmp_path):
     assert author(_home(tmp_path, 'author = " ann "\n')) == "ann"
     with pytest.raises(UserError, match="config.toml: author: expected a name in quotes"):
         author(_home(tmp_path, "author = 5\n"))
+
+
+def test_a_password_in_a_base_url_is_never_shown(tmp_path):
+    from pingpong.core.config import shown_url
+
+    assert shown_url("http://user:hunter2@127.0.0.1:9/v1") == "http://user:***@127.0.0.1:9/v1"
+    assert shown_url("https://api.example.com/v1") == "https://api.example.com/v1"
+    with pytest.raises(UserError) as info:
+        load_models(_home(tmp_path, '[models.x]\nbase_url = "ftp://u:hunter2@h/v1"\nmodel = "m"\n'))
+    assert "hunter2" not in str(info.value) and "ftp://u:***@h/v1" in str(info.value)

@@ -85,3 +85,12 @@ def test_a_proxy_in_the_environment_does_not_make_a_server_unreachable(home, fak
     write_config(home, standard_models(fake.base_url))
     result = pingpong(home, *run_args("--every", "8"))
     assert result.rc == 0, result.err
+
+
+def test_an_unreachable_base_url_is_named_without_its_password(home, fake):
+    models = standard_models(fake.base_url)
+    models["alpha"] = model_entry(f"http://user:hunter2@127.0.0.1:{closed_port()}/v1", "alpha-model")
+    write_config(home, models)
+    result = pingpong(home, *run_args())
+    assert result.rc == 2 and "unreachable" in result.err and "user:***@127.0.0.1" in result.err
+    assert "hunter2" not in result.err + result.out

@@ -43,13 +43,13 @@ def model_rows(home, check: bool = True) -> list[dict]:
     """One dict per configured model (built-in offline included), checked concurrently."""
     import os
 
-    from pingpong.core.config import is_local, key_status, load_models
+    from pingpong.core.config import is_local, key_status, load_models, shown_url
 
     rows: list[dict[str, object]] = []
     probes: dict[int, tuple[str, str | None]] = {}
     for spec in load_models(home).values():
         row: dict[str, object] = {
-            "name": spec.name, "kind": spec.kind, "base_url": spec.base_url, "model": spec.model,
+            "name": spec.name, "kind": spec.kind, "base_url": shown_url(spec.base_url) if spec.base_url else None, "model": spec.model,
             "api_key_env": spec.api_key_env, "key_set": key_status(spec),
             "max_concurrency": spec.max_concurrency, "reachable": "skipped", "reason": None,
         }
