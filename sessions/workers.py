@@ -63,7 +63,13 @@ def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
     the worker with its one line sent to the parent, which reports it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent decides when to stop
     _import_run_modules()
-    job = jobs.get()
+    while True:
+        try:
+            job = jobs.get(timeout=REPORT_EVERY)
+            break
+        except queue_module.Empty:
+            if parent_gone():
+                return
     if job is None:
         return
     import asyncio
@@ -130,6 +136,14 @@ def start_fork_server() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+def parent_gone() -> bool:
+    """The command that started this worker has died (SIGKILL, SIGTERM, a crash) without setting
+    the stop flag: its end of the connection the worker was started through is closed. The
+    worker then stops as on Ctrl-C rather than run the plan on with nobody watching."""
+    parent = multiprocessing.parent_process()
+    return parent is not None and not parent.is_alive()
+
+
 async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
     import asyncio
 
@@ -148,12 +162,14 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
         while not task.done():
             await asyncio.wait([task], timeout=REPORT_EVERY)
             reports.put((index, copy.deepcopy(batch.progress)))
-            if stop.is_set() and not task.done():
-                task.cancel()
+            if (stop.is_set() or parent_gone()) and not task.done():
+                task.cancel()   # its conversations are saved as interrupted: the same command resumes them
         with contextlib.suppress(asyncio.CancelledError):
             await task
         reports.put((index, copy.deepcopy(batch.progress)))
     finally:
+        if parent_gone():   # nobody reads the reports now: exit without waiting to flush them
+            reports.cancel_join_thread()
         await pool.aclose()
         store.close()
 

@@ -118,3 +118,29 @@ def test_never_more_workers_than_conversations(slow_home, fake):
     result = pingpong(slow_home, *run_args("--workers", "50", "--every", "8", players=("alpha",)))
     assert result.rc == 0, result.err
     assert rows(slow_home, "SELECT pid, status FROM sessions") == [(os.getpid(), "finished")]
+
+
+def test_workers_of_a_killed_command_stop_and_leave_their_conversations_to_resume(slow_home, fake):
+    """SIGKILL (or SIGTERM) of the command leaves no worker running the plan on with nobody
+    watching: each stops as on Ctrl-C, its conversations saved as interrupted."""
+    fake.latency = 0.5   # 8 conversations of 8 calls, two at a time: half a minute of work
+    args = run_args("--concurrency", "1")
+    proc = spawn(slow_home, *args, "--workers", "2")
+    end = time.monotonic() + 30
+    while running_processes(slow_home) < 2:
+        assert time.monotonic() < end and proc.poll() is None, "the workers never started a conversation"
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    end = time.monotonic() + 6   # a worker notices within a report interval, then saves and exits
+    while rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") != [(0,)]:
+        assert time.monotonic() < end, "the orphaned workers ran on"
+        time.sleep(0.1)
+    assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'interrupted'")[0][0] >= 1
+    started = rows(slow_home, "SELECT count(*) FROM sessions")
+    time.sleep(1.5)
+    assert rows(slow_home, "SELECT count(*) FROM sessions") == started  # nothing new is started
+    assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'finished'")[0][0] < 8
+    fake.latency = 0.0
+    assert pingpong(slow_home, *args).rc == 0
+    assert_complete_once(slow_home, turns=3)
