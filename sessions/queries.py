@@ -445,9 +445,9 @@ other conversations than another's of the same (player, character, situation) in
 
 def run_pairs(conn: sqlite3.Connection, run_id: int, facets: RunFacets,
               key: tuple[str, str, str] | None = None) -> list[tuple]:
-    """(id, player, character, situation, status, pid, host) of a run's sessions, oldest first: those
-    with these facets and no parent (a fork is never a pair's conversation), or one pair's."""
-    sql = "SELECT id, player, character, situation, status, pid, host FROM sessions WHERE run_id = ?"
+    """(id, player, character, situation, status, pid, host, updated_at) of a run's sessions, oldest
+    first: those with these facets and no parent (a fork is never a pair's conversation), or one pair's."""
+    sql = "SELECT id, player, character, situation, status, pid, host, updated_at FROM sessions WHERE run_id = ?"
     method, lang, interrogator, prompting, prompt_format = facets
     sql += (" AND parent_session IS NULL AND method = ? AND lang = ? AND interrogator = ?"
             " AND ifnull(json_extract(spec, '$.prompting'), '') = ?"

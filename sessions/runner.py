@@ -194,8 +194,8 @@ def pair_sessions(store, run_id: int, facets: RunFacets, key: tuple[str, str, st
 
 
 def _pair_row(row: tuple) -> dict:
-    sid, _player, _character, _situation, status, pid, host = row
-    return {"id": sid, "status": status, "pid": pid, "host": host}
+    sid, _player, _character, _situation, status, pid, host, written = row
+    return {"id": sid, "status": status, "pid": pid, "host": host, "written": written}
 
 
 def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
@@ -210,7 +210,8 @@ def decide(rows: Sequence[dict]) -> tuple[str, int | None]:
             return "resume", r["id"]
     for r in reversed(rows):
         if r["status"] == RUNNING:
-            return ("elsewhere", r["id"]) if owner_alive(r["pid"], r.get("host")) else ("resume", r["id"])
+            alive = owner_alive(r["pid"], r.get("host"), r.get("written"))
+            return ("elsewhere", r["id"]) if alive else ("resume", r["id"])
     return "new", None
 
 

@@ -135,10 +135,34 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
 
 
-def owner_alive(pid: int | None, host: str | None) -> bool:
+PID_REUSE_MARGIN = 2.0
+"""Seconds a process may seem to have started after a session's last write and still own it (the
+kernel gives a start time to the hundredth of a second after a boot known to the second)."""
+
+
+def _started_at(pid: int) -> float | None:
+    """When process `pid` started (seconds since the epoch), from /proc; None where unknown."""
+    try:
+        ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def owner_alive(pid: int | None, host: str | None, written: str | None = None) -> bool:
     """Is the process that marked a session running still there? One on another host is taken to
-    be (its pid means nothing here); one on this host only while its pid lives."""
-    return (bool(host) and host != _this_host()) or pid_alive(pid)
+    be (its pid means nothing here); one on this host while its pid lives, unless the process with
+    that pid started after the session's last write (`written`, its updated_at): the owner died and
+    its pid went to another process (this one, as PID 1 of a new container, or one after a reboot)."""
+    if host and host != _this_host():
+        return True
+    if not pid or not pid_alive(pid):
+        return False
+    started = _started_at(pid) if written else None
+    return written is None or started is None or \
+        started <= datetime.fromisoformat(written).timestamp() + PID_REUSE_MARGIN
 
 
 def check_database_file(path: Path) -> None:
@@ -511,7 +535,8 @@ class Store:
             if status == "running" and pid and pid != os.getpid():
                 if host and host != _this_host():
                     raise UserError(f"session {session_id}: running on host {host} (pid {pid})")
-                if pid_alive(pid):
+                written = db.execute("select updated_at from sessions where id = ?", [session_id]).fetchone()[0]
+                if owner_alive(pid, host, written):
                     raise UserError(f"session {session_id}: running in another process (pid {pid})")
             db.execute(
                 "update sessions set status = 'running', error = null, pid = ?, host = ?, updated_at = ?"
@@ -525,8 +550,8 @@ class Store:
         if self.read_only:
             return 0
         with self.writing() as db:
-            rows = db.execute("select id, pid, host from sessions where status = 'running'").fetchall()
-            orphans = [sid for sid, pid, host in rows if not owner_alive(pid, host)]
+            rows = db.execute("select id, pid, host, updated_at from sessions where status = 'running'").fetchall()
+            orphans = [sid for sid, pid, host, written in rows if not owner_alive(pid, host, written)]
             stamp = now()
             for sid in orphans:
                 db.execute(

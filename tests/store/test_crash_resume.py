@@ -129,3 +129,27 @@ async def test_a_finished_session_cannot_be_run_again(store):
     with pytest.raises(UserError, match="already finished"):
         async for _ in run_session(store, ModelPool({"offline": offline_spec()}), sid):
             pass
+
+
+def test_a_running_session_whose_pid_went_to_a_newer_process_is_an_orphan(tmp_path):
+    """A crashed run's pid given to another process (the next container's PID 1, a process after a
+    reboot) no longer keeps its sessions "running elsewhere" for ever: that process started after
+    the session's last write, so it cannot be its owner. The owner itself still owns it."""
+    store = Store(tmp_path / "p.db")
+    try:
+        sid = store.create_session(make_spec(), make_character(), make_situation())
+        store.claim(sid)   # this process, which started before the claim
+        assert store.mark_orphans_interrupted() == 0
+        with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as newer:
+            try:
+                time.sleep(0.2)
+                store.conn.execute("UPDATE sessions SET pid = ?, updated_at = '2001-01-01T00:00:00.000+00:00'"
+                                   " WHERE id = ?", [newer.pid, sid])
+                store.conn.commit()
+                assert store.mark_orphans_interrupted() == 1
+                assert store.session(sid).status == "interrupted"
+                store.claim(sid)  # and it can be taken over
+            finally:
+                newer.kill()
+    finally:
+        store.close()
