@@ -102,6 +102,25 @@ def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
     assert {r["player"] for r in forks} == {"offline", "player"}  # ...unless asked
 
 
+def test_a_fork_whose_inherited_judge_is_gone_is_refused_before_it_is_written(tmp_path):
+    """The fork keeps the session's judges: one no longer configured is one line and exit 2, and no
+    fork is left behind (each try used to add an interrupted one)."""
+    root = tmp_path / "home"
+    with FakeServer() as server:
+        _config(root, server.base_url)
+        first = pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                         "--characters", "tally", "--situations", "casual-greeting", "--run", "r")
+        assert first.rc == 0, first.err
+        (root / "config.toml").write_text(f'[models.player]\nbase_url = "{server.base_url}"\nmodel = "player"\n'
+                                          f'[models.asker]\nbase_url = "{server.base_url}"\nmodel = "asker"\n',
+                                          encoding="utf-8")
+        for _ in range(2):
+            fork = pingpong(root, "sessions", "fork", "1", "--turn", "1", "--player", "player")
+            assert fork.rc == 2 and fork.err.strip().endswith("unknown model 'judge' (configured: asker, offline, player)"), \
+                fork.err
+    assert _rows(root, "select count(*) from sessions") == [(1,)]
+
+
 def _spoiled(kind: str) -> str:
     """A judge answer for turns 1 and 2 that fails in one way (the situation has two turns)."""
     if kind == "invalid-json":

@@ -203,17 +203,21 @@ def _prefer(args, home: Home) -> int:
 
 def fork(args, home: Home) -> int:
     """Copy the first N turns into a new session, then run it on (as `sessions resume` does)."""
-    from pingpong.core.config import load_models, resolve
+    from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.domain import HUMAN
 
     models = load_models(home)
-    for name in (args.player, args.interrogator):
-        if name and name != HUMAN:
-            resolve(models, name)
     if args.player == HUMAN:
         raise UserError("--player: a fork runs on without a terminal seat; use a model")
     store = _store(home)
     try:
+        source = store.session(args.id)
+        # every model the fork will call, the ones it inherits too: one line now, before it is written
+        seats = (args.player or source.seat("player"), args.interrogator or source.seat("interrogator"),
+                 *source.spec.judges)
+        for name in dict.fromkeys(seats):
+            if name != HUMAN:
+                check_ready(resolve(models, name))
         new = store.fork(args.id, args.turn, player=args.player, interrogator=args.interrogator)
     finally:
         store.close()
