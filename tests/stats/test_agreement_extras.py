@@ -148,5 +148,11 @@ def test_a_conversation_rating_from_the_command_line_counts_in_the_finals(tmp_pa
     assert main([*args, "leaderboard", "--format", "json"]) == 0  # merged: the person's rating stands in
     row = json.loads(capsys.readouterr().out)[0]
     assert row["in_character"] == 5 and row["final"] == pytest.approx((5 + 4 + 4) / 3)
+    for value, said in (("0", "no"), ("1", "yes"), ("false", "no")):  # "0" once read as "= true"
+        assert main([*args, "sessions", "score", str(sid), "--turn", "1", "--metric", "is_refusal", "--value", value,
+                     "--author", "bob"]) == 0
+        assert f"turn 1: is_refusal = {said} by bob" in capsys.readouterr().out
+    assert main([*args, "sessions", "score", str(sid), "--turn", "1", "--refusal", "false", "--author", "bob"]) == 0
+    assert "turn 1: is_refusal = no by bob" in capsys.readouterr().out
     assert main([*args, "leaderboard", "--format", "json", "--scores", "human"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["in_character"] == 5

@@ -171,9 +171,10 @@ def score(args, home: Home) -> int:
     store = _store(home)
     try:
         score_id = store.add_human_score(args.id, args.turn, metric, value, author, args.reason)
+        stored = next(s for s in store.human_scores(args.id) if s.id == score_id)
     finally:
         store.close()
-    shown = ("true" if value else "false") if metric == "is_refusal" else str(value)
+    shown = _label(stored.value, stored.scale, metric) or f"{stored.value:g}"  # what was stored, as `show` prints it
     where = f"turn {args.turn}" if args.turn is not None else "whole conversation"
     print(f"session {args.id} {where}: {metric} = {shown} by {author} (score #{score_id})")
     return 0
