@@ -140,7 +140,7 @@ def classify(exc: BaseException, timeout: float | None = None) -> Failure | None
     if isinstance(exc, BadAnswer):
         return Failure(_short(f"unusable answer: {exc}"), exc.retryable)
     if isinstance(exc, TimeoutError):
-        return Failure(f"timed out after {timeout:g}s" if timeout else "timed out", True)
+        return Failure(f"timed out after {timeout:.3g}s" if timeout else "timed out", True)
     module = type(exc).__module__ or ""
     if module.startswith(("httpx", "httpcore", "h11", "anyio")) or isinstance(exc, (ConnectionError, EOFError)):
         return Failure(_short(f"connection error: {type(exc).__name__}"), True)
