@@ -248,3 +248,44 @@ def test_the_roleinteract_board_shows_its_dimensions_as_the_cli_does(tmp_path):
     assert table[1][:4] == ["1", "offline", "en", f"{row['score']:.3f}"]
     assert table[1][-2:] == [str(row["unparseable"]), str(sum(row["questions"].values()))]
     assert len(table[0]) == 6 + len(row["dimensions"])
+
+
+def _scored_home(root, turns: dict[str, list[tuple[int, int, int]]]):
+    """A home with one session per player whose turns a judge scores as given (in_character,
+    entertaining, fluency per turn); every reply has the same length, so the length rule is neutral."""
+    from pingpong.core.domain import Message, SessionSpec, Situation
+    from pingpong.core.home import Home
+    from tests.report.conftest import KEEPER
+    from tests.scores import judged, turn_scores
+
+    home = Home(root)
+    home.ensure()
+    with Store(home.db_path) as store:
+        for player, scores in turns.items():
+            sit = Situation(name="long-talk", lang="en", num_turns=len(scores), text="Talk for a long while.")
+            spec = SessionSpec(character=KEEPER.name, situation=sit.name, player=player, interrogator="asker",
+                               judges=["judge-x"], lang="en")
+            sid = store.create_session(spec, KEEPER, sit)
+            for turn in range(1, len(scores) + 1):
+                store.add_message(sid, Message(turn=turn, role="user", author="asker", text=f"Question {turn}?"))
+                store.add_message(sid, Message(turn=turn, role="assistant", author=player, text="A reply. " * 8))
+            store.add_verdict(sid, judged("judge-x", [
+                turn_scores(t, is_refusal=False, in_character=ic, entertaining=en, fluency=fl)
+                for t, (ic, en, fl) in enumerate(scores, 1)]))
+            store.set_status(sid, "finished")
+    return home
+
+
+@needs_chromium
+def test_tied_players_share_a_rank_and_the_next_is_numbered_by_position(tmp_path):
+    """Competition ranks (1, 1, 3) in the page, as `pingpong leaderboard` numbers them; the tie is
+    judged on scores rounded to two decimals (4.00 and 3.9375 -> 3.94 are 0.06 apart: shared)."""
+    home = _scored_home(tmp_path / "home", {"tie-a": [(4, 4, 4)] * 48,
+                                            "tie-b": [(3, 4, 4)] * 9 + [(4, 4, 4)] * 39,
+                                            "last": [(2, 2, 2)] * 48})
+    assert pingpong(home.root, "report", "--out", str(tmp_path / "out")).rc == 0
+    for weights in ("1,1,1", "2,1,1"):
+        board = json.loads(pingpong(home.root, "leaderboard", "--format", "json", "--weights", weights).out)
+        html = dump_dom(tmp_path / "out" / "index.html", tmp_path / f"p{weights}", "#weights=" + weights)
+        assert [(r[0], r[1]) for r in board_rows(html)] == [(str(r["rank"]), r["player"]) for r in board]
+    assert [r["rank"] for r in json.loads(pingpong(home.root, "leaderboard", "--format", "json").out)] == [1, 1, 3]
