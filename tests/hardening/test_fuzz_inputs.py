@@ -383,7 +383,7 @@ def exported(seeded, tmp_path_factory) -> tuple[dict, dict]:
     assert cli("export", "--format", "jsonl", "--out", str(out / "all.jsonl"), *at).rc == 0
     assert cli("export", "--format", "pingpong", "--out", str(out / "results"), *at).rc == 0
     seeded.assert_unchanged()
-    (results,) = (out / "results").iterdir()
+    (results,) = (out / "results").glob("*/*.json")
     return json.loads((out / "all.jsonl").read_text(encoding="utf-8")), json.loads(results.read_text(encoding="utf-8"))
 
 
