@@ -6,7 +6,9 @@ every conversation with its turn scores, the judges' explanations and people's s
 inline SVG; nothing is fetched from anywhere.
 
 Templates (templates/*.j2) render in Jinja2's immutable sandbox with autoescaping: cards, messages,
-explanations and names only ever enter them as variables.
+explanations and names only ever enter them as variables, each in a <bdi> (the `bdi` macro) or, in
+the title and tooltips, through `isolated`: a bidi control inside one (U+202E RIGHT-TO-LEFT
+OVERRIDE, ...) reorders that text only, never the page's own words or the next name.
 """
 
 from __future__ import annotations
@@ -58,6 +60,30 @@ def score_text(value: float | None, scale: str, metric: str) -> str:
     return f"{value:.3f}" if scale == "0-1" else f"{value:.2f}"
 
 
+ISOLATE_OPENERS = "\u2066\u2067\u2068"  # LRI, RLI, FSI
+FSI, PDI = "\u2068", "\u2069"
+
+
+def balanced(text: object) -> str:
+    """User text whose isolates pair up: a PDI that closes none of its own would end the isolate
+    around it (even a <bdi>, in Chromium) and is dropped; one it leaves open is closed."""
+    depth, kept = 0, []
+    for ch in str(text):
+        if ch in ISOLATE_OPENERS:
+            depth += 1
+        elif ch == PDI:
+            if not depth:
+                continue
+            depth -= 1
+        kept.append(ch)
+    return "".join(kept) + PDI * depth
+
+
+def isolated(text: object) -> str:
+    """User text for plain-text places (the page title, tooltips): between FSI and PDI."""
+    return FSI + balanced(text) + PDI
+
+
 def player_file(name: str) -> str:
     """A file name for a player's page: readable, safe on every file system, distinct per name."""
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "player"
@@ -87,7 +113,7 @@ def roleinteract_dimensions(rows: list[dict]) -> list[tuple[str, str]]:
 def environment() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=num, pm=plus_minus, score=score_text)
+    env.filters.update(num=num, pm=plus_minus, score=score_text, balanced=balanced, isolated=isolated)
     env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
                        roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS)
     return env
