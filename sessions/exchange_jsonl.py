@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -198,12 +199,26 @@ def validate_document(doc: Any, where: str) -> None:
                 raise _fail(here, f"unknown field '{extra[0]}'")
             _check_row(key, row, here)
     _check_transcript(doc, where)
+    _check_score_turns(doc, where)
     _check_judge_scores(doc.get("scores", []), where)
     _check_pairs(doc, where)
 
 
 TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
                 "created_at", "updated_at", "finished_at")
+TIME_COLUMNS = ("created_at", "updated_at", "finished_at")
+
+
+def _check_time(value: Any, where: str, key: str = "created_at") -> None:
+    """A time is text in ISO 8601 (what every view sorts and shows), or null."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise _fail(where, f"{key}: expected text")
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise _fail(where, f"{key}: {value!r} is not an ISO date and time") from None
 
 
 def _check_columns(doc: dict, where: str) -> None:
@@ -212,6 +227,10 @@ def _check_columns(doc: dict, where: str) -> None:
     for key in TEXT_COLUMNS:
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise _fail(where, f"{key}: expected text, got {type(doc[key]).__name__}")
+    if not doc["player"].strip():
+        raise _fail(where, "player: must not be blank")
+    for key in TIME_COLUMNS:
+        _check_time(doc.get(key), where, key)
     for key in ("num_turns", "fork_turn"):
         if doc.get(key) is not None and type(doc[key]) is not int:
             raise _fail(where, f"{key}: expected a whole number, got {type(doc[key]).__name__}")
@@ -260,6 +279,18 @@ def _check_transcript(doc: dict, where: str) -> None:
         raise _fail(f"{where}: messages", str(exc)) from None
 
 
+def _check_score_turns(doc: dict, where: str) -> None:
+    """A finished session has its player's replies, and a score of a turn is of one of them (what
+    `sessions score --turn` asks of a person too)."""
+    replies = sorted({row["turn"] for row in doc.get("messages", []) if row["role"] == "assistant"})
+    if doc["status"] == "finished" and not replies:
+        raise _fail(where, "messages: a finished session has no player message")
+    for i, row in enumerate(doc.get("scores", [])):
+        if row.get("turn") is not None and row["turn"] not in replies:
+            raise _fail(f"{where}: scores[{i}]", f"turn {row['turn']} has no player message "
+                                                 f"(player turns: {', '.join(map(str, replies)) or 'none'})")
+
+
 def _check_judge_scores(rows: list[dict], where: str) -> None:
     """A judge gives one value per (turn, metric); two would leave it unclear which counts."""
     first: dict[tuple[str, int, str], int] = {}
@@ -275,8 +306,7 @@ def _check_judge_scores(rows: list[dict], where: str) -> None:
 
 
 def _check_row(key: str, row: dict, where: str) -> None:
-    if row.get("created_at") is not None and not isinstance(row["created_at"], str):
-        raise _fail(where, "created_at: expected text")
+    _check_time(row.get("created_at"), where)
     if key in ("messages", "calls"):
         try:
             data = _row_data(row)
