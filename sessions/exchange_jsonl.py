@@ -447,8 +447,10 @@ def _encode(column: str, value: Any) -> Any:
 
 def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
     """Store validated session documents in one transaction. A session already stored (same
-    creation time, player, interrogator, character and situation) is skipped."""
-    summary = ImportSummary(path=name, format="jsonl", conversations=len(docs))
+    creation time, player, interrogator, character and situation) is skipped, but for the people's
+    scores and pairwise picks it lacks: those are added (its judges' scores stay as they are)."""
+    summary = ImportSummary(path=name, format="jsonl", conversations=len(docs),
+                            merged_what="people's scores added to stored sessions")
     judges: set[str] = set()
     ids: dict[tuple, int] = {}
     forks: list[tuple[int, dict]] = []  # new sessions that name their parent
@@ -458,8 +460,10 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
             children = {table: [{c: _encode(c, r.get(c)) for c in cols} for r in doc.get(key) or []]
                         for key, (table, cols) in CHILD_TABLES.items()}
             sid = store.insert_session_rows(session, doc.get("run"), children)
-            if sid is None:  # stored before: its pairwise verdicts may still be new
-                ids[own_key(doc)] = store.find_session(*own_key(doc))
+            if sid is None:  # stored before: people's scores and pairwise verdicts may still be new
+                sid = store.find_session(*own_key(doc))
+                ids[own_key(doc)] = sid
+                summary.merged += _merge_people(store, sid, doc, name)
                 summary.skipped += 1
                 continue
             ids[own_key(doc)] = sid
@@ -474,6 +478,30 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
                 summary.pairs += _import_pair(store, ids[own_key(doc)], ids[versus_key(doc, item["versus"])], item)
     summary.judges = sorted(judges)
     return summary
+
+
+def _merge_people(store, sid: int, doc: dict, name: str) -> int:
+    """Add the people's scores of ``doc`` that its stored session ``sid`` lacks (same person, turn,
+    metric, value, reason and time; a score without a time matches one at any time); returns how many."""
+    held = {(h.author, h.turn, h.metric, h.value, h.reason, h.created_at) for h in store.session(sid).human_scores}
+    held |= {(*h[:-1], None) for h in held}
+    added = 0
+    for i, row in enumerate(doc.get("scores") or []):
+        if row["source"] != "human":
+            continue
+        value = _encode("value", row["value"])
+        mine = (row["by"].strip(), row.get("turn"), row["metric"], value, row.get("explanation"), row.get("created_at"))
+        if mine in held:
+            continue
+        try:
+            store.add_human_score(sid, row.get("turn"), row["metric"], value, row["by"], row.get("explanation"),
+                                  created_at=row.get("created_at"))
+        except UserError as exc:
+            raise UserError(f"{name}: the session of '{doc['player']}' created at {doc['created_at']}: "
+                            f"scores[{i}]: {exc}") from None
+        held |= {mine, (*mine[:-1], None)}
+        added += 1
+    return added
 
 
 def _import_pair(store, this: int, other: int, item: dict) -> int:

@@ -425,3 +425,32 @@ def test_a_results_file_in_a_language_folder_is_in_that_language(tmp_path):
     elsewhere.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
     assert run_cli(tmp_path / "third", "import", str(elsewhere)).rc == 0
     assert board(tmp_path / "third")[0][1] == "en"
+
+
+def test_a_newer_jsonl_adds_peoples_new_scores_to_sessions_already_stored(tmp_path, capsys):
+    """People rate on after an export: importing the newer file merges their scores (each once),
+    as annotations and pairwise picks do; the judges' scores of a stored session stay as they are."""
+    assert cli(tmp_path, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+               "--every", "20") == 0
+    older, newer = tmp_path / "older.jsonl", tmp_path / "newer.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(older)) == 0
+    other = tmp_path / "other"
+    assert main(["--home", str(other), "import", str(older)]) == 0
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        first, second = (x.id for x in s.sessions()[:2])
+    for args in ((str(first), "--turn", "1", "--metric", "fluency", "--value", "2"),
+                 (str(first), "--metric", "in_character", "--value", "4", "--reason", "kept in role"),
+                 (str(second), "--turn", "1", "--refusal", "true")):
+        assert cli(tmp_path, "sessions", "score", *args, "--author", "ann") == 0
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(newer)) == 0
+    sessions = len(older.read_text(encoding="utf-8").splitlines())
+    capsys.readouterr()
+    assert main(["--home", str(other), "import", str(newer)]) == 0
+    assert capsys.readouterr().out == (f"{newer}: jsonl, {sessions} conversations: 0 new sessions, 3 people's scores "
+                                       f"added to stored sessions, {sessions} already stored, skipped\n")
+    assert main(["--home", str(other), "import", str(newer)]) == 0  # a second time adds nothing
+    assert capsys.readouterr().out == f"{newer}: jsonl, {sessions} conversations: 0 new sessions, " \
+                                      f"{sessions} already stored, skipped\n"
+    again = tmp_path / "again.jsonl"
+    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(again)]) == 0
+    assert again.read_bytes() == newer.read_bytes()
