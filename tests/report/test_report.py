@@ -359,3 +359,25 @@ def test_a_bidi_override_in_user_text_never_reverses_the_page_around_it(tmp_path
         assert found["checked"] >= 2 and found["reversed"] == [], (page.name, found)
     title = Tables((out / "sessions" / f"{sid}.html").read_text(encoding="utf-8")).title
     assert f"\u2068evil {RLO}card\u2069" in title and f"\u2068evil {RLO}sit\u2069" in title  # isolated in the tab too
+
+
+def test_a_new_report_in_an_old_reports_folder_leaves_none_of_its_stale_pages(built, tmp_path):
+    """The pages an earlier report wrote and the new one does not have go; what a person put there stays."""
+    out = tmp_path / "site"
+    assert pingpong(built.root, "report", "--out", str(out)).rc == 0
+    everything = {p.name for p in (out / "sessions").glob("*.html")}
+    mine = {out / "notes.html": "<p>mine</p>", out / "sessions" / "notes.txt": "mine",
+            out / "sessions" / "999999.html": "<html>a page of mine named like a session</html>",
+            out / "players" / "someone-0123abcd.html": "<html>mine too</html>"}
+    for path, text in mine.items():
+        path.write_text(text, encoding="utf-8")
+    result = pingpong(built.root, "report", "--out", str(out), "--run", RUN)
+    assert result.rc == 0, result.err
+    assert "wrote 6 conversation(s) of 3 player(s)" in result.out
+    left = {p.name for p in (out / "sessions").glob("*.html")}
+    assert len(left - {"999999.html"}) == 6 and len(everything) > 6 and left - {"999999.html"} < everything
+    players = sorted(p.name for p in (out / "players").glob("*.html"))
+    assert [name.rsplit("-", 1)[0] for name in players] == ["model-a", "model-b", "model-c", "someone"]
+    assert all(path.read_text(encoding="utf-8") == text for path, text in mine.items())
+    index = Tables((out / "index.html").read_text(encoding="utf-8"))
+    assert all((out / link).is_file() for link in index.links if link.startswith("players/"))
