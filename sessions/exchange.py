@@ -131,5 +131,6 @@ def _export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
     if fmt == "pingpong":
         folder = Path(out) if out else Path("pingpong-results")
         paths = export_results(store, folder)
-        return f"{folder}: {len(paths)} results files written (one per player, interrogator and judge)"
+        return (f"{folder}: {len(paths)} results files written (one per language, player, interrogator and judge, "
+                "in a folder per language)")
     raise UserError(f"--format: '{fmt}' is not one of pingpong, jsonl, annotations")

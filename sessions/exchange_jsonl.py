@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -198,12 +199,26 @@ def validate_document(doc: Any, where: str) -> None:
                 raise _fail(here, f"unknown field '{extra[0]}'")
             _check_row(key, row, here)
     _check_transcript(doc, where)
+    _check_score_turns(doc, where)
     _check_judge_scores(doc.get("scores", []), where)
     _check_pairs(doc, where)
 
 
 TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
                 "created_at", "updated_at", "finished_at")
+TIME_COLUMNS = ("created_at", "updated_at", "finished_at")
+
+
+def _check_time(value: Any, where: str, key: str = "created_at") -> None:
+    """A time is text in ISO 8601 (what every view sorts and shows), or null."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise _fail(where, f"{key}: expected text")
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise _fail(where, f"{key}: {value!r} is not an ISO date and time") from None
 
 
 def _check_columns(doc: dict, where: str) -> None:
@@ -212,6 +227,10 @@ def _check_columns(doc: dict, where: str) -> None:
     for key in TEXT_COLUMNS:
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise _fail(where, f"{key}: expected text, got {type(doc[key]).__name__}")
+    if not doc["player"].strip():
+        raise _fail(where, "player: must not be blank")
+    for key in TIME_COLUMNS:
+        _check_time(doc.get(key), where, key)
     for key in ("num_turns", "fork_turn"):
         if doc.get(key) is not None and type(doc[key]) is not int:
             raise _fail(where, f"{key}: expected a whole number, got {type(doc[key]).__name__}")
@@ -260,6 +279,18 @@ def _check_transcript(doc: dict, where: str) -> None:
         raise _fail(f"{where}: messages", str(exc)) from None
 
 
+def _check_score_turns(doc: dict, where: str) -> None:
+    """A finished session has its player's replies, and a score of a turn is of one of them (what
+    `sessions score --turn` asks of a person too)."""
+    replies = sorted({row["turn"] for row in doc.get("messages", []) if row["role"] == "assistant"})
+    if doc["status"] == "finished" and not replies:
+        raise _fail(where, "messages: a finished session has no player message")
+    for i, row in enumerate(doc.get("scores", [])):
+        if row.get("turn") is not None and row["turn"] not in replies:
+            raise _fail(f"{where}: scores[{i}]", f"turn {row['turn']} has no player message "
+                                                 f"(player turns: {', '.join(map(str, replies)) or 'none'})")
+
+
 def _check_judge_scores(rows: list[dict], where: str) -> None:
     """A judge gives one value per (turn, metric); two would leave it unclear which counts."""
     first: dict[tuple[str, int, str], int] = {}
@@ -275,8 +306,7 @@ def _check_judge_scores(rows: list[dict], where: str) -> None:
 
 
 def _check_row(key: str, row: dict, where: str) -> None:
-    if row.get("created_at") is not None and not isinstance(row["created_at"], str):
-        raise _fail(where, "created_at: expected text")
+    _check_time(row.get("created_at"), where)
     if key in ("messages", "calls"):
         try:
             data = _row_data(row)
@@ -417,8 +447,10 @@ def _encode(column: str, value: Any) -> Any:
 
 def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
     """Store validated session documents in one transaction. A session already stored (same
-    creation time, player, interrogator, character and situation) is skipped."""
-    summary = ImportSummary(path=name, format="jsonl", conversations=len(docs))
+    creation time, player, interrogator, character and situation) is skipped, but for the people's
+    scores and pairwise picks it lacks: those are added (its judges' scores stay as they are)."""
+    summary = ImportSummary(path=name, format="jsonl", conversations=len(docs),
+                            merged_what="people's scores added to stored sessions")
     judges: set[str] = set()
     ids: dict[tuple, int] = {}
     forks: list[tuple[int, dict]] = []  # new sessions that name their parent
@@ -428,8 +460,10 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
             children = {table: [{c: _encode(c, r.get(c)) for c in cols} for r in doc.get(key) or []]
                         for key, (table, cols) in CHILD_TABLES.items()}
             sid = store.insert_session_rows(session, doc.get("run"), children)
-            if sid is None:  # stored before: its pairwise verdicts may still be new
-                ids[own_key(doc)] = store.find_session(*own_key(doc))
+            if sid is None:  # stored before: people's scores and pairwise verdicts may still be new
+                sid = store.find_session(*own_key(doc))
+                ids[own_key(doc)] = sid
+                summary.merged += _merge_people(store, sid, doc, name)
                 summary.skipped += 1
                 continue
             ids[own_key(doc)] = sid
@@ -444,6 +478,30 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
                 summary.pairs += _import_pair(store, ids[own_key(doc)], ids[versus_key(doc, item["versus"])], item)
     summary.judges = sorted(judges)
     return summary
+
+
+def _merge_people(store, sid: int, doc: dict, name: str) -> int:
+    """Add the people's scores of ``doc`` that its stored session ``sid`` lacks (same person, turn,
+    metric, value, reason and time; a score without a time matches one at any time); returns how many."""
+    held = {(h.author, h.turn, h.metric, h.value, h.reason, h.created_at) for h in store.session(sid).human_scores}
+    held |= {(*h[:-1], None) for h in held}
+    added = 0
+    for i, row in enumerate(doc.get("scores") or []):
+        if row["source"] != "human":
+            continue
+        value = _encode("value", row["value"])
+        mine = (row["by"].strip(), row.get("turn"), row["metric"], value, row.get("explanation"), row.get("created_at"))
+        if mine in held:
+            continue
+        try:
+            store.add_human_score(sid, row.get("turn"), row["metric"], value, row["by"], row.get("explanation"),
+                                  created_at=row.get("created_at"))
+        except UserError as exc:
+            raise UserError(f"{name}: the session of '{doc['player']}' created at {doc['created_at']}: "
+                            f"scores[{i}]: {exc}") from None
+        held |= {mine, (*mine[:-1], None)}
+        added += 1
+    return added
 
 
 def _import_pair(store, this: int, other: int, item: dict) -> int:

@@ -25,6 +25,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from pydantic import ValidationError
@@ -33,6 +34,7 @@ from pingpong.characters.text import guess_lang, slugify
 from pingpong.core.domain import CUT_NOTE, METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
+from pingpong.core.vocabulary import LANG_PATTERN
 
 UNKNOWN_MODEL = "unknown"
 FAILED_TURNS = "failed_turns"
@@ -115,10 +117,6 @@ def conversation_key(method: str, player: str, char_name: str, situation_text: s
     it: a version 1 and a version 2 file may hold the same words, scored on different scales."""
     data = [method, player, char_name, situation_text, [[m.role, m.text] for m in messages]]
     return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def file_stem(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
 
 
 # ------------------------------------------------------------------ reading one entry
@@ -258,15 +256,17 @@ def parse_scores(entry: dict, where: str, player_turns: int, judge: str, version
     return JudgeVerdict(judge=judge, scores=sorted(scores, key=lambda s: s.turn or 0))
 
 
-def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: int, source: str) -> Conversation:
-    """One entry of `outputs` as a Conversation; EntryError saying what is wrong with it."""
+def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: int, source: str,
+                lang: str | None = None) -> Conversation:
+    """One entry of `outputs` as a Conversation (in `lang`, else the language its text is in);
+    EntryError saying what is wrong with it."""
     player, interrogator, judge = models
     if not isinstance(entry, dict):
         raise EntryError(f"{where}: expected an object")
     opening, messages = parse_messages(entry.get("messages"), where, player, interrogator)
     player_turns = sum(1 for m in messages if m.role == "assistant")
     verdict = parse_scores(entry, where, player_turns, judge, version, source)
-    conv = parse_conversation(entry, where, messages, opening, models, verdict)
+    conv = parse_conversation(entry, where, messages, opening, models, verdict, lang)
     conv.method = "pingpong-v1" if version == 1 else "pingpong"
     conv.key = conversation_key(conv.method, player, conv.character.char_name, conv.situation.text, messages)
     conv.extra = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
@@ -274,8 +274,9 @@ def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: i
 
 
 def parse_conversation(entry: dict, where: str, messages: list[Message], opening: str | None,
-                       models: tuple[str, str, str], verdict: JudgeVerdict) -> Conversation:
-    """The card and situation of an entry (or an annotation row) around its parsed messages."""
+                       models: tuple[str, str, str], verdict: JudgeVerdict, lang: str | None = None) -> Conversation:
+    """The card and situation of an entry (or an annotation row) around its parsed messages, in
+    `lang` (else the language guessed from its text)."""
     player, interrogator, judge = models
     char, sit = entry.get("character"), entry.get("situation")
     if not isinstance(char, dict) or not isinstance(char.get("char_name"), str) or not char["char_name"].strip():
@@ -286,7 +287,7 @@ def parse_conversation(entry: dict, where: str, messages: list[Message], opening
     player_turns = sum(1 for m in messages if m.role == "assistant")
     persona = _text(char.get("system_prompt"), f"{where}.character.system_prompt")
     summary = _text(char.get("summary"), f"{where}.character.summary")
-    lang = guess_lang(persona, sit["text"], *(m.text for m in messages))
+    lang = lang or guess_lang(persona, sit["text"], *(m.text for m in messages))
     num_turns = sit.get("num_turns", player_turns)
     if num_turns is None:
         num_turns = player_turns
@@ -313,8 +314,16 @@ def parse_conversation(entry: dict, where: str, messages: list[Message], opening
     return Conversation(player, interrogator, judge, character, situation, messages, verdict, origin=origin)
 
 
+def folder_lang(name: str) -> str | None:
+    """The language a results file's folder is named after (`results/ru/x.json`: the reference keeps
+    each language's files in a folder of its own, and so does our export), else None."""
+    folder = PurePath(name).parent.name
+    return folder if re.fullmatch(LANG_PATTERN, folder) else None
+
+
 def parse_results(data: Any, name: str) -> ResultsFile:
-    """Read a results document: UserError when it is not one, one warning per entry skipped."""
+    """Read a results document: UserError when it is not one, one warning per entry skipped. Its
+    conversations are in the language its folder names, else in the one their text is in."""
     if not isinstance(data, dict) or not isinstance(data.get("outputs"), list):
         raise UserError(f"{name}: not a PingPong results file (no 'outputs' list)")
     version = 1 if data.get("version") == 1 or "tester" in data else 2
@@ -333,7 +342,7 @@ def parse_results(data: Any, name: str) -> ResultsFile:
     for i, entry in enumerate(data["outputs"]):
         where = f"{name}: outputs[{i}]"
         try:
-            conv = parse_entry(entry, where, (player, interrogator, judge), version, name)
+            conv = parse_entry(entry, where, (player, interrogator, judge), version, name, folder_lang(name))
         except EntryError as exc:
             out.warnings.append(f"{exc}; entry skipped")
             continue

@@ -1,4 +1,6 @@
-"""PingPong results JSON out: one file per (player, interrogator, judge), as the reference writes it.
+"""PingPong results JSON out: one file per (language, player, interrogator, judge), as the reference
+writes it, in a folder per language (the reference keeps results/en and results/ru apart: its boards
+are per language, as ours are).
 
 A file carries what the reference's own writer puts there: the entries, the version, the refusal
 ratio, each seat's block (model name, extra system prompt, params) and the top-level aggregates
@@ -9,12 +11,16 @@ back from the session's spec (exchange_pingpong.py keeps it).
 A judge's scoring of a conversation goes out when it scored at least one turn. Turns it failed
 to score are left out of its score lists and named in the entry's `failed_turns`: the reference
 averages the lists it finds, so its aggregation of the export equals `pingpong leaderboard`
-(per conversation and judge, the mean over the judged turns).
+(per conversation and judge, the mean over the judged turns). Forks stay out: the reference would
+count them as conversations of their own, which the leaderboard does only with --include-forks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from statistics import mean
@@ -23,7 +29,7 @@ from typing import Any
 from pingpong.core.domain import CUT_NOTE, METRICS, JudgeVerdict
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
-from pingpong.sessions.exchange_pingpong import CUT_KEY, FAILED_TURNS, file_stem
+from pingpong.sessions.exchange_pingpong import CUT_KEY, FAILED_TURNS
 from pingpong.sessions.records import StoredSession
 
 VERSIONS = (("pingpong", 2), ("pingpong-v1", 1))
@@ -136,42 +142,80 @@ def _block(name: str, stored: StoredSession, *seats: str) -> dict[str, Any]:
     return {"model_name": name, **setup}
 
 
+def file_stem(text: str) -> str:
+    """A model name as part of a file name: letters of any script, digits, '.', '_' and '-' stay,
+    anything else (slashes, colons, spaces, controls) becomes '_'."""
+    return re.sub(r"[^\w.-]+", "_", unicodedata.normalize("NFC", text)).strip("_") or "model"
+
+
+GroupKey = tuple[str, int, str, str, str]
+"""(language, format version, player, interrogator, judge): what one results file holds."""
+
+
+def file_name(key: GroupKey) -> str:
+    _, version, player, interrogator, judge = key
+    if version == 1:
+        return f"v1_tester_{file_stem(judge)}_testee_{file_stem(player)}.json"
+    return f"judge_{file_stem(judge)}_player_{file_stem(player)}_interrogator_{file_stem(interrogator)}.json"
+
+
+def file_paths(keys: list[GroupKey]) -> dict[GroupKey, str]:
+    """Each file's path under the export folder, `LANG/NAME.json`. Names that would be the same file
+    (model names that differ only in characters a file name cannot hold, or only in case) get a
+    short hash of their models each, so no file overwrites another."""
+    paths = {key: f"{file_stem(key[0])}/{file_name(key)}" for key in keys}
+    clashes: dict[str, list[GroupKey]] = defaultdict(list)
+    for key, path in paths.items():
+        clashes[path.casefold()].append(key)
+    for group in clashes.values():
+        if len(group) > 1:
+            for key in group:
+                digest = hashlib.sha1(json.dumps(key[1:], ensure_ascii=False).encode("utf-8")).hexdigest()[:8]
+                paths[key] = paths[key].removesuffix(".json") + f"_{digest}.json"
+    return paths
+
+
 def results_documents(store) -> dict[str, dict[str, Any]]:
-    """{file name: results document}, one per (player, interrogator, judge) and version, from
-    finished `pingpong` (version 2 files) and `pingpong-v1` sessions (version 1 files)."""
-    groups: dict[tuple[int, str, str, str], list[tuple[StoredSession, dict[str, Any]]]] = defaultdict(list)
+    """{path under the export folder: results document}, one per (language, player, interrogator,
+    judge) and version, from finished `pingpong` (version 2 files) and `pingpong-v1` sessions
+    (version 1 files) that are not forks."""
+    groups: dict[GroupKey, list[tuple[StoredSession, dict[str, Any]]]] = defaultdict(list)
     for method, version in VERSIONS:
         for summary in store.sessions(status="finished", method=method):
+            if summary.parent_session is not None:
+                continue
             stored = store.session(summary.id)
             if not any(m.role == "assistant" for m in stored.messages):
                 continue
+            lang = summary.lang or stored.character.lang
             for verdict in stored.verdicts:
                 entry = judge_entry(stored, verdict, version)
                 if entry is not None:
-                    key = (version, stored.spec.player, stored.spec.interrogator, verdict.judge)
+                    key = (lang, version, stored.spec.player, stored.spec.interrogator, verdict.judge)
                     groups[key].append((stored, entry))
+    paths = file_paths(list(groups))
     out: dict[str, dict[str, Any]] = {}
-    for (version, player, interrogator, judge), items in sorted(groups.items()):
+    for key, items in sorted(groups.items()):
+        _, version, player, interrogator, judge = key
         first = items[0][0]
         outputs = [entry for _, entry in items]
         doc: dict[str, Any] = {"outputs": outputs, "version": first.spec.origin.get("version", version),
                                "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
         if version == 1:
-            name = f"v1_tester_{file_stem(judge)}_testee_{file_stem(player)}.json"
             tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
             doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
         else:
-            name = f"judge_{file_stem(judge)}_player_{file_stem(player)}_interrogator_{file_stem(interrogator)}.json"
             doc.update(judge=_block(judge, first, f"judge:{judge}"),
                        interrogator=_block(interrogator, first, "interrogator"),
                        player=_block(player, first, "player"))
         doc.update(aggregates(outputs, version))
-        out[name] = doc
+        out[paths[key]] = doc
     return out
 
 
 def export_results(store, folder: Path) -> list[Path]:
-    """Write one results file per (player, interrogator, judge) into `folder`; returns the paths."""
+    """Write one results file per (language, player, interrogator, judge) into `folder`/LANG/;
+    returns the paths."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise UserError(f"{folder}: exists and is not a folder (--format pingpong writes one file per player and judge)")
@@ -179,6 +223,7 @@ def export_results(store, folder: Path) -> list[Path]:
     paths = []
     for name, doc in results_documents(store).items():
         path = folder / name
+        path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(doc, ensure_ascii=False, indent=4) + "\n", encoding="utf-8")
         paths.append(path)
     return paths

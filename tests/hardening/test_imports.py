@@ -201,3 +201,46 @@ def test_what_an_empty_database_exports_imports_back_as_nothing(tmp_path, fmt):
     result = cli("import", str(out), "--home", str(tmp_path / "b"))
     assert result.rc == 0, result.err
     assert result.out.strip() == f"{out}: empty file, 0 conversations: 0 new sessions"
+
+
+def _spoilt(doc: dict, stamp: str, spoil) -> dict:
+    bad = _fresh(doc, stamp)
+    spoil(bad)
+    return bad
+
+
+def _judge_score(doc: dict) -> dict:
+    return next(s for s in doc["scores"] if s["source"] == "judge" and s["turn"] == 1)
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d.update(created_at="not a date"), "created_at: 'not a date' is not an ISO date and time"),
+    (lambda d: d.update(finished_at="2026-13-45T00:00:00"),
+     "finished_at: '2026-13-45T00:00:00' is not an ISO date and time"),
+    (lambda d: d["messages"][2].update(created_at="yesterday"),
+     "messages[2]: created_at: 'yesterday' is not an ISO date and time"),
+    (lambda d: d.update(messages=[]), "messages: a finished session has no player message"),
+    (lambda d: d["scores"].append({**_judge_score(d), "turn": 99}),
+     "scores[{last}]: turn 99 has no player message (player turns: 1, 2)"),
+    (lambda d: d["scores"].append({**_judge_score(d), "source": "human", "by": "ann", "turn": 3}),
+     "scores[{last}]: turn 3 has no player message (player turns: 1, 2)"),
+    (lambda d: d.update(player=""), "player: must not be blank"),
+    (lambda d: d.update(player="  "), "player: must not be blank"),
+], ids=["created-at", "finished-at", "message-created-at", "finished-without-messages", "judge-turn-99",
+        "person-turn-3", "blank-player", "spaces-player"])
+def test_a_line_that_breaks_a_session_rule_is_refused(seeded, tmp_path, session_doc, spoil, problem):
+    """What would otherwise be stored as 'finished, 0/6 turns' with a final, a score of a turn that
+    never happened, a blank leaderboard row or a date no view can read."""
+    good = _fresh(session_doc, "2002-01-01T00:00:00.000+00:00")
+    bad = _spoilt(session_doc, "2002-01-02T00:00:00.000+00:00", spoil)
+    problem = problem.format(last=len(bad["scores"]) - 1)
+    assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: {problem}"
+
+
+def test_an_unfinished_session_may_have_no_messages_yet(seeded, tmp_path, session_doc):
+    doc = _spoilt(session_doc, "2002-02-01T00:00:00.000+00:00",
+                  lambda d: d.update(status="interrupted", messages=[], scores=[], finished_at=None))
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    done = cli("import", str(path), "--home", str(tmp_path / "fresh"))
+    assert done.rc == 0, done.err

@@ -248,3 +248,136 @@ def test_the_roleinteract_board_shows_its_dimensions_as_the_cli_does(tmp_path):
     assert table[1][:4] == ["1", "offline", "en", f"{row['score']:.3f}"]
     assert table[1][-2:] == [str(row["unparseable"]), str(sum(row["questions"].values()))]
     assert len(table[0]) == 6 + len(row["dimensions"])
+
+
+def _scored_home(root, turns: dict[str, list[tuple[int, int, int]]]):
+    """A home with one session per player whose turns a judge scores as given (in_character,
+    entertaining, fluency per turn); every reply has the same length, so the length rule is neutral."""
+    from pingpong.core.domain import Message, SessionSpec, Situation
+    from pingpong.core.home import Home
+    from tests.report.conftest import KEEPER
+    from tests.scores import judged, turn_scores
+
+    home = Home(root)
+    home.ensure()
+    with Store(home.db_path) as store:
+        for player, scores in turns.items():
+            sit = Situation(name="long-talk", lang="en", num_turns=len(scores), text="Talk for a long while.")
+            spec = SessionSpec(character=KEEPER.name, situation=sit.name, player=player, interrogator="asker",
+                               judges=["judge-x"], lang="en")
+            sid = store.create_session(spec, KEEPER, sit)
+            for turn in range(1, len(scores) + 1):
+                store.add_message(sid, Message(turn=turn, role="user", author="asker", text=f"Question {turn}?"))
+                store.add_message(sid, Message(turn=turn, role="assistant", author=player, text="A reply. " * 8))
+            store.add_verdict(sid, judged("judge-x", [
+                turn_scores(t, is_refusal=False, in_character=ic, entertaining=en, fluency=fl)
+                for t, (ic, en, fl) in enumerate(scores, 1)]))
+            store.set_status(sid, "finished")
+    return home
+
+
+@needs_chromium
+def test_tied_players_share_a_rank_and_the_next_is_numbered_by_position(tmp_path):
+    """Competition ranks (1, 1, 3) in the page, as `pingpong leaderboard` numbers them; the tie is
+    judged on scores rounded to two decimals (4.00 and 3.9375 -> 3.94 are 0.06 apart: shared)."""
+    home = _scored_home(tmp_path / "home", {"tie-a": [(4, 4, 4)] * 48,
+                                            "tie-b": [(3, 4, 4)] * 9 + [(4, 4, 4)] * 39,
+                                            "last": [(2, 2, 2)] * 48})
+    assert pingpong(home.root, "report", "--out", str(tmp_path / "out")).rc == 0
+    for weights in ("1,1,1", "2,1,1"):
+        board = json.loads(pingpong(home.root, "leaderboard", "--format", "json", "--weights", weights).out)
+        html = dump_dom(tmp_path / "out" / "index.html", tmp_path / f"p{weights}", "#weights=" + weights)
+        assert [(r[0], r[1]) for r in board_rows(html)] == [(str(r["rank"]), r["player"]) for r in board]
+    assert [r["rank"] for r in json.loads(pingpong(home.root, "leaderboard", "--format", "json").out)] == [1, 1, 3]
+
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE, never closed: it would reverse whatever follows it in its paragraph
+READING_ORDER = """<script>
+/* For each element that holds user text beside the page's own, whether its parts show in reading
+   order: a part on the same line as the one before it must start right of where that one ends. */
+(function () {
+  var checked = 0, reversed = [];
+  document.querySelectorAll("title ~ *, h1, nav.crumbs, dl.facts dd, .msg .who, #players li, header p, td, th")
+    .forEach(function (el) {
+      var before = null;
+      el.childNodes.forEach(function (node) {
+        if (!node.textContent.trim()) { return; }
+        var range = document.createRange();
+        range.selectNode(node);
+        var rects = Array.prototype.filter.call(range.getClientRects(), function (r) { return r.width > 0; });
+        if (!rects.length) { return; }
+        var first = rects[0], last = rects[rects.length - 1];
+        if (before && Math.abs(first.top - before.top) < 2) {
+          checked += 1;
+          if (first.left < before.right - 1) { reversed.push(el.textContent.trim()); }
+        }
+        before = last;
+      });
+    });
+  document.body.setAttribute("data-order", JSON.stringify({checked: checked, reversed: reversed}));
+})();
+</script>"""
+
+
+def reading_order(page, profile) -> dict:
+    """What READING_ORDER finds on a copy of the page (the report itself has no script there)."""
+    probe = page.with_name(f"probe-{page.name}")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", READING_ORDER + "</body>"), encoding="utf-8")
+    html = dump_dom(probe, profile)
+    found = re.search(r'data-order="([^"]*)"', html)
+    assert found, html[-2000:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+@needs_chromium
+def test_a_bidi_override_in_user_text_never_reverses_the_page_around_it(tmp_path):
+    from pingpong.core.domain import Character, Message, SessionSpec, Situation
+    from pingpong.core.home import Home
+    from tests.scores import judged, turn_scores
+
+    home = Home(tmp_path / "home")
+    home.ensure()
+    card = Character(name="evil-card", char_name=f"Evil {RLO}RTL", lang="en", summary="s", persona="p")
+    sit = Situation(name="evil-sit", lang="en", num_turns=1, text=f"Ask {RLO}backwards. Then more.")
+    player = f"model\u2069{RLO}-x"  # a stray POP DIRECTIONAL ISOLATE must not end the isolation early
+    with Store(home.db_path) as store:
+        spec = SessionSpec(character=f"evil {RLO}card", situation=f"evil {RLO}sit", player=player,
+                           interrogator=f"asker{RLO}-y", judges=[f"judge{RLO}-z"], lang="en")
+        sid = store.create_session(spec, card, sit, store.run_id(f"run {RLO}one"))
+        store.add_message(sid, Message(turn=1, role="user", author=f"asker{RLO}-y", text=f"Who are you, {RLO}Evil?"))
+        store.add_message(sid, Message(turn=1, role="assistant", author=player, text=f"I am Evil {RLO}RTL."))
+        store.add_verdict(sid, judged(f"judge{RLO}-z", [turn_scores(
+            1, is_refusal=False, in_character=4, entertaining=3, fluency=5,
+            explanations={"in_character": f"stays {RLO}in role"})]))
+        store.add_human_score(sid, 1, "fluency", 4, f"rater{RLO}-w", f"reads {RLO}well")
+        store.set_status(sid, "finished")
+    out = tmp_path / "out"
+    assert pingpong(home.root, "report", "--out", str(out)).rc == 0
+    pages = [out / "index.html", *(out / "players").glob("*.html"), out / "sessions" / f"{sid}.html"]
+    for n, page in enumerate(pages):
+        found = reading_order(page, tmp_path / f"p{n}")
+        assert found["checked"] >= 2 and found["reversed"] == [], (page.name, found)
+    title = Tables((out / "sessions" / f"{sid}.html").read_text(encoding="utf-8")).title
+    assert f"\u2068evil {RLO}card\u2069" in title and f"\u2068evil {RLO}sit\u2069" in title  # isolated in the tab too
+
+
+def test_a_new_report_in_an_old_reports_folder_leaves_none_of_its_stale_pages(built, tmp_path):
+    """The pages an earlier report wrote and the new one does not have go; what a person put there stays."""
+    out = tmp_path / "site"
+    assert pingpong(built.root, "report", "--out", str(out)).rc == 0
+    everything = {p.name for p in (out / "sessions").glob("*.html")}
+    mine = {out / "notes.html": "<p>mine</p>", out / "sessions" / "notes.txt": "mine",
+            out / "sessions" / "999999.html": "<html>a page of mine named like a session</html>",
+            out / "players" / "someone-0123abcd.html": "<html>mine too</html>"}
+    for path, text in mine.items():
+        path.write_text(text, encoding="utf-8")
+    result = pingpong(built.root, "report", "--out", str(out), "--run", RUN)
+    assert result.rc == 0, result.err
+    assert "wrote 6 conversation(s) of 3 player(s)" in result.out
+    left = {p.name for p in (out / "sessions").glob("*.html")}
+    assert len(left - {"999999.html"}) == 6 and len(everything) > 6 and left - {"999999.html"} < everything
+    players = sorted(p.name for p in (out / "players").glob("*.html"))
+    assert [name.rsplit("-", 1)[0] for name in players] == ["model-a", "model-b", "model-c", "someone"]
+    assert all(path.read_text(encoding="utf-8") == text for path, text in mine.items())
+    index = Tables((out / "index.html").read_text(encoding="utf-8"))
+    assert all((out / link).is_file() for link in index.links if link.startswith("players/"))

@@ -91,7 +91,7 @@ def test_two_judges_merge_and_export_gives_them_back(tmp_path, capsys):
     out_dir = tmp_path / "export"
     assert cli(tmp_path, "export", "--format", "pingpong", "--out", str(out_dir)) == 0
     exported = {json.loads(p.read_text())["judge"]["model_name"]: json.loads(p.read_text())
-                for p in out_dir.glob("*.json")}
+                for p in out_dir.glob("en/*.json")}
     assert set(exported) == set(JUDGES)
     for judge, original in docs.items():
         back = exported[judge]
@@ -242,7 +242,7 @@ def test_a_version_1_and_a_version_2_file_of_the_same_words_stay_apart(tmp_path,
     assert cli(tmp_path, "run", "--method", "pingpong-v1", *offline) == 0
     out_dir = tmp_path / "res"
     assert cli(tmp_path, "export", "--format", "pingpong", "--out", str(out_dir)) == 0
-    files = sorted(map(str, out_dir.glob("*.json")))
+    files = sorted(map(str, out_dir.glob("en/*.json")))
     assert len(files) == 2
     for order in (files, files[::-1]):
         other = tmp_path / f"other-{order is files}"
@@ -309,3 +309,148 @@ def test_a_first_release_line_whose_spec_says_version_1_still_imports(tmp_path, 
     assert main(["--home", str(tmp_path / "fresh"), "import", str(line)]) == 0
     with Store(tmp_path / "fresh" / "pingpong.db") as s:
         assert [x.method for x in s.sessions()] == ["pingpong-v1"]
+
+
+# ------------------------------------------------------------------ the PingPong export of a whole database
+
+NAMES = ("meta/llama-3", "meta:llama-3", "мой-бот", "наш-бот")
+"""Players whose names a file name cannot hold as they are: two pairs that once became one file each."""
+
+
+def board(home, *args) -> list[tuple]:
+    """(player, lang, conversations, final, rank) of `pingpong leaderboard --scores judges --format json`."""
+    from tests.runner.conftest import pingpong as run_cli
+
+    done = run_cli(home, "leaderboard", "--scores", "judges", "--format", "json", *args)
+    assert done.rc == 0, done.err
+    return [(r["player"], r["lang"], r["conversations"], round(r["final"], 9), r["rank"]) for r in json.loads(done.out)]
+
+
+@pytest.fixture(scope="module")
+def two_languages(tmp_path_factory):
+    """A home where four players whose names clash as file names played in English and in Russian,
+    and its PingPong export."""
+    from tests.runner.conftest import pingpong as run_cli
+
+    home = tmp_path_factory.mktemp("langs") / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("".join(f'[models."{n}"]\nkind = "offline"\n' for n in NAMES), encoding="utf-8")
+    players = [arg for n in NAMES for arg in ("--player", n)]
+    for lang in ("en", "ru"):
+        done = run_cli(home, "run", *players, "--interrogator", "offline", "--judge", "offline", "--lang", lang,
+                       "--every", "24")
+        assert done.rc == 0, done.err
+    out = home.parent / "results"
+    done = run_cli(home, "export", "--format", "pingpong", "--out", str(out))
+    assert done.rc == 0, done.err
+    return home, out, done.out
+
+
+def test_each_language_player_interrogator_and_judge_gets_a_file_of_its_own(two_languages):
+    home, out, line = two_languages
+    files = sorted(out.rglob("*.json"))
+    assert line == f"{out}: {len(files)} results files written (one per language, player, interrogator and judge, " \
+                   "in a folder per language)\n"
+    assert {p.parent.name for p in files} == {"en", "ru"} and all(p.parent.parent == out for p in files)
+    seen = set()
+    for path in files:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        seen.add((path.parent.name, doc["player"]["model_name"], doc["interrogator"]["model_name"],
+                  doc["judge"]["model_name"]))
+    assert seen == {(lang, n, "offline", "offline") for lang in ("en", "ru") for n in NAMES}
+    assert len(files) == len(seen)
+    assert any("мой-бот" in p.name for p in files) and any("наш-бот" in p.name for p in files)
+
+
+def test_importing_the_language_folders_gives_the_same_leaderboard(two_languages, tmp_path):
+    from tests.runner.conftest import pingpong as run_cli
+
+    home, out, _ = two_languages
+    other = tmp_path / "other"
+    done = run_cli(other, "import", *map(str, sorted(out.glob("*/*.json"))))
+    assert done.rc == 0, done.err
+    assert board(other) == board(home)
+    assert {lang for _, lang, *_ in board(home)} == {"en", "ru"}
+
+
+def test_forks_stay_out_of_the_pingpong_export(tmp_path):
+    """The reference counts every entry it finds; the leaderboard counts a fork only with --include-forks."""
+    from tests.runner.conftest import pingpong as run_cli
+    from tests.stats.reference_table import reference_table
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[models.offline2]\nkind = "offline"\n', encoding="utf-8")
+    assert run_cli(home, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                   "--lang", "en", "--every", "20").rc == 0
+    with Store(home / "pingpong.db") as s:
+        parent = next(x for x in s.sessions() if x.turns >= 2)
+    done = run_cli(home, "sessions", "fork", str(parent.id), "--turn", "1", "--player", "offline2")
+    assert done.rc == 0, done.err
+    assert run_cli(home, "export", "--format", "pingpong", "--out", str(tmp_path / "results")).rc == 0
+    mine = board(home)
+    assert [p for p, *_ in mine] == ["offline"]
+    theirs = reference_table(tmp_path / "results" / "en")
+    assert {p: (r["conversations"], r["rank"]) for p, r in theirs.items()} == {p: (c, rank) for p, _, c, _, rank in mine}
+    other = tmp_path / "other"
+    assert run_cli(other, "import", *map(str, (tmp_path / "results").glob("*/*.json"))).rc == 0
+    assert board(other) == mine == board(other, "--include-forks")
+
+
+def test_a_results_file_in_a_language_folder_is_in_that_language(tmp_path):
+    """Text alone says only Cyrillic or not: a German conversation exported into de/ comes back German."""
+    from pingpong.core.domain import Character, Message, SessionSpec, Situation
+    from tests.runner.conftest import pingpong as run_cli
+    from tests.scores import judged, turn_scores
+
+    home = tmp_path / "home"
+    home.mkdir()
+    card = Character(name="faehrmann", char_name="Fährmann", lang="de", summary="Ein Fährmann.",
+                     persona="Du bist ein alter Fährmann am Rhein.")
+    sit = Situation(name="ueberfahrt", lang="de", num_turns=1, text="Bitte den Fährmann um eine Überfahrt.")
+    with Store(home / "pingpong.db") as s:
+        sid = s.create_session(SessionSpec(character=card.name, situation=sit.name, player="p", interrogator="q",
+                                           judges=["j"], lang="de"), card, sit)
+        s.add_message(sid, Message(turn=1, role="user", author="q", text="Bringst du mich hinüber?"))
+        s.add_message(sid, Message(turn=1, role="assistant", author="p", text="Für zwei Münzen, gern."))
+        s.add_verdict(sid, judged("j", [turn_scores(1, is_refusal=False, in_character=4, entertaining=3, fluency=5)]))
+        s.set_status(sid, "finished")
+    assert run_cli(home, "export", "--format", "pingpong", "--out", str(tmp_path / "results")).rc == 0
+    (path,) = (tmp_path / "results").glob("*/*.json")
+    assert path.parent.name == "de"
+    other = tmp_path / "other"
+    assert run_cli(other, "import", str(path)).rc == 0
+    assert board(other) == board(home) == [("p", "de", 1, 4.0, 1)]
+    elsewhere = tmp_path / "flat.json"  # outside a language's folder, the text decides
+    elsewhere.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert run_cli(tmp_path / "third", "import", str(elsewhere)).rc == 0
+    assert board(tmp_path / "third")[0][1] == "en"
+
+
+def test_a_newer_jsonl_adds_peoples_new_scores_to_sessions_already_stored(tmp_path, capsys):
+    """People rate on after an export: importing the newer file merges their scores (each once),
+    as annotations and pairwise picks do; the judges' scores of a stored session stay as they are."""
+    assert cli(tmp_path, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+               "--every", "20") == 0
+    older, newer = tmp_path / "older.jsonl", tmp_path / "newer.jsonl"
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(older)) == 0
+    other = tmp_path / "other"
+    assert main(["--home", str(other), "import", str(older)]) == 0
+    with Store(tmp_path / "home" / "pingpong.db") as s:
+        first, second = (x.id for x in s.sessions()[:2])
+    for args in ((str(first), "--turn", "1", "--metric", "fluency", "--value", "2"),
+                 (str(first), "--metric", "in_character", "--value", "4", "--reason", "kept in role"),
+                 (str(second), "--turn", "1", "--refusal", "true")):
+        assert cli(tmp_path, "sessions", "score", *args, "--author", "ann") == 0
+    assert cli(tmp_path, "export", "--format", "jsonl", "--out", str(newer)) == 0
+    sessions = len(older.read_text(encoding="utf-8").splitlines())
+    capsys.readouterr()
+    assert main(["--home", str(other), "import", str(newer)]) == 0
+    assert capsys.readouterr().out == (f"{newer}: jsonl, {sessions} conversations: 0 new sessions, 3 people's scores "
+                                       f"added to stored sessions, {sessions} already stored, skipped\n")
+    assert main(["--home", str(other), "import", str(newer)]) == 0  # a second time adds nothing
+    assert capsys.readouterr().out == f"{newer}: jsonl, {sessions} conversations: 0 new sessions, " \
+                                      f"{sessions} already stored, skipped\n"
+    again = tmp_path / "again.jsonl"
+    assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(again)]) == 0
+    assert again.read_bytes() == newer.read_bytes()

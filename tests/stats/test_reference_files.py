@@ -26,7 +26,7 @@ def db(tmp_path) -> Store:
 def exported(tmp_path) -> dict[str, dict]:
     out = tmp_path / "export"
     assert cli(tmp_path, "export", "--format", "pingpong", "--out", str(out)) == 0
-    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*.json"))}
+    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("en/*.json"))}
 
 
 REFERENCE_V2 = {
@@ -203,11 +203,11 @@ def test_a_judge_that_failed_a_turn_keeps_its_conversation(tmp_path, capsys):
     assert cli(tmp_path, "leaderboard", "--scores", "judges", "--format", "json") == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert (row["in_character"], row["entertaining"], row["fluency"], row["final"]) == pytest.approx((3.5,) * 4)
-    ref = reference_table(tmp_path / "export")["P"]
+    ref = reference_table(tmp_path / "export" / "en")["P"]
     assert (ref["in_character"], ref["entertaining"], ref["fluency"]) == pytest.approx((3.5,) * 3)
     # importing the export elsewhere gives the failed turn back as failed, for `pingpong judge` to retry
     other = tmp_path / "other"
-    assert main(["--home", str(other), "import", *map(str, sorted((tmp_path / "export").glob("*.json")))]) == 0
+    assert main(["--home", str(other), "import", *map(str, sorted((tmp_path / "export").glob("en/*.json")))]) == 0
     with Store(other / "pingpong.db") as store:
         (summary,) = store.sessions()
         verdicts = {v.judge: v for v in store.session(summary.id).verdicts}
@@ -237,7 +237,7 @@ def test_reference_aggregation_of_our_export_equals_the_leaderboard(tmp_path, ca
                 conversation(store, player, n, judges, reply_len=reply_len)
     files = exported(tmp_path)
     assert any("failed_turns" in e for d in files.values() for e in d["outputs"])
-    ref = reference_table(tmp_path / "export")
+    ref = reference_table(tmp_path / "export" / "en")
     capsys.readouterr()
     assert cli(tmp_path, "leaderboard", "--scores", "judges", "--format", "json") == 0
     ours = {r["player"]: r for r in json.loads(capsys.readouterr().out)}
@@ -264,7 +264,7 @@ def test_a_reply_cut_at_max_tokens_is_flagged_in_the_export(tmp_path):
     assert doc["outputs"][0]["messages"][1]["finish_reason"] == "length"
     assert "finish_reason" not in doc["outputs"][0]["messages"][0]
     other = tmp_path / "other"
-    assert main(["--home", str(other), "import", *map(str, (tmp_path / "export").glob("*.json"))]) == 0
+    assert main(["--home", str(other), "import", *map(str, (tmp_path / "export").glob("en/*.json"))]) == 0
     with Store(other / "pingpong.db") as store:
         (summary,) = store.sessions()
         assert [m.truncated for m in store.session(summary.id).messages] == [False, True]

@@ -105,6 +105,22 @@ def test_an_empty_or_unknown_host_is_one_line(tmp_path, host, message):
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("config, message", [
+    ("[models\n", "config.toml: invalid TOML: Expected ']' at the end of a table declaration (at line 1, column 8)"),
+    ('[keymap]\nno_such_binding = "ctrl+t"\n', "keymap.no_such_binding: no binding has this id"),
+], ids=["broken-toml", "unknown-key-binding"])
+def test_a_config_the_tui_refuses_stops_serve_before_it_listens(tmp_path, config, message):
+    """As plain `pingpong` refuses it: one line, exit 2, rather than 'Application failed to start' per visitor."""
+    (tmp_path / "config.toml").write_text(config, encoding="utf-8")
+    tui = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(tmp_path)], check=False, cwd=REPO,
+                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    result = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", str(_free_port()), "--home",
+                             str(tmp_path)], check=False, cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert result.returncode == tui.returncode == 2 and result.stderr == tui.stderr
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert result.stdout == ""
+
+
 def test_busy_port_is_one_line(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -69,6 +69,14 @@ def _check_database(home: Home) -> None:
     Store(home.db_path).close()
 
 
+def _check_config(home: Home) -> None:
+    """Read config.toml as the TUI does when it starts (its keymap: the TOML, then each entry), so a
+    config it would refuse is one line here, not 'Application failed to start' per visitor."""
+    from pingpong.tui.keymap import load_keymap
+
+    load_keymap(home)
+
+
 def serve(args, home: Home) -> int:
     host, port = args.host.strip(), args.port
     if not host:  # aiohttp would listen on every address, while the banner said localhost
@@ -80,6 +88,7 @@ def serve(args, home: Home) -> int:
     except (socket.gaierror, UnicodeError) as exc:
         raise UserError(f"--host {host}: not an address this machine can listen on "
                         f"({getattr(exc, 'strerror', None) or exc})") from None
+    _check_config(home)
     _check_database(home)
     server = TuiServer(app_command(home), host=host, port=port, title="pingpong", public_url=public_url(host, port))
     try:

@@ -6,7 +6,9 @@ every conversation with its turn scores, the judges' explanations and people's s
 inline SVG; nothing is fetched from anywhere.
 
 Templates (templates/*.j2) render in Jinja2's immutable sandbox with autoescaping: cards, messages,
-explanations and names only ever enter them as variables.
+explanations and names only ever enter them as variables, each in a <bdi> (the `bdi` macro) or, in
+the title and tooltips, through `isolated`: a bidi control inside one (U+202E RIGHT-TO-LEFT
+OVERRIDE, ...) reorders that text only, never the page's own words or the next name.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from pingpong.sessions.store import Store
 from pingpong.tui.report.plot import chart
 
 TEMPLATES = Path(__file__).parent / "templates"
+GENERATOR = "pingpong report"
+"""Every page's <meta name="generator">: how a later report knows the pages it may remove."""
+OWN_PAGES = {"players": re.compile(r"[a-z0-9-]+-[0-9a-f]{8}\.html"), "sessions": re.compile(r"\d+\.html")}
+"""The sub-folders the report writes pages into, and the names it gives them (player_file, session ids)."""
 LIKERT_SCALE = {"pingpong": "1-5", "pingpong-v1": "1-10"}
 
 
@@ -56,6 +62,30 @@ def score_text(value: float | None, scale: str, metric: str) -> str:
     if float(value).is_integer():
         return str(int(value))
     return f"{value:.3f}" if scale == "0-1" else f"{value:.2f}"
+
+
+ISOLATE_OPENERS = "\u2066\u2067\u2068"  # LRI, RLI, FSI
+FSI, PDI = "\u2068", "\u2069"
+
+
+def balanced(text: object) -> str:
+    """User text whose isolates pair up: a PDI that closes none of its own would end the isolate
+    around it (even a <bdi>, in Chromium) and is dropped; one it leaves open is closed."""
+    depth, kept = 0, []
+    for ch in str(text):
+        if ch in ISOLATE_OPENERS:
+            depth += 1
+        elif ch == PDI:
+            if not depth:
+                continue
+            depth -= 1
+        kept.append(ch)
+    return "".join(kept) + PDI * depth
+
+
+def isolated(text: object) -> str:
+    """User text for plain-text places (the page title, tooltips): between FSI and PDI."""
+    return FSI + balanced(text) + PDI
 
 
 def player_file(name: str) -> str:
@@ -87,9 +117,10 @@ def roleinteract_dimensions(rows: list[dict]) -> list[tuple[str, str]]:
 def environment() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=num, pm=plus_minus, score=score_text)
+    env.filters.update(num=num, pm=plus_minus, score=score_text, balanced=balanced, isolated=isolated)
     env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
-                       roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS)
+                       roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS,
+                       generator=GENERATOR)
     return env
 
 
@@ -119,18 +150,42 @@ def _write(path: Path, text: str) -> None:
         raise UserError(f"--out: cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _remove_stale(out: Path, written: set[Path]) -> None:
+    """Remove the pages an earlier report wrote into players/ and sessions/ that this one did not
+    write again. A file is such a page only when it has a name the report gives there and carries
+    its generator tag: whatever else a person put in the folder stays."""
+    tag = f'<meta name="generator" content="{GENERATOR}">'.encode()
+    for sub, names in OWN_PAGES.items():
+        for path in (out / sub).iterdir():
+            if path in written or not names.fullmatch(path.name) or path.is_symlink() or not path.is_file():
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    if tag in fh.read(1024):
+                        path.unlink()
+            except OSError as exc:
+                raise UserError(f"--out: cannot remove the old page {path}: {exc.strerror or exc}") from None
+
+
 def write_report(store: Store, out: Path, *, run: str | None = None,
                  prices: Mapping[str, Price] | None = None) -> Written:
-    """Write the report of the stored sessions (of one run) into the folder `out`."""
+    """Write the report of the stored sessions (of one run) into the folder `out`; the pages of an
+    earlier report there that this one does not have are removed."""
     report: Report = collect(store, run=run, prices=prices)
     _folder(out)
     env = environment()
     likert = any(b.kind == "likert" and b.rows for b in report.boards)
     _write(out / "index.html", env.get_template("index.html.j2").render(report=report, likert=likert))
+    written: set[Path] = set()
     player_page = env.get_template("player.html.j2")
     for player in report.players:
-        _write(out / "players" / player_file(player.player), player_page.render(report=report, player=player))
+        path = out / "players" / player_file(player.player)
+        _write(path, player_page.render(report=report, player=player))
+        written.add(path)
     session_page = env.get_template("session.html.j2")
     for conv in conversations(store, report, prices):
-        _write(out / "sessions" / f"{conv.stored.id}.html", session_page.render(conv=conv))
+        path = out / "sessions" / f"{conv.stored.id}.html"
+        _write(path, session_page.render(conv=conv))
+        written.add(path)
+    _remove_stale(out, written)
     return Written(out / "index.html", len(report.players), len(report.sessions))

@@ -19,7 +19,7 @@ LEFT, RIGHT, TOP, BOTTOM = 44, 16, 12, 30  # margins for the axes' labels
 class Point:
     x: float
     y: float
-    label: str  # the tooltip: "turn 2: 4.33"
+    label: str  # the tooltip after the line's name: "turn 2: 4.33"
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def chart(series: Mapping[str, Sequence[tuple[int, float]]], lo: float, hi: floa
         return TOP + span_y * (1 - (min(max(value, lo), hi) - lo) / (hi - lo))
 
     lines = [Line(name, COLOURS[i % len(COLOURS)], DASHES[i % len(DASHES)],
-                  [Point(x(t), y(v), f"{name}, turn {t}: {v:.2f}") for t, v in sorted(points)])
+                  [Point(x(t), y(v), f"turn {t}: {v:.2f}") for t, v in sorted(points)])
              for i, (name, points) in enumerate(drawn.items())]
     every = max(1, last // 12)  # at most about a dozen turn labels
     x_ticks = [(x(t), str(t)) for t in range(1, last + 1) if (t - 1) % every == 0 or t == last]
