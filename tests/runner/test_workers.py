@@ -19,6 +19,16 @@ def running_processes(root) -> int:
         return 0
 
 
+def two_workers_talking(root, args: list[str]):
+    """`run ARGS --workers 2` in a child process, once both workers are in a conversation."""
+    proc = spawn(root, *args, "--workers", "2")
+    end = time.monotonic() + 30
+    while running_processes(root) < 2:
+        assert time.monotonic() < end and proc.poll() is None, "the workers never started a conversation"
+        time.sleep(0.05)
+    return proc
+
+
 def test_two_workers_share_the_run_and_finish_every_pair_once(slow_home, fake):
     result = pingpong(slow_home, *run_args("--concurrency", "1", "--workers", "2"))
 
@@ -42,11 +52,7 @@ def test_bad_input_with_workers_is_one_line_and_the_waiting_workers_end(slow_hom
 def test_ctrl_c_stops_the_workers_too_and_the_next_run_resumes(slow_home, fake):
     fake.latency = 0.3   # the parent alone would take 17 s: the worker joins long before
     args = run_args("--concurrency", "1")
-    proc = spawn(slow_home, *args, "--workers", "2")
-    end = time.monotonic() + 30
-    while running_processes(slow_home) < 2:
-        assert time.monotonic() < end and proc.poll() is None, "the worker never started a conversation"
-        time.sleep(0.05)
+    proc = two_workers_talking(slow_home, args)
     proc.send_signal(signal.SIGINT)   # to the parent only: it must stop its workers itself
     out, err = proc.communicate(timeout=30)
 
@@ -125,11 +131,7 @@ def test_workers_of_a_killed_command_stop_and_leave_their_conversations_to_resum
     watching: each stops as on Ctrl-C, its conversations saved as interrupted."""
     fake.latency = 0.5   # 8 conversations of 8 calls, two at a time: half a minute of work
     args = run_args("--concurrency", "1")
-    proc = spawn(slow_home, *args, "--workers", "2")
-    end = time.monotonic() + 30
-    while running_processes(slow_home) < 2:
-        assert time.monotonic() < end and proc.poll() is None, "the workers never started a conversation"
-        time.sleep(0.05)
+    proc = two_workers_talking(slow_home, args)
     proc.kill()
     proc.wait()
     end = time.monotonic() + 6   # a worker notices within a report interval, then saves and exits
