@@ -151,10 +151,17 @@ def _loads(candidate: str) -> Any:
 
 
 def json_candidates(text: str) -> Iterator[Any]:
-    """Every JSON object/array in the answer part of ``text`` (see ``answer_part``), the last one
-    first (``_latest_first``); callers take the first that fits. Code fences need no handling:
-    the spans inside them are found like any other."""
+    """Every JSON object/array in the answer part of ``text`` (see ``answer_part``): the whole of it
+    when it is one, then each span, the last first (``_latest_first``). Callers take the first that
+    fits, so the spans are scanned only when the whole is not what they want. Code fences need no
+    handling: the spans inside them are found like any other."""
     text = answer_part(text)
+    whole = text.strip()
+    if whole[:1] in ("{", "[") and whole[-1:] in ("}", "]"):  # most answers: one JSON value and nothing else
+        try:
+            yield json.loads(whole)
+        except (ValueError, RecursionError):
+            pass
     for start, end in _latest_first(_balanced_spans(text))[:MAX_CANDIDATES]:
         try:
             yield _loads(text[start:end])
