@@ -107,3 +107,26 @@ async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store)
                        and app.screen.control.human.waiting)
         assert store.session(sid).status == "running"
     assert store.session(sid).status == "interrupted"
+
+
+async def test_tester_seat_is_not_offered_to_a_person(app, store):
+    """pingpong-v1's interrogator also scores the replies: the live screen never offers its seat (a person
+    in it would finish the session with no score)."""
+    from textual.widgets._footer import FooterKey
+
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(method="pingpong-v1", character=CARDS[0].name, situation=SITUATIONS[0].name,
+                       player="offline", interrogator="offline", judges=["offline"], lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        await pilot.pause()
+        shown = {key.description for key in live.query(FooterKey)}
+        assert "Step" in shown and "Take seat" not in shown
+        await pilot.press("t")
+        await pilot.pause()
+        assert live._held_seat() is None and not live.query_one("#human-box").display

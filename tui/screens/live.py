@@ -40,7 +40,7 @@ from pingpong.core.events import (
 from pingpong.core.methods import get_method
 from pingpong.sessions.scoring import stored_final
 from pingpong.sessions.seats import seat_label, spans
-from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft
+from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft, tester_asks
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
@@ -547,6 +547,8 @@ class LiveScreen(GroupScene):
         if action in ("take_seat", "hand_back") and live and self.is_scene:
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN or self._holds_member_seat()
             return yours if action == "hand_back" else True
+        if action == "take_seat" and self.stored is not None and tester_asks(self.stored.spec.method):
+            return False  # its interrogator also scores the replies: a model's seat
         if action == "end_dialogue":
             return control is not None and self._dmt() and not control.ending and self._dialogue_open()
         if action == "take_seat" and live:
