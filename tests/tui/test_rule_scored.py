@@ -1,0 +1,61 @@
+"""Sessions no judge model scores (RoleBench, RoleInteract by exact rules; PingPong v1 by its tester) in
+the replay and live screens: what is offered, how their scores and people's corrections read."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from pingpong.tui.screens.replay import ReplayScreen
+from tests.tui.conftest import write_rule_session, write_session
+from tests.tui.helpers import home_loaded, wait_for
+
+
+async def open_replay(app, pilot, session_id: int) -> ReplayScreen:
+    await home_loaded(pilot)
+    app.action_open_replay(session_id)
+    await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.stored is not None)
+    await pilot.pause()
+    return app.screen
+
+
+def footer_keys(screen) -> set[str]:
+    return {key.description for key in screen.query(FooterKey)}
+
+
+def notices(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_rejudge_is_offered_only_where_judge_models_score(app, store):
+    from tests.tui.test_annotate import write_v1_session
+
+    ruled = [write_rule_session(store, "rolebench", {"raw": 0.656716}),
+             write_rule_session(store, "roleinteract", {"emotion": 1.0}), write_v1_session(store)]
+    judged = write_session(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for sid in ruled:
+            replay = await open_replay(app, pilot, sid)
+            assert "Rejudge" not in footer_keys(replay), replay.stored.spec.method
+            await pilot.press("J")
+            await pilot.pause()
+            assert not any("judg" in n for n in notices(app))
+            await pilot.press("escape")
+        replay = await open_replay(app, pilot, judged)
+        assert "Rejudge" in footer_keys(replay)
+
+
+async def test_a_failed_rejudge_never_says_re_judged(app, store):
+    """Stored messages out of order (an old bug) cannot be judged: one error, no "Re-judged" after it."""
+    from pingpong.core.domain import JudgeVerdict, Message
+    from tests.scores import failed
+
+    sid = write_session(store, status="running")
+    store.add_message(sid, Message(turn=5, role="user", author="offline", text="A question out of turn"))
+    store.add_verdict(sid, JudgeVerdict(judge="offline", scores=failed(1)))
+    store.set_status(sid, "finished")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_replay(app, pilot, sid)
+        await pilot.press("J")
+        await wait_for(pilot, lambda: any(n.startswith("Re-judging failed") for n in notices(app)))
+        await pilot.pause(0.2)
+        assert not any(n.startswith("Re-judged") for n in notices(app))
