@@ -59,3 +59,46 @@ async def test_a_failed_rejudge_never_says_re_judged(app, store):
         await wait_for(pilot, lambda: any(n.startswith("Re-judging failed") for n in notices(app)))
         await pilot.pause(0.2)
         assert not any(n.startswith("Re-judged") for n in notices(app))
+
+
+async def test_o_corrects_what_the_rule_scored_on_its_scale(app, store):
+    """RoleBench's rating dialog offers the metrics its rule scored on that turn, 0 to 1 (never PingPong's
+    rubric, which the store refuses for it); a value off the scale keeps the dialog open."""
+    from textual.widgets import Input
+
+    from pingpong.tui.screens.override import OverrideScreen
+
+    sid = write_rule_session(store, "rolebench", {"raw": 0.656716, "cus": 0.1})
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, sid)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        dialog = app.screen
+        assert [i.id for i in dialog.query(".ruled-value")] == ["rate-raw", "rate-cus"]
+        assert not dialog.query("#rate-in_character") and not dialog.query("#rate-refusal")
+        assert app.focused is dialog.query_one("#rate-raw", Input)
+        await pilot.press("2", "ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog and any("from 0 to 1" in n for n in notices(app))
+        await pilot.press("backspace", *"0.9", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is replay)
+    assert store.db.execute("select turn, metric, value, scale from scores where source = 'human'").fetchall() == [
+        (1, "raw", 0.9, "0-1")]
+
+
+async def test_o_on_the_live_screen_corrects_a_roleinteract_answer(app, store):
+    from pingpong.tui.screens.live import LiveScreen
+    from pingpong.tui.screens.override import OverrideScreen
+
+    sid = write_rule_session(store, "roleinteract", {"emotion": 0.0})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await home_loaded(pilot)
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.status == "finished")
+        live = app.screen
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await pilot.press("1", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is live)
+    assert store.db.execute("select turn, metric, value from scores where source = 'human'").fetchall() == [
+        (1, "emotion", 1.0)]
