@@ -102,3 +102,15 @@ async def test_o_on_the_live_screen_corrects_a_roleinteract_answer(app, store):
         await wait_for(pilot, lambda: app.screen is live)
     assert store.db.execute("select turn, metric, value from scores where source = 'human'").fetchall() == [
         (1, "emotion", 1.0)]
+
+
+async def test_rule_scores_read_to_three_decimals_as_the_cli_prints_them(app, store):
+    from pingpong.tui.widgets.transcript import MessageCard
+
+    sid = write_rule_session(store, "rolebench", {"raw": 0.656716, "cus": 1.0})
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, sid)
+        await wait_for(pilot, lambda: len(replay.query(MessageCard)) == 2)
+        reply = [c for c in replay.query(MessageCard) if c.role == "assistant"][0]
+        assert "raw 0.657  cus 1" in reply.scores.plain
+        assert "raw: 0.657" in str(replay.query_one("#explanations Static").render())

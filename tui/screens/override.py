@@ -142,7 +142,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
                     yield Label(metric, classes="ruled-metric")
                     yield Input(f"{float(_value(current[metric])):g}" if metric in current else "",
                                 placeholder="0 to 1", type="number", id=f"rate-{metric}", classes="ruled-value")
-                    yield Static(f"rule {'failed' if value is None else fmt_score(value)}", classes="hint")
+                    yield Static(f"rule {'failed' if value is None else fmt_score(value, '0-1')}", classes="hint")
             yield Input(placeholder="reason (optional)", id="override-reason")
             with Horizontal(id="override-buttons"):
                 yield Button("Save", variant="primary", id="override-save")

@@ -87,8 +87,12 @@ def _rule_score(score: Score) -> bool:
     return score.scale == "0-1" and score.metric != "is_refusal"
 
 
-def fmt_score(value: float) -> str:
-    return f"{value:.1f}" if value != int(value) else f"{int(value)}"
+def fmt_score(value: float, scale: str | None = None) -> str:
+    """A score as every view shows it: a whole number as is, else one decimal (a Likert mean) or, on the
+    0-1 scale (a rule's share, Rouge-L), three as `sessions show` prints it."""
+    if value == int(value):
+        return f"{int(value)}"
+    return f"{value:.3f}" if scale == "0-1" else f"{value:.1f}"
 
 
 def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int) -> Text:
@@ -99,7 +103,8 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
     shares = [sc for _, view in pairs for sc in view.scores.values() if _rule_score(sc)]
     if shares:  # scored by rule on 0-1 (RoleInteract, RoleBench): each value, no judges' mean
         text.append("scored ", style="bold")
-        text.append("  ".join(f"{sc.metric} {fmt_score(sc.value)}" if sc.value is not None else f"{sc.metric} failed"
+        text.append("  ".join(f"{sc.metric} {fmt_score(sc.value, sc.scale)}" if sc.value is not None
+                              else f"{sc.metric} failed"
                               for sc in shares))
     elif labels:  # a DMT round: good/bad labels, not Likert means
         bad = sorted({sc.metric for sc in labels if sc.value == 0})
@@ -166,7 +171,7 @@ def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], 
             value = score.value(metric)
             if value is None:
                 continue
-            shown = ("good" if value == 1 else "bad") if metric in labelled else fmt_score(value)
+            shown = ("good" if value == 1 else "bad") if metric in labelled else fmt_score(value, score.scores[metric].scale)
             text.append(f"{metric}: {shown}", style="bold")
             note = score.explanations.get(metric)
             text.append(f" - {note}\n" if note else "\n")
@@ -187,7 +192,7 @@ def _people(text: Text, history: Iterable[Any]) -> None:
         metric = _field(row, "metric")
         value = float(_field(row, "value"))
         shown = (("yes" if value else "no") if metric == "is_refusal" else
-                 _label(row) if _field(row, "scale") == "good-bad" else fmt_score(value))
+                 _label(row) if _field(row, "scale") == "good-bad" else fmt_score(value, _field(row, "scale")))
         text.append(f"{metric}: {shown}", style="bold")
         text.append(f" by {_field(row, 'author')}", style="dim")
         reason = _field(row, "reason")
