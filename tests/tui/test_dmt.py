@@ -105,6 +105,7 @@ async def test_the_rating_dialog_overrides_a_rounds_labels_good_or_bad(app, stor
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen is replay and "person" in reply(replay, 3).scores.plain)
         assert "role_embodying bad" in reply(replay, 3).scores.plain
+        assert "fluency good" in reply(replay, 3).scores.plain and "FL" not in reply(replay, 3).scores.plain
     people = {(h.turn, h.metric): (h.value, h.scale) for h in store.session(sid).human_scores}
     assert people == {(3, "role_embodying"): (0.0, "good-bad"), (3, "fluency"): (1.0, "good-bad")}
 

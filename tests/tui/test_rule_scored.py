@@ -22,6 +22,12 @@ def footer_keys(screen) -> set[str]:
     return {key.description for key in screen.query(FooterKey)}
 
 
+def replies(screen) -> list:
+    from pingpong.tui.widgets.transcript import MessageCard
+
+    return [c for c in screen.query(MessageCard) if c.role == "assistant"]
+
+
 def notices(app) -> list[str]:
     return [n.message for n in app._notifications]
 
@@ -100,6 +106,7 @@ async def test_o_on_the_live_screen_corrects_a_roleinteract_answer(app, store):
         await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
         await pilot.press("1", "ctrl+s")
         await wait_for(pilot, lambda: app.screen is live)
+        await wait_for(pilot, lambda: "person emotion 1  by " in replies(live)[0].scores.plain)
     assert store.db.execute("select turn, metric, value from scores where source = 'human'").fetchall() == [
         (1, "emotion", 1.0)]
 

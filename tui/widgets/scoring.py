@@ -88,11 +88,22 @@ def _rule_score(score: Score) -> bool:
 
 
 def fmt_score(value: float, scale: str | None = None) -> str:
-    """A score as every view shows it: a whole number as is, else one decimal (a Likert mean) or, on the
-    0-1 scale (a rule's share, Rouge-L), three as `sessions show` prints it."""
+    """A score as every view shows it: a whole number as is, else to one decimal (a Likert mean) or, on
+    the 0-1 scale (a rule's share, Rouge-L), to three as `sessions show` prints it (0.657, 0.9)."""
     if value == int(value):
         return f"{int(value)}"
-    return f"{value:.3f}" if scale == "0-1" else f"{value:.1f}"
+    return f"{round(value, 3):g}" if scale == "0-1" else f"{value:.1f}"
+
+
+def _person_part(metric: str, row: Any) -> str:
+    """A person's current score under a reply: a DMT label as good/bad, the refusal flag in words, a
+    PingPong metric by its short name, any other (a corrected rule score) by its own name."""
+    value, scale = float(_field(row, "value")), _field(row, "scale")
+    if metric == "is_refusal":
+        return "refusal" if value else "no refusal"
+    if scale == "good-bad":
+        return f"{metric} {_label(row)}"
+    return f"{SHORT.get(metric, metric)} {fmt_score(value, scale)}"
 
 
 def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int) -> Text:
@@ -104,8 +115,7 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
     if shares:  # scored by rule on 0-1 (RoleInteract, RoleBench): each value, no judges' mean
         text.append("scored ", style="bold")
         text.append("  ".join(f"{sc.metric} {fmt_score(sc.value, sc.scale)}" if sc.value is not None
-                              else f"{sc.metric} failed"
-                              for sc in shares))
+                              else f"{sc.metric} failed" for sc in shares))
     elif labels:  # a DMT round: good/bad labels, not Likert means
         bad = sorted({sc.metric for sc in labels if sc.value == 0})
         text.append("judges ", style="bold")
@@ -137,11 +147,11 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
         if text:
             text.append("\n")
         text.append("person ", style="bold magenta")
-        parts = [f"{SHORT[m]} {fmt_score(float(_field(human[m], 'value')))}" for m in METRICS if m in human]
-        parts += [f"{m} {_label(human[m])}" for m in human if _field(human[m], "scale") == "good-bad"]
-        if "is_refusal" in human:
-            parts.append("refusal" if float(_field(human["is_refusal"], "value")) else "no refusal")
-        text.append("  ".join(parts))
+        # PingPong's metrics in their order, the others (DMT labels, rule corrections) as rated, refusal last
+        likert = [m for m in METRICS if m in human and _field(human[m], "scale") != "good-bad"]
+        rest = [m for m in human if m not in likert and m != "is_refusal"]
+        order = likert + rest + (["is_refusal"] if "is_refusal" in human else [])
+        text.append("  ".join(_person_part(metric, human[metric]) for metric in order))
         author = _field(next(iter(human.values())), "author")
         if author:
             text.append(f"  by {author}", style="dim")
