@@ -130,3 +130,18 @@ async def test_tester_seat_is_not_offered_to_a_person(app, store):
         await pilot.press("t")
         await pilot.pause()
         assert live._held_seat() is None and not live.query_one("#human-box").display
+
+
+async def test_the_final_and_status_stay_in_the_header_at_80_columns(app, store):
+    """The header shows two rows: a long seat list comes after the final and the status, never over them."""
+    from tests.tui.conftest import write_session
+
+    sid = write_session(store, player="llama-3-70b-instruct",
+                        judges=("offline", "strict-judge", "a-judge-with-a-very-long-model-name"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.status == "finished")
+        await pilot.pause()
+        info = app.screen.query_one("#session-info")
+        shown = "".join(info.render_line(y).text for y in range(info.size.height))
+        assert info.size.height == 2 and "final " in shown and "[finished]" in shown

@@ -494,25 +494,16 @@ class LiveScreen(GroupScene):
 
     # -- header lines -------------------------------------------------------------------
     def _refresh_info(self) -> None:
+        """Who and what, then the final and the status, then the seats: the header shows two rows, so
+        what a long seat list would push out of view comes before it."""
         info = Text()
         stored = self.stored
-        if stored is not None and self.is_scene:
+        if stored is not None:
             spec = stored.spec
             info.append(f"#{self.session_id} ", style="bold")
-            info.append(spec.situation, style="bold cyan")
-            info.append(f"  {len(self.cast_names)} characters, tested {self.label(spec.character)}  ")
-            info.append(f"narrator {self.seat or spec.interrogator}")
-            info.append(f"  {spec.method}", style="dim")
-        elif stored is not None:
-            spec = stored.spec
-            info.append(f"#{self.session_id} ", style="bold")
-            info.append(f"{spec.character}", style="bold cyan")
-            info.append(f" in {spec.situation}  ")
-            info.append(f"player {self.player_seat or spec.player}  interrogator {self.seat_label()}")
-            judges = ", ".join(spec.judges) if spec.judges else "none"
-            info.append(f"  judges {judges}  {spec.method}", style="dim")
-            if self.spend is not None:
-                info.append(f"  spent {self.spend.text()}", style="dim")
+            info.append(spec.situation if self.is_scene else spec.character, style="bold cyan")
+            if not self.is_scene:
+                info.append(f" in {spec.situation}")
         status = self.status
         if self.control is not None and self.running and self.control.paused:
             status = "paused"
@@ -521,6 +512,16 @@ class LiveScreen(GroupScene):
             if final.text():
                 info.append(f"  final {final.text()}", style="bold")
         info.append(f"  [{status}]", style=_STATUS_STYLE.get(status, "bold"))
+        if stored is not None and self.is_scene:
+            info.append(f"  {len(self.cast_names)} characters, tested {self.label(spec.character)}  ")
+            info.append(f"narrator {self.seat or spec.interrogator}")
+            info.append(f"  {spec.method}", style="dim")
+        elif stored is not None:
+            info.append(f"  player {self.player_seat or spec.player}  interrogator {self.seat_label()}")
+            judges = ", ".join(spec.judges) if spec.judges else "none"
+            info.append(f"  judges {judges}  {spec.method}", style="dim")
+            if self.spend is not None:
+                info.append(f"  spent {self.spend.text()}", style="dim")
         self.query_one("#session-info", Static).update(info)
 
     def seat_label(self) -> str:
