@@ -71,6 +71,8 @@ class LiveScreen(GroupScene):
     """Run (or follow) one session turn by turn."""
 
     BINDINGS = [
+        # while a person holds a seat and has left the message box (escape): t goes back to it
+        Binding("t", "to_box", "Type", tooltip="Back to the message box (escape leaves it)", id="live.to_box"),
         # one of these two shows at a time (check_action): the footer says what space does now
         Binding("space", "pause", "Pause", id="live.pause"),
         Binding("space,c", "continue", "Continue", id="live.continue"),
@@ -548,6 +550,8 @@ class LiveScreen(GroupScene):
         if action in ("take_seat", "hand_back") and live and self.is_scene:
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN or self._holds_member_seat()
             return yours if action == "hand_back" else True
+        if action == "to_box":
+            return not self.is_scene and self._box_left()
         if action == "take_seat" and self.stored is not None and tester_asks(self.stored.spec.method):
             return False  # its interrogator also scores the replies: a model's seat
         if action == "end_dialogue":
@@ -563,6 +567,14 @@ class LiveScreen(GroupScene):
         if action == "retry":
             return not self.follow and not self.running and self.status in ("failed", "interrupted")
         return True
+
+    def _box_left(self) -> bool:
+        """The message box shows (a person holds a seat) but has not the keys: escape left it."""
+        box = self.query_one("#human-input", Input)
+        return bool(self.query_one("#human-box").display) and self.focused is not box
+
+    def action_to_box(self) -> None:
+        self.query_one("#human-input", Input).focus()
 
     def _held_seat(self) -> str | None:
         """The seat a person holds (or will from the next turn): "interrogator", "player" or None."""
