@@ -71,8 +71,6 @@ class LiveScreen(GroupScene):
     """Run (or follow) one session turn by turn."""
 
     BINDINGS = [
-        # while a person holds a seat and has left the message box (escape): t goes back to it
-        Binding("t", "to_box", "Type", tooltip="Back to the message box (escape leaves it)", id="live.to_box"),
         # one of these two shows at a time (check_action): the footer says what space does now
         Binding("space", "pause", "Pause", id="live.pause"),
         Binding("space,c", "continue", "Continue", id="live.continue"),
@@ -82,6 +80,8 @@ class LiveScreen(GroupScene):
         # ctrl+b first: it is the key that also works while typing in the input box
         Binding("t,ctrl+t", "take_seat", "Take seat", tooltip="Take the interrogator seat (type the user's turns)",
                 id="live.take_seat"),
+        # while a person holds a seat and has left the message box (escape): t goes back to it
+        Binding("t", "to_box", "Type", tooltip="Back to the message box (escape leaves it)", id="live.to_box"),
         Binding("ctrl+b,h", "hand_back", "Hand back", tooltip="Hand your seat to a model (h outside the input)",
                 id="live.hand_back"),
         Binding("ctrl+n,n", "next_speaker", "Speaker", id="live.next_speaker",
