@@ -221,7 +221,8 @@ def pair_outcomes(conn: Any, plans: Sequence[PairPlan]) -> list[PairOutcome]:
 def pairs_to_show(conn: Any, session_id: int | None = None) -> list[tuple[int, int]]:
     """(session_a, session_b) for the side-by-side screen, newest first: the pairs with a verdict
     (those holding ``session_id`` when given), then the session's other pairs not judged yet, with the
-    newest session of each other player that played the same character, situation and method."""
+    newest session of each other player that played the same character, situation and method. Forks are
+    never shown: `pingpong compare` pairs unforked sessions only, so a pick on a fork would never count."""
     pairs = queries.judged_pairs(conn, session_id)
     if session_id is not None:
         seen_players: set[str] = set()

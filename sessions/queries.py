@@ -542,21 +542,25 @@ def pair_rows(conn: sqlite3.Connection, session_ids: Sequence[int]) -> list[Pair
 
 
 def judged_pairs(conn: sqlite3.Connection, session_id: int | None = None) -> list[tuple[int, int]]:
-    """(session_a, session_b) of the pairs with any verdict (only those holding ``session_id``), newest first."""
-    where, params = ("WHERE session_a = ? OR session_b = ?", [session_id, session_id]) if session_id else ("", [])
+    """(session_a, session_b) of the pairs of unforked sessions with any verdict (only those holding
+    ``session_id``), newest first. A fork is never compared, so a pick once stored on one is left out."""
+    where = " AND (p.session_a = ? OR p.session_b = ?)" if session_id else ""
     return [(a, b) for a, b in conn.execute(
-        f"SELECT session_a, session_b FROM pair_scores {where} GROUP BY session_a, session_b ORDER BY MAX(id) DESC",
-        params)]
+        "SELECT p.session_a, p.session_b FROM pair_scores p JOIN sessions a ON a.id = p.session_a"
+        " JOIN sessions b ON b.id = p.session_b WHERE a.parent_session IS NULL AND b.parent_session IS NULL"
+        f"{where} GROUP BY p.session_a, p.session_b ORDER BY MAX(p.id) DESC",
+        [session_id, session_id] if session_id else [])]
 
 
 def sessions_sharing(conn: sqlite3.Connection, session_id: int) -> list[tuple[int, str]]:
     """(id, player) of the other finished, unforked sessions with the same method, character and situation
-    played by another player, newest first: what a session can be compared with side by side."""
+    played by another player, newest first: what a session can be compared with side by side (nothing,
+    for a fork: `pingpong compare` pairs unforked sessions only)."""
     return conn.execute(
         "SELECT o.id, o.player FROM sessions s JOIN sessions o ON o.method = s.method AND o.character = s.character"
         " AND o.situation = s.situation AND o.player != s.player AND o.id != s.id"
-        " WHERE s.id = ? AND o.status = 'finished' AND o.parent_session IS NULL ORDER BY o.id DESC",
-        [session_id]).fetchall()
+        " WHERE s.id = ? AND s.parent_session IS NULL AND o.status = 'finished' AND o.parent_session IS NULL"
+        " ORDER BY o.id DESC", [session_id]).fetchall()
 
 
 CallTokens = tuple[int, str, str, str, int, int, int]

@@ -171,3 +171,24 @@ def write_dmt_session(store, *, player="offline", bad: frozenset[tuple[int, str]
     store.db.execute("update sessions set created_at = ?, updated_at = ?, finished_at = ? where id = ?",
                      [stamp, stamp, stamp, sid])
     return sid
+
+
+def write_rule_session(store, method: str, scores: dict[str, float], *, player: str = "offline") -> int:
+    """A finished one-turn session of a method scored by exact rules (rolebench, roleinteract), its rule's
+    0-1 ``scores`` on turn 1 stored as the method stores them."""
+    from pingpong.core.domain import JudgeVerdict, Message, Score, SessionSpec
+
+    scorer = {"rolebench": "rouge-l", "roleinteract": "roleinteract"}[method]
+    spec = SessionSpec(method=method, character=CARDS[0].name, situation=SITUATIONS[0].name, player=player,
+                       interrogator="offline", judges=["offline"], lang="en")
+    sid = store.create_session(spec, CARDS[0], SITUATIONS[0])
+    store.add_message(sid, Message(turn=1, role="user", author=method, text="Which light do you keep? A or B"))
+    store.add_message(sid, Message(turn=1, role="assistant", author=player, text="B, the Skerry Point light."))
+    store.add_verdict(sid, JudgeVerdict(judge=scorer, scores=[
+        Score(turn=1, metric=metric, value=value, scale="0-1", explanation=f"{metric} by rule")
+        for metric, value in scores.items()]))
+    store.set_status(sid, "finished")
+    stamp = f"2026-03-0{min(sid, 9)}T10:00:00"
+    store.db.execute("update sessions set created_at = ?, updated_at = ?, finished_at = ? where id = ?",
+                     [stamp, stamp, stamp, sid])
+    return sid

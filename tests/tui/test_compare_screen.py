@@ -157,3 +157,26 @@ async def test_new_session_form_defaults_to_the_default_prompting(app, store):
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: store.sessions())
     assert store.session(store.sessions()[0].id).spec.prompting is None
+
+
+async def test_a_fork_is_never_offered_side_by_side(app, store, home):
+    """`pingpong compare` pairs unforked sessions only: v on a fork says so and shows no pair (a pick there
+    would never count), and a pick once stored on a fork is not listed with the judged pairs."""
+    from pingpong.tui.widgets.panels import EmptyState
+
+    with_author(home)
+    a, b = judged_pair(store)
+    fork = store.fork(a, 1)
+    store.set_status(fork, "finished")
+    store.add_pair_preference(b, fork, 1.0, "dana")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        app.action_compare(fork)
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+        await pilot.pause()
+        assert app.screen.pairs == [] and app.screen.query_one(EmptyState).display
+        assert any(f"Session {fork} is a fork of {a}" in n.message for n in app._notifications)
+        await pilot.press("escape")
+        app.action_compare()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
+        assert app.screen.pairs == [(a, b)]

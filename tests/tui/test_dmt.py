@@ -105,6 +105,7 @@ async def test_the_rating_dialog_overrides_a_rounds_labels_good_or_bad(app, stor
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen is replay and "person" in reply(replay, 3).scores.plain)
         assert "role_embodying bad" in reply(replay, 3).scores.plain
+        assert "fluency good" in reply(replay, 3).scores.plain and "FL" not in reply(replay, 3).scores.plain
     people = {(h.turn, h.metric): (h.value, h.scale) for h in store.session(sid).human_scores}
     assert people == {(3, "role_embodying"): (0.0, "good-bad"), (3, "fluency"): (1.0, "good-bad")}
 
@@ -240,3 +241,26 @@ def test_play_method_rolebench_opens_a_question_of_the_card(tmp_path, capsys):
                  "--situation", "bedtime"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'bedtime' is not a RoleBench question of 'tally'" in err[0]
+
+
+async def test_t_brings_a_person_back_to_the_message_box(app, store):
+    """Escape leaves the message box on a person's turn; t (shown in the footer) goes back to it, so what
+    is typed next is the message, not shortcuts (h would open the hand-back picker)."""
+    spec = SessionSpec(method="dmt", character=SEED.character, situation=SEED.name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        sid = app.start_session(spec, CARDS[0], seed_situation(SEED))
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input")
+        await wait_for(pilot, lambda: live.control.human.waiting and app.focused is box)
+        assert "Type" not in footer_keys(live)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: footer_keys(live).get("Type"))
+        assert app.focused is not box
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"hello")
+        assert box.value == "hello" and app.screen is live
+        await wait_for(pilot, lambda: "Type" not in footer_keys(live))

@@ -107,3 +107,41 @@ async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store)
                        and app.screen.control.human.waiting)
         assert store.session(sid).status == "running"
     assert store.session(sid).status == "interrupted"
+
+
+async def test_tester_seat_is_not_offered_to_a_person(app, store):
+    """pingpong-v1's interrogator also scores the replies: the live screen never offers its seat (a person
+    in it would finish the session with no score)."""
+    from textual.widgets._footer import FooterKey
+
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(method="pingpong-v1", character=CARDS[0].name, situation=SITUATIONS[0].name,
+                       player="offline", interrogator="offline", judges=["offline"], lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        await pilot.pause()
+        shown = {key.description for key in live.query(FooterKey)}
+        assert "Step" in shown and "Take seat" not in shown
+        await pilot.press("t")
+        await pilot.pause()
+        assert live._held_seat() is None and not live.query_one("#human-box").display
+
+
+async def test_the_final_and_status_stay_in_the_header_at_80_columns(app, store):
+    """The header shows two rows: a long seat list comes after the final and the status, never over them."""
+    from tests.tui.conftest import write_session
+
+    sid = write_session(store, player="llama-3-70b-instruct",
+                        judges=("offline", "strict-judge", "a-judge-with-a-very-long-model-name"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.status == "finished")
+        await pilot.pause()
+        info = app.screen.query_one("#session-info")
+        shown = "".join(info.render_line(y).text for y in range(info.size.height))
+        assert info.size.height == 2 and "final " in shown and "[finished]" in shown

@@ -145,6 +145,29 @@ async def test_leaderboard_shows_rows(app, store):
         assert table.row_count == 0
 
 
+async def test_leaderboard_player_column_fits_long_names(app, store):
+    """Every board's player column is as wide as its longest name: en and ru rows of one model read apart."""
+    from textual.widgets.data_table import ColumnKey
+
+    from tests.tui.conftest import write_dmt_session
+
+    long = "llama-3-70b-instruct"
+    write_session(store, player=long)
+    write_session(store, character=CARDS[1], situation=SITUATIONS[2], player=long)
+    write_dmt_session(store, player=long)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        board = app.screen
+        table = board.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count == 2)
+        assert {str(table.get_row_at(i)[1]) for i in range(2)} == {f"{long} (en)", f"{long} (ru)"}
+        assert table.columns[ColumnKey("player")].width == len(f"{long} (en)")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: board.board == "dmt" and table.row_count == 1)
+        assert table.columns[ColumnKey("player")].width == len(long)
+
+
 async def test_characters_import(app, home, tmp_path):
     card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
         "name": "Captain Brine", "description": "{{char}} is an old sea captain who tells tall tales.",

@@ -3,8 +3,8 @@
 A pair is two sessions of different players with the same character, situation and method (for
 rolebench: two answers to one question). `a`, `b` or `t` records which one you think is better (or a
 tie), stored with your name and the time; it overrides the judges' verdict for that pair in
-`pingpong compare`. Opened with v on a session of Home (its pairs, judged or not) or from the
-leaderboard and the command palette (every judged pair).
+`pingpong compare`. Opened with v on a session of Home (its pairs, judged or not; a fork has none, as
+`pingpong compare` never compares one) or from the leaderboard and the command palette (every judged pair).
 """
 
 from __future__ import annotations
@@ -114,8 +114,13 @@ class CompareScreen(Screen):
         self.sub_title = "side by side"
         try:
             self.pairs = pairs_to_show(self.app.store.conn, self.session_id)
+            fork_of = self.app.store.session(self.session_id).parent_session if self.session_id else None
         except Exception as exc:  # a broken database is a message, not a crash
             self.notify(str(exc), severity="error")
+            fork_of = None
+        if fork_of is not None:
+            self.notify(f"Session {self.session_id} is a fork of {fork_of}: forks are not compared "
+                        "(pingpong compare pairs unforked sessions only)", severity="warning")
         empty = not self.pairs
         self.query_one("#pair-empty").display = empty
         for widget in ("#pair-info", "#pair-body", "#pair-verdicts"):

@@ -30,10 +30,12 @@ LANGS = (None, "en", "ru")
 BOARDS = ("pingpong", "dmt", "roleinteract", "rolebench", "pingpong-v1")
 RULE_BOARDS = ("roleinteract", "rolebench")
 """Boards of rule-scored methods: their columns come from the CLI's table (tui/commands/*_board.py)."""
-COLUMNS = {"#": 3, "player": 12, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
+COLUMNS = {"#": 3, "player": 6, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
            "len-norm": 9, "len": 4}
-"""Column widths are fixed (they fit 80 columns): the layout never waits on the data."""
-DMT_COLUMNS = {"#": 3, "player": 16, "lang": 4, "conv": 5, "DMT-Score": 13, "metrics": 7, "T": 3}
+"""Column widths are set before the rows go in (the layout never waits on DataTable's measuring); the
+player's is its longest name's, from the header's width up to PLAYER_CAP."""
+DMT_COLUMNS = {"#": 3, "player": 6, "lang": 4, "conv": 5, "DMT-Score": 13, "metrics": 7, "T": 3}
+PLAYER_CAP = 32
 
 
 class BoardLoaded(TMessage):
@@ -82,7 +84,7 @@ class LeaderboardScreen(Screen):
         self.board = board
         self.curve: str | None = None  # the DMT metric plotted; None: all metrics' mean
         self.rows: list[Any] = []
-        self._shown: str | None = None  # the board whose columns the table has
+        self._shown: tuple[str, int] | None = None  # the board whose columns the table has, its player width
         self._store = WorkerStore(lambda: self.app.open_store())
 
     def compose(self) -> ComposeResult:
@@ -96,15 +98,18 @@ class LeaderboardScreen(Screen):
         self.sub_title = "leaderboard"
         self.action_reload()
 
-    def _columns(self, board: str) -> None:
-        if self._shown == board:
+    def _columns(self, board: str, players: list[str]) -> None:
+        """The board's columns, the player's as wide as its longest name (up to PLAYER_CAP)."""
+        widths = dict(DMT_COLUMNS if board == "dmt" else COLUMNS)
+        widths["player"] = min(PLAYER_CAP, max([widths["player"], *map(len, players)]))
+        if self._shown == (board, widths["player"]):
             return
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.fixed_columns = 0
-        for col, width in (DMT_COLUMNS if board == "dmt" else COLUMNS).items():
+        table.fixed_columns = 2  # rank and player stay while a narrow terminal scrolls the scores
+        for col, width in widths.items():
             table.add_column(col, key=col, width=width)
-        self._shown = board
+        self._shown = (board, widths["player"])
 
     def on_unmount(self) -> None:
         self._store.close()
@@ -178,16 +183,18 @@ class LeaderboardScreen(Screen):
         if message.board in RULE_BOARDS:
             self._show_rules(message)
             return
-        self._columns(message.board)
         if message.board == "dmt":
+            self._columns("dmt", [r.player for r in message.rows])
             self._show_dmt(message)
             return
+        several = len({r.lang for r in message.rows}) > 1  # each language is ranked on its own
+        players = [f"{r.player} ({r.lang})" if several else r.player for r in message.rows]
+        self._columns(message.board, players)
         table = self.query_one(DataTable)
         table.clear()
-        several = len({r.lang for r in message.rows}) > 1  # each language is ranked on its own
-        for r in message.rows:
+        for r, player in zip(message.rows, players):
             table.add_row(
-                str(r.rank or ""), f"{r.player} ({r.lang})" if several else r.player, str(r.conversations),
+                str(r.rank or ""), player, str(r.conversations),
                 _f(r.refusal_ratio), _f(r.in_character), _f(r.entertaining), _f(r.fluency), _pm(r.final, r.final_ci),
                 _pm(r.length_norm, r.length_norm_ci), _f(r.avg_length, 0), key=f"{r.player}|{r.lang}",
             )

@@ -40,7 +40,7 @@ from pingpong.core.events import (
 from pingpong.core.methods import get_method
 from pingpong.sessions.scoring import stored_final
 from pingpong.sessions.seats import seat_label, spans
-from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft
+from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft, tester_asks
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
@@ -80,6 +80,8 @@ class LiveScreen(GroupScene):
         # ctrl+b first: it is the key that also works while typing in the input box
         Binding("t,ctrl+t", "take_seat", "Take seat", tooltip="Take the interrogator seat (type the user's turns)",
                 id="live.take_seat"),
+        # while a person holds a seat and has left the message box (escape): t goes back to it
+        Binding("t", "to_box", "Type", tooltip="Back to the message box (escape leaves it)", id="live.to_box"),
         Binding("ctrl+b,h", "hand_back", "Hand back", tooltip="Hand your seat to a model (h outside the input)",
                 id="live.hand_back"),
         Binding("ctrl+n,n", "next_speaker", "Speaker", id="live.next_speaker",
@@ -494,25 +496,16 @@ class LiveScreen(GroupScene):
 
     # -- header lines -------------------------------------------------------------------
     def _refresh_info(self) -> None:
+        """Who and what, then the final and the status, then the seats: the header shows two rows, so
+        what a long seat list would push out of view comes before it."""
         info = Text()
         stored = self.stored
-        if stored is not None and self.is_scene:
+        if stored is not None:
             spec = stored.spec
             info.append(f"#{self.session_id} ", style="bold")
-            info.append(spec.situation, style="bold cyan")
-            info.append(f"  {len(self.cast_names)} characters, tested {self.label(spec.character)}  ")
-            info.append(f"narrator {self.seat or spec.interrogator}")
-            info.append(f"  {spec.method}", style="dim")
-        elif stored is not None:
-            spec = stored.spec
-            info.append(f"#{self.session_id} ", style="bold")
-            info.append(f"{spec.character}", style="bold cyan")
-            info.append(f" in {spec.situation}  ")
-            info.append(f"player {self.player_seat or spec.player}  interrogator {self.seat_label()}")
-            judges = ", ".join(spec.judges) if spec.judges else "none"
-            info.append(f"  judges {judges}  {spec.method}", style="dim")
-            if self.spend is not None:
-                info.append(f"  spent {self.spend.text()}", style="dim")
+            info.append(spec.situation if self.is_scene else spec.character, style="bold cyan")
+            if not self.is_scene:
+                info.append(f" in {spec.situation}")
         status = self.status
         if self.control is not None and self.running and self.control.paused:
             status = "paused"
@@ -521,6 +514,16 @@ class LiveScreen(GroupScene):
             if final.text():
                 info.append(f"  final {final.text()}", style="bold")
         info.append(f"  [{status}]", style=_STATUS_STYLE.get(status, "bold"))
+        if stored is not None and self.is_scene:
+            info.append(f"  {len(self.cast_names)} characters, tested {self.label(spec.character)}  ")
+            info.append(f"narrator {self.seat or spec.interrogator}")
+            info.append(f"  {spec.method}", style="dim")
+        elif stored is not None:
+            info.append(f"  player {self.player_seat or spec.player}  interrogator {self.seat_label()}")
+            judges = ", ".join(spec.judges) if spec.judges else "none"
+            info.append(f"  judges {judges}  {spec.method}", style="dim")
+            if self.spend is not None:
+                info.append(f"  spent {self.spend.text()}", style="dim")
         self.query_one("#session-info", Static).update(info)
 
     def seat_label(self) -> str:
@@ -547,6 +550,10 @@ class LiveScreen(GroupScene):
         if action in ("take_seat", "hand_back") and live and self.is_scene:
             yours = self._next_seat.get("interrogator", self.seat) == HUMAN or self._holds_member_seat()
             return yours if action == "hand_back" else True
+        if action == "to_box":
+            return not self.is_scene and self._box_left()
+        if action == "take_seat" and self.stored is not None and tester_asks(self.stored.spec.method):
+            return False  # its interrogator also scores the replies: a model's seat
         if action == "end_dialogue":
             return control is not None and self._dmt() and not control.ending and self._dialogue_open()
         if action == "take_seat" and live:
@@ -560,6 +567,14 @@ class LiveScreen(GroupScene):
         if action == "retry":
             return not self.follow and not self.running and self.status in ("failed", "interrupted")
         return True
+
+    def _box_left(self) -> bool:
+        """The message box shows (a person holds a seat) but has not the keys: escape left it."""
+        box = self.query_one("#human-input", Input)
+        return bool(self.query_one("#human-box").display) and self.focused is not box
+
+    def action_to_box(self) -> None:
+        self.query_one("#human-input", Input).focus()
 
     def _held_seat(self) -> str | None:
         """The seat a person holds (or will from the next turn): "interrogator", "player" or None."""

@@ -23,6 +23,7 @@ from textual.widgets import Button, Header, Input, Label, Select, SelectionList,
 
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
 from pingpong.core.methods import available
+from pingpong.tui.runs import tester_asks
 from pingpong.tui.widgets.clamped import ClampedText
 from pingpong.tui.widgets.footer import KeysFooter
 
@@ -379,7 +380,7 @@ class NewSessionScreen(Screen):
             lang=card.lang, prompting=None if prompting == DEFAULT_PROMPTING else prompting,
             prompt_format=self.defaults.get("prompt_format") or "detailed",
         )
-        if spec.method == "pingpong-v1" and spec.interrogator == HUMAN:
+        if spec.interrogator == HUMAN and tester_asks(spec.method):
             self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")
             return
         try:

@@ -1,5 +1,6 @@
 """The rating dialog: a person's 1-5 scores and refusal flag for one player turn or the whole
-conversation, or for a DMT round a good/bad label per metric its role type calls for.
+conversation, for a DMT round a good/bad label per metric its role type calls for, or for a turn
+scored by exact rules (RoleInteract, RoleBench) a corrected 0-1 value of a metric its rule scored.
 
 It only collects the values; the caller stores them (append-only) so the same dialog serves the
 live and the replay screens.
@@ -7,7 +8,8 @@ live and the replay screens.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,14 +76,16 @@ class OverrideScreen(ModalScreen[Rating | None]):
     ]
 
     def __init__(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any] = (), *,
-                 whole: bool = False, labels: Sequence[str] = (), scale: str = "1-5") -> None:
+                 whole: bool = False, labels: Sequence[str] = (), scale: str = "1-5",
+                 ruled: Mapping[str, float | None] | None = None) -> None:
         super().__init__()
         self.turn = turn
         self.top = TOPS.get(scale, 5)  # pingpong-v1 rates on ten points
         self.verdicts = verdicts
         self.human = human
         self.labels = tuple(labels)   # a DMT round: good/bad per metric, for its turn only
-        self.whole = (whole or turn is None) and not self.labels
+        self.ruled = dict(ruled or {})  # scored by exact rules: metric -> the rule's value, for its turn only
+        self.whole = (whole or turn is None) and not self.labels and not self.ruled
 
     @property
     def target(self) -> int | None:
@@ -91,6 +95,9 @@ class OverrideScreen(ModalScreen[Rating | None]):
     def compose(self) -> ComposeResult:
         if self.labels:
             yield from self._compose_labels()
+            return
+        if self.ruled:
+            yield from self._compose_ruled()
             return
         with Vertical(id="override-dialog"):
             yield Label("", id="override-title")
@@ -123,9 +130,30 @@ class OverrideScreen(ModalScreen[Rating | None]):
                 yield Button("Save", variant="primary", id="override-save")
                 yield Button("Cancel", id="override-cancel")
 
+    def _compose_ruled(self) -> ComposeResult:
+        assert self.turn is not None, "a rule scores a turn"
+        current = human_latest(self.human, self.turn)
+        with Vertical(id="override-dialog"):
+            yield Label(f"Your corrections for turn {self.turn}", id="override-title")
+            yield Static("Scored by exact rules: type the right value (0 to 1) where the rule got it wrong, "
+                         "leave the others empty; ctrl+s saves, esc cancels.", classes="hint")
+            for metric, value in self.ruled.items():
+                with Horizontal(classes="ruled-row"):
+                    yield Label(metric, classes="ruled-metric")
+                    yield Input(f"{float(_value(current[metric])):g}" if metric in current else "",
+                                placeholder="0 to 1", type="number", id=f"rate-{metric}", classes="ruled-value")
+                    yield Static(f"rule {'failed' if value is None else fmt_score(value, '0-1')}", classes="hint")
+            yield Input(placeholder="reason (optional)", id="override-reason")
+            with Horizontal(id="override-buttons"):
+                yield Button("Save", variant="primary", id="override-save")
+                yield Button("Cancel", id="override-cancel")
+
     def on_mount(self) -> None:
         if self.labels:
             self.query_one(LabelField).focus()
+            return
+        if self.ruled:
+            self.query_one(".ruled-value", Input).focus()
             return
         self._fill()
         self.query_one("#rate-in_character").focus()
@@ -148,7 +176,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
         ref.refresh()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "scope" and self.labels)   # a DMT round's labels are for its turn only
+        return not (action == "scope" and (self.labels or self.ruled))  # a round's labels, a rule's scores: its turn
 
     def action_scope(self, whole: int) -> None:
         self.query_one(ScopeField).action_set(whole)
@@ -177,12 +205,25 @@ class OverrideScreen(ModalScreen[Rating | None]):
         for label in self.query(LabelField):
             if label.value is not None:
                 values[label.metric] = 1.0 if label.value else 0.0
+        for metric in self.ruled:
+            typed = self.query_one(f"#rate-{metric}", Input).value.strip()
+            if not typed:
+                continue
+            try:
+                number = float(typed)
+            except ValueError:
+                number = math.nan
+            if not 0 <= number <= 1:
+                self.notify(f"{metric}: type a value from 0 to 1, got {typed!r}", severity="warning")
+                return
+            values[metric] = number
         refusals = self.query(RefusalField)
         if refusals and refusals.first().value is not None:
             values["is_refusal"] = 1.0 if refusals.first().value else 0.0
         if not values:
-            hint = "g or b on a metric" if self.labels else "1-5 on a metric or y/n for refusal"
-            self.notify(f"Nothing rated: press {hint}", severity="warning")
+            hint = ("press g or b on a metric" if self.labels else "type a value from 0 to 1" if self.ruled
+                    else "press 1-5 on a metric or y/n for refusal")
+            self.notify(f"Nothing rated: {hint}", severity="warning")
             return
         reason = self.query_one("#override-reason", Input).value.strip() or None
         self.dismiss(Rating(self.target, values, reason))
@@ -191,7 +232,8 @@ class OverrideScreen(ModalScreen[Rating | None]):
 def save_rating(store, session_id: int, rating: Rating, author: str) -> int:
     """Append one score row per rated metric; returns how many were written."""
     for metric, value in rating.values.items():
-        store.add_human_score(session_id, rating.turn, metric, int(value), author, rating.reason)
+        whole = int(value) if value.is_integer() else value  # a label is 1 or 0; a rule's share may be 0.9
+        store.add_human_score(session_id, rating.turn, metric, whole, author, rating.reason)
     return len(rating.values)
 
 
@@ -215,5 +257,11 @@ def rate_turn(screen, session_id: int, turn: int | None, verdicts: Sequence[Judg
     if not screen.app.writable("rating a turn"):
         return
     method = get_method(screen.app.store.session(session_id).spec.method)
-    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores, labels=labels,
+    ruled: dict[str, float | None] = {}
+    if method.people_rate is None:  # scored by exact rules: a person corrects what the rule scored
+        ruled = {s.metric: s.value for v in verdicts for s in v.scores if s.turn == turn}
+        if not ruled:
+            screen.notify(f"Turn {turn} has no score by rule to correct", severity="warning")
+            return
+    screen.app.push_screen(OverrideScreen(turn, verdicts, human_scores, labels=labels, ruled=ruled,
                                           scale=method.scale_of(METRICS[0]) or "1-5"), saved)

@@ -13,6 +13,7 @@ from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from pingpong.core.methods import get_method
 from pingpong.tui.screens.live_scene import cast_names
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
@@ -73,6 +74,12 @@ class ReplayScreen(Screen):
         self.query_one(Transcript).set_cast(cast_names(self.stored))
         self.index = 0
         self._show()
+        self.refresh_bindings()  # J: whether judge models score this session's method
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rejudge":  # exact rules or pingpong-v1's tester score it: no judge model to ask again
+            return self.stored is not None and get_method(self.stored.spec.method).scorer is None
+        return True
 
     def _load_steps(self) -> None:
         from pingpong.sessions.replay import steps_of
@@ -192,11 +199,12 @@ class ReplayScreen(Screen):
         self.post_message(Rejudged(error))
 
     def on_rejudged(self, message: "Rejudged") -> None:
-        if message.error:
-            self.notify(f"Re-judging failed: {message.error}", severity="error")
-        self.stored = stored = self.app.store.session(self.session_id)
+        self.stored = stored = self.app.store.session(self.session_id)  # what was judged before a failure too
         self._load_steps()
         self._show()
+        if message.error:
+            self.notify(f"Re-judging failed: {message.error}", severity="error")
+            return
         failed = sum(1 for v in stored.verdicts for s in v.scores if s.status == "failed")
         self.notify("Re-judged" + (f"; {failed} score(s) still failed" if failed else ""))
 

@@ -87,8 +87,23 @@ def _rule_score(score: Score) -> bool:
     return score.scale == "0-1" and score.metric != "is_refusal"
 
 
-def fmt_score(value: float) -> str:
-    return f"{value:.1f}" if value != int(value) else f"{int(value)}"
+def fmt_score(value: float, scale: str | None = None) -> str:
+    """A score as every view shows it: a whole number as is, else to one decimal (a Likert mean) or, on
+    the 0-1 scale (a rule's share, Rouge-L), to three as `sessions show` prints it (0.657, 0.9)."""
+    if value == int(value):
+        return f"{int(value)}"
+    return f"{round(value, 3):g}" if scale == "0-1" else f"{value:.1f}"
+
+
+def _person_part(metric: str, row: Any) -> str:
+    """A person's current score under a reply: a DMT label as good/bad, the refusal flag in words, a
+    PingPong metric by its short name, any other (a corrected rule score) by its own name."""
+    value, scale = float(_field(row, "value")), _field(row, "scale")
+    if metric == "is_refusal":
+        return "refusal" if value else "no refusal"
+    if scale == "good-bad":
+        return f"{metric} {_label(row)}"
+    return f"{SHORT.get(metric, metric)} {fmt_score(value, scale)}"
 
 
 def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int) -> Text:
@@ -99,8 +114,8 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
     shares = [sc for _, view in pairs for sc in view.scores.values() if _rule_score(sc)]
     if shares:  # scored by rule on 0-1 (RoleInteract, RoleBench): each value, no judges' mean
         text.append("scored ", style="bold")
-        text.append("  ".join(f"{sc.metric} {fmt_score(sc.value)}" if sc.value is not None else f"{sc.metric} failed"
-                              for sc in shares))
+        text.append("  ".join(f"{sc.metric} {fmt_score(sc.value, sc.scale)}" if sc.value is not None
+                              else f"{sc.metric} failed" for sc in shares))
     elif labels:  # a DMT round: good/bad labels, not Likert means
         bad = sorted({sc.metric for sc in labels if sc.value == 0})
         text.append("judges ", style="bold")
@@ -132,11 +147,11 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
         if text:
             text.append("\n")
         text.append("person ", style="bold magenta")
-        parts = [f"{SHORT[m]} {fmt_score(float(_field(human[m], 'value')))}" for m in METRICS if m in human]
-        parts += [f"{m} {_label(human[m])}" for m in human if _field(human[m], "scale") == "good-bad"]
-        if "is_refusal" in human:
-            parts.append("refusal" if float(_field(human["is_refusal"], "value")) else "no refusal")
-        text.append("  ".join(parts))
+        # PingPong's metrics in their order, the others (DMT labels, rule corrections) as rated, refusal last
+        likert = [m for m in METRICS if m in human and _field(human[m], "scale") != "good-bad"]
+        rest = [m for m in human if m not in likert and m != "is_refusal"]
+        order = likert + rest + (["is_refusal"] if "is_refusal" in human else [])
+        text.append("  ".join(_person_part(metric, human[metric]) for metric in order))
         author = _field(next(iter(human.values())), "author")
         if author:
             text.append(f"  by {author}", style="dim")
@@ -166,7 +181,7 @@ def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], 
             value = score.value(metric)
             if value is None:
                 continue
-            shown = ("good" if value == 1 else "bad") if metric in labelled else fmt_score(value)
+            shown = ("good" if value == 1 else "bad") if metric in labelled else fmt_score(value, score.scores[metric].scale)
             text.append(f"{metric}: {shown}", style="bold")
             note = score.explanations.get(metric)
             text.append(f" - {note}\n" if note else "\n")
@@ -187,7 +202,7 @@ def _people(text: Text, history: Iterable[Any]) -> None:
         metric = _field(row, "metric")
         value = float(_field(row, "value"))
         shown = (("yes" if value else "no") if metric == "is_refusal" else
-                 _label(row) if _field(row, "scale") == "good-bad" else fmt_score(value))
+                 _label(row) if _field(row, "scale") == "good-bad" else fmt_score(value, _field(row, "scale")))
         text.append(f"{metric}: {shown}", style="bold")
         text.append(f" by {_field(row, 'author')}", style="dim")
         reason = _field(row, "reason")
