@@ -232,7 +232,7 @@ def test_rating_queue(snap_compare, app, filled):
 def test_rating_queue_after_saving(snap_compare, app, filled):
     async def before(pilot):
         await _queue_open(pilot)
-        await pilot.press("4", "3", "5", "ctrl+s")
+        await pilot.press("4", "3", "5", "n", "ctrl+s")
         await wait_for(pilot, lambda: pilot.app.screen.saved)
         await settled(pilot)
 
