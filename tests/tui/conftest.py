@@ -125,8 +125,10 @@ def write_session(store, *, character=CARDS[0], situation=SITUATIONS[0], player=
                 for t in range(1, turns + 1)]))
     store.set_status(sid, status)
     stamp = f"2026-01-0{min(sid, 9)}T10:00:00"
-    store.db.execute("update sessions set created_at = ?, updated_at = ?, finished_at = ? where id = ?",
-                     [stamp, stamp, stamp, sid])
+    # A running session keeps the time of its last write: its owner (this process) started before
+    # it, or the store would take the session for one whose owner died and left its pid to another.
+    store.db.execute("update sessions set created_at = ?, updated_at = iif(status = 'running', updated_at, ?),"
+                     " finished_at = ? where id = ?", [stamp, stamp, stamp, sid])
     return sid
 
 
