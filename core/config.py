@@ -112,8 +112,9 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
             for required in ("base_url", "model"):
                 if not getattr(spec, required):
                     raise UserError(f"{path}: models.{name}.{required}: missing (required for kind 'openai')")
-            if urlparse(spec.base_url).scheme not in ("http", "https"):
-                raise UserError(f"{path}: models.{name}.base_url: expected an http(s) URL, got {shown_url(spec.base_url)!r}")
+            url = spec.base_url or ""
+            if urlparse(url).scheme not in ("http", "https"):
+                raise UserError(f"{path}: models.{name}.base_url: expected an http(s) URL, got {shown_url(url)!r}")
         models[name] = spec
     models[OFFLINE] = offline_spec()
     return models

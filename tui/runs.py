@@ -53,14 +53,6 @@ class Draft:
         return "".join(self.pieces)
 
 
-def tester_asks(method: str) -> bool:
-    """The method's interrogator also scores the replies (pingpong-v1's tester, its ``scorer``): its
-    seat must hold a model, never a person."""
-    from pingpong.core.methods import get_method
-
-    return get_method(method).scorer == "their tester"
-
-
 def replaces_draft(event: CallFinished) -> bool:
     """A call writing the message failed or is asked again: what it streamed so far is void."""
     return event.call.status != "ok" and event.call.role != "judge"

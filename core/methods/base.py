@@ -40,6 +40,9 @@ class Method(ABC):
         if self.scorer is not None:
             raise UserError(f"session {session_id}: {self.name} sessions are scored by {self.scorer}, "
                             "not by judge models")
+    people_ask: ClassVar[bool] = True
+    """A person may hold the interrogator seat; False where that seat also scores the replies
+    (PingPong v1's tester): a person there would leave the session without scores."""
     people_rate: ClassVar[Literal["conversation", "rounds"] | None] = None
     """What a person rates in the blind rating queue (`pingpong annotate`): the whole conversation,
     each round, or nothing (None: scored by exact rules, which a person corrects rather than rates)."""

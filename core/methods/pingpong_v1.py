@@ -32,6 +32,7 @@ class PingPongV1(Method):
     scale = "1-10"
     people_rate = "conversation"
     scorer = "their tester"
+    people_ask = False
 
     async def converse(self, engine: "SessionEngine") -> None:
         await alternate(engine, seat_lines(engine, self._tester_line), stop=lambda: refused(engine))

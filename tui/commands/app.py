@@ -40,7 +40,6 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
     from pingpong.tui.app import NewSessionRequest, PlayRequest
-    from pingpong.tui.runs import tester_asks
 
     models = load_models(home)
     player = args.player or OFFLINE
@@ -55,8 +54,7 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
         check_ready(resolve(models, name))
     if args.turns is not None and not 1 <= args.turns <= 50:
         raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
-    get_method(args.method)
-    if interrogator == HUMAN and tester_asks(args.method):
+    if interrogator == HUMAN and not get_method(args.method).people_ask:
         raise UserError(f"--interrogator: {args.method} needs a model (its tester also scores)")
     named = list(args.character or [])
     if args.method == "roleinteract" and args.situation:

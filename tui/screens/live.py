@@ -40,7 +40,7 @@ from pingpong.core.events import (
 from pingpong.core.methods import get_method
 from pingpong.sessions.scoring import stored_final
 from pingpong.sessions.seats import seat_label, spans
-from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft, tester_asks
+from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_draft
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
@@ -552,7 +552,7 @@ class LiveScreen(GroupScene):
             return yours if action == "hand_back" else True
         if action == "to_box":
             return not self.is_scene and self._box_left()
-        if action == "take_seat" and self.stored is not None and tester_asks(self.stored.spec.method):
+        if action == "take_seat" and self.stored is not None and not get_method(self.stored.spec.method).people_ask:
             return False  # its interrogator also scores the replies: a model's seat
         if action == "end_dialogue":
             return control is not None and self._dmt() and not control.ending and self._dialogue_open()

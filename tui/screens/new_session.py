@@ -23,7 +23,6 @@ from textual.widgets import Button, Header, Input, Label, Select, SelectionList,
 
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
 from pingpong.core.methods import available
-from pingpong.tui.runs import tester_asks
 from pingpong.tui.widgets.clamped import ClampedText
 from pingpong.tui.widgets.footer import KeysFooter
 
@@ -380,7 +379,9 @@ class NewSessionScreen(Screen):
             lang=card.lang, prompting=None if prompting == DEFAULT_PROMPTING else prompting,
             prompt_format=self.defaults.get("prompt_format") or "detailed",
         )
-        if spec.interrogator == HUMAN and tester_asks(spec.method):
+        from pingpong.core.methods import get_method
+
+        if spec.interrogator == HUMAN and not get_method(spec.method).people_ask:
             self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")
             return
         try:
