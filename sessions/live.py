@@ -203,31 +203,44 @@ class _Claim:
             self.store.set_status(self.session_id, "interrupted")
 
 
+class JudgedElsewhere(UserError):
+    """Every judge asked for is scoring the session in another live process now: calling them here
+    too would pay for the same turns twice."""
+
+
 async def judge_session(store: Store, pool, session_id: int, judges: list[str], *,
                         offload: bool = False) -> AsyncGenerator[Event, None]:
     """Score a stored session with ``judges`` (added to its judges), or retry their failed turns;
     record and yield each event. The player and interrogator are never called. offload: import
-    what the judges need in a worker thread first (the TUI)."""
+    what the judges need in a worker thread first (the TUI). Each judge is leased for the session
+    while it scores (Store.lease_judges); JudgedElsewhere when another process holds them all."""
     from pingpong.core.methods import get_method
 
     stored = store.session(session_id)
     method = get_method(stored.spec.method)
     method.check_judgeable(session_id)
-    spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
-    engine = _engine(session_id, spec=spec.model_copy(update={"judges": judges}), character=stored.character,
-                     situation=stored.situation, pool=pool, history=stored.messages,
-                     verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
-                     cast=stored.cast)
-    if offload:
-        await asyncio.to_thread(preload, pool, spec.method, judges)
-    for judge in judges:
-        store.add_judge(session_id, judge)
-    record_seats(store, pool, session_id, stored.spec, judges)
-    recorder = Recorder(store, session_id)
-    async with aclosing(engine.run()) as events:
-        async for event in events:
-            if isinstance(event, SessionFinished):
-                continue  # the session's own status stays as it was
-            recorder.handle(event)
-            yield event
-    recorder.flush()
+    leased = store.lease_judges(session_id, judges)
+    if not leased:
+        raise JudgedElsewhere(f"session {session_id}: another process is scoring it with {', '.join(judges)} now")
+    try:
+        judges = leased
+        spec = stored.spec.model_copy(update={"judges": list(dict.fromkeys([*stored.spec.judges, *judges]))})
+        engine = _engine(session_id, spec=spec.model_copy(update={"judges": judges}), character=stored.character,
+                         situation=stored.situation, pool=pool, history=stored.messages,
+                         verdicts=method.done_verdicts(stored.verdicts), method=method, judge_only=True,
+                         cast=stored.cast)
+        if offload:
+            await asyncio.to_thread(preload, pool, spec.method, judges)
+        for judge in judges:
+            store.add_judge(session_id, judge)
+        record_seats(store, pool, session_id, stored.spec, judges)
+        recorder = Recorder(store, session_id)
+        async with aclosing(engine.run()) as events:
+            async for event in events:
+                if isinstance(event, SessionFinished):
+                    continue  # the session's own status stays as it was
+                recorder.handle(event)
+                yield event
+        recorder.flush()
+    finally:
+        store.release_judges(session_id, leased)

@@ -441,3 +441,12 @@ def m015_session_changes(db: sqlite_utils.Database) -> None:
     db.execute("CREATE TRIGGER sessions_removed AFTER DELETE ON sessions"
                " BEGIN DELETE FROM session_changes WHERE session_id = OLD.id; END")
     db.execute("DROP INDEX idx_sessions_updated")
+
+
+@migration
+def m016_judging_leases(db: sqlite_utils.Database) -> None:
+    """`judging`: which process is scoring which session with which judge right now, so two
+    `pingpong judge` commands (or a rerun beside one) never pay a judge twice for the same turns.
+    A row is removed when its judging ends; one whose process died counts as free."""
+    db.execute("CREATE TABLE judging (session_id INTEGER NOT NULL REFERENCES sessions(id), judge TEXT NOT NULL,"
+               " pid INTEGER NOT NULL, host TEXT, started_at TEXT NOT NULL, PRIMARY KEY (session_id, judge))")

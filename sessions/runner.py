@@ -398,9 +398,12 @@ class BatchRunner:
         from pingpong.sessions import live
 
         counts = self.progress.players[item.player]
-        async with aclosing(live.judge_session(self.store, self.pool, sid, list(self.setup.judges))) as events:
-            async for event in events:
-                self.progress.on_event(counts, event)
+        try:
+            async with aclosing(live.judge_session(self.store, self.pool, sid, list(self.setup.judges))) as events:
+                async for event in events:
+                    self.progress.on_event(counts, event)
+        except live.JudgedElsewhere:
+            pass  # another process is asking the same judges now: its verdicts land in the same rows
 
     def failed_judges(self) -> dict[str, tuple[int, str | None]]:
         """{judge: (its (session, turn) scorings of this run still failed, the newest error)}:

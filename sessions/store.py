@@ -165,6 +165,17 @@ def owner_alive(pid: int | None, host: str | None, written: str | None = None) -
         started <= datetime.fromisoformat(written).timestamp() + PID_REUSE_MARGIN
 
 
+JUDGING_LEASE = 3600.0
+"""Seconds another host's judging lease holds (judging one session takes minutes, not an hour)."""
+
+
+def _lease_held(pid: int, host: str | None, started_at: str) -> bool:
+    """Is a judging lease still held by the process that took it?"""
+    if host and host != _this_host():
+        return datetime.now(timezone.utc).timestamp() - datetime.fromisoformat(started_at).timestamp() < JUDGING_LEASE
+    return owner_alive(pid, host, started_at)
+
+
 def check_database_file(path: Path) -> None:
     """Refuse, without writing a byte, a file that is not SQLite, not ours, or from a newer version."""
     if not path.exists():
@@ -543,6 +554,32 @@ class Store:
                 " where id = ?",
                 [os.getpid(), _this_host(), now(), session_id],
             )
+
+    def lease_judges(self, session_id: int, judges: Sequence[str]) -> list[str]:
+        """The judges this process may score the session with now, each held here until
+        release_judges: those no other live process is scoring it with. A lease of another host is
+        left alone for JUDGING_LEASE seconds (its process cannot be seen from here)."""
+        me, host, stamp = os.getpid(), _this_host(), now()
+        taken: list[str] = []
+        with self.writing() as db:
+            for judge in dict.fromkeys(judges):
+                row = db.execute("select pid, host, started_at from judging where session_id = ? and judge = ?",
+                                 [session_id, judge]).fetchone()
+                if row is not None and (row[0], row[1]) != (me, host) and _lease_held(*row):
+                    continue
+                db.execute("insert or replace into judging (session_id, judge, pid, host, started_at)"
+                           " values (?, ?, ?, ?, ?)", [session_id, judge, me, host, stamp])
+                taken.append(judge)
+        return taken
+
+    def release_judges(self, session_id: int, judges: Sequence[str]) -> None:
+        """End this process's leases of lease_judges."""
+        if not judges:
+            return
+        with self.writing() as db:
+            db.execute(f"delete from judging where session_id = ? and pid = ? and host = ?"
+                       f" and judge in ({', '.join('?' * len(judges))})",
+                       [session_id, os.getpid(), _this_host(), *judges])
 
     def mark_orphans_interrupted(self) -> int:
         """Sessions marked running whose process on this host is gone become interrupted

@@ -223,3 +223,38 @@ def test_judge_refuses_what_judge_models_do_not_score_and_a_dead_judge_before_an
     dead = pingpong(root, "judge", "--run", "v2", "--judge", "dead")
     assert dead.rc == 2 and "unreachable" in dead.err and dead.err.count("\n") == 1, dead.err
     assert _rows(root, "select judges from sessions order by id") == before  # no judge added to any session
+
+
+def test_a_session_another_live_process_is_judging_is_left_to_it(tmp_path):
+    """Two `pingpong judge` commands on one run paid each judge twice for every turn. A judge is
+    leased per session while it scores; a lease of a live process is left alone, a dead one's is free."""
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "home"
+    with FakeServer() as server:
+        _config(root, server.base_url)
+        assert pingpong(root, "run", "--player", "player", "--interrogator", "asker", "--judge", "judge",
+                        "--characters", "tally", "--situations", "casual-greeting", "--run", "r").rc == 0
+        (root / "config.toml").write_text((root / "config.toml").read_text() + "[models.second]\n"
+                                          f'base_url = "{server.base_url}"\nmodel = "second"\n', encoding="utf-8")
+        with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as other:
+            try:
+                time.sleep(0.2)  # the lease is taken after its process started, as a real one is
+                conn = sqlite3.connect(root / "pingpong.db")
+                conn.execute("INSERT INTO judging VALUES (1, 'second', ?, NULL, strftime('%Y-%m-%dT%H:%M:%f+00:00'))",
+                             [other.pid])
+                conn.commit()
+                conn.close()
+                sent = len(server.chat_requests)
+                busy = pingpong(root, "judge", "--run", "r", "--judge", "second")
+                assert busy.rc == 0, busy.err
+                assert "judged 0 session(s) with second; 1 being scored by another process now, left to it" in busy.err
+                assert len(server.chat_requests) == sent  # the judge was not paid twice
+            finally:
+                other.kill()
+        free = pingpong(root, "judge", "--run", "r", "--judge", "second")  # its process died: the lease is free
+        assert free.rc == 0 and "judged 1 session(s) with second" in free.err, free.err
+    assert _rows(root, "select count(*) from scores where by = 'second' and status = 'ok'") != [(0,)]
+    assert _rows(root, "select count(*) from judging") == [(0,)]  # every lease ended with its judging

@@ -48,37 +48,44 @@ def judge(args, home: Home) -> int:
         asyncio.run(check_reachable(specs.values()))  # a dead endpoint: one line now, not a minute of retries
         try:
             with asyncio.Runner() as loop:
-                judged = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
+                elsewhere = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
         except StorageError as exc:  # verdicts stored so far are kept; the rest is retried next time
             raise RunFailed(f"error: {exc}; judging stopped there: run the same command again to go on") from None
-        left = queries.failed_judge_turns(store.conn, ids, list(specs))
-        why = queries.failed_judges(store.conn, ids, list(specs))
+        mine = [sid for sid in ids if sid not in elsewhere]
+        left = queries.failed_judge_turns(store.conn, mine, list(specs))
+        why = queries.failed_judges(store.conn, mine, list(specs))
     finally:
         store.close()
     failed = sum(left.values())
-    print(f"judged {judged} session(s) with {', '.join(specs)}", file=sys.stderr)
+    skipped = f"; {len(elsewhere)} being scored by another process now, left to it" if elsewhere else ""
+    print(f"judged {len(mine)} session(s) with {', '.join(specs)}{skipped}", file=sys.stderr)
     if failed:
         raise RunFailed(f"{failed} judge turn(s) still failed in {len(left)} session(s) ({judge_failures(why)}); "
                         "run the same command again to retry them")
     return 0
 
 
-async def _judge_all(store, models, ids: list[int], judges: list[str], concurrency: int) -> int:
+async def _judge_all(store, models, ids: list[int], judges: list[str], concurrency: int) -> set[int]:
+    """Judge the sessions; returns those another process was scoring with the same judges."""
     import asyncio
 
     from pingpong.core.llm import ModelPool
-    from pingpong.sessions.live import judge_session
+    from pingpong.sessions.live import JudgedElsewhere, judge_session
 
     pool = ModelPool(models)
     gate = asyncio.Semaphore(concurrency)
+    elsewhere: set[int] = set()
 
     async def one(sid: int) -> None:
         async with gate:
-            async for _event in judge_session(store, pool, sid, judges):
-                pass
+            try:
+                async for _event in judge_session(store, pool, sid, judges):
+                    pass
+            except JudgedElsewhere:
+                elsewhere.add(sid)
 
     try:
         await asyncio.gather(*(one(sid) for sid in ids))
     finally:
         await pool.aclose()
-    return len(ids)
+    return elsewhere
