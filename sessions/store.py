@@ -151,29 +151,29 @@ def _started_at(pid: int) -> float | None:
         return None
 
 
+ELSEWHERE_SILENCE = 3600.0
+"""Seconds without a write after which a session marked running by another host counts as left
+behind (a live run writes at least once per call deadline, ten minutes by default; a container's
+host name changes with every container, so its crashed runs would otherwise wait for ever)."""
+
+
+def _age(stamp: str) -> float:
+    return datetime.now(timezone.utc).timestamp() - datetime.fromisoformat(stamp).timestamp()
+
+
 def owner_alive(pid: int | None, host: str | None, written: str | None = None) -> bool:
     """Is the process that marked a session running still there? One on another host is taken to
-    be (its pid means nothing here); one on this host while its pid lives, unless the process with
-    that pid started after the session's last write (`written`, its updated_at): the owner died and
-    its pid went to another process (this one, as PID 1 of a new container, or one after a reboot)."""
+    be (its pid means nothing here) until ELSEWHERE_SILENCE has passed since the session's last
+    write (`written`, its updated_at); one on this host while its pid lives, unless the process with
+    that pid started after that write: the owner died and its pid went to another process (this
+    one, as PID 1 of a new container, or one after a reboot)."""
     if host and host != _this_host():
-        return True
+        return written is None or _age(written) < ELSEWHERE_SILENCE
     if not pid or not pid_alive(pid):
         return False
     started = _started_at(pid) if written else None
     return written is None or started is None or \
         started <= datetime.fromisoformat(written).timestamp() + PID_REUSE_MARGIN
-
-
-JUDGING_LEASE = 3600.0
-"""Seconds another host's judging lease holds (judging one session takes minutes, not an hour)."""
-
-
-def _lease_held(pid: int, host: str | None, started_at: str) -> bool:
-    """Is a judging lease still held by the process that took it?"""
-    if host and host != _this_host():
-        return datetime.now(timezone.utc).timestamp() - datetime.fromisoformat(started_at).timestamp() < JUDGING_LEASE
-    return owner_alive(pid, host, started_at)
 
 
 def check_database_file(path: Path) -> None:
@@ -544,11 +544,10 @@ class Store:
             if status == "finished":
                 raise UserError(f"session {session_id}: already finished")
             if status == "running" and pid and pid != os.getpid():
-                if host and host != _this_host():
-                    raise UserError(f"session {session_id}: running on host {host} (pid {pid})")
                 written = db.execute("select updated_at from sessions where id = ?", [session_id]).fetchone()[0]
                 if owner_alive(pid, host, written):
-                    raise UserError(f"session {session_id}: running in another process (pid {pid})")
+                    where = f"on host {host}" if host and host != _this_host() else "in another process"
+                    raise UserError(f"session {session_id}: running {where} (pid {pid})")
             db.execute(
                 "update sessions set status = 'running', error = null, pid = ?, host = ?, updated_at = ?"
                 " where id = ?",
@@ -557,15 +556,15 @@ class Store:
 
     def lease_judges(self, session_id: int, judges: Sequence[str]) -> list[str]:
         """The judges this process may score the session with now, each held here until
-        release_judges: those no other live process is scoring it with. A lease of another host is
-        left alone for JUDGING_LEASE seconds (its process cannot be seen from here)."""
+        release_judges: those no other live process is scoring it with (`owner_alive`: another host's
+        lease holds for ELSEWHERE_SILENCE, its process cannot be seen from here)."""
         me, host, stamp = os.getpid(), _this_host(), now()
         taken: list[str] = []
         with self.writing() as db:
             for judge in dict.fromkeys(judges):
                 row = db.execute("select pid, host, started_at from judging where session_id = ? and judge = ?",
                                  [session_id, judge]).fetchone()
-                if row is not None and (row[0], row[1]) != (me, host) and _lease_held(*row):
+                if row is not None and (row[0], row[1]) != (me, host) and owner_alive(*row):
                     continue
                 db.execute("insert or replace into judging (session_id, judge, pid, host, started_at)"
                            " values (?, ?, ?, ?, ?)", [session_id, judge, me, host, stamp])

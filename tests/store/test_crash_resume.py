@@ -153,3 +153,25 @@ def test_a_running_session_whose_pid_went_to_a_newer_process_is_an_orphan(tmp_pa
                 newer.kill()
     finally:
         store.close()
+
+
+def test_a_session_of_another_host_is_left_to_it_until_an_hour_without_a_write(tmp_path):
+    """A container's host name changes with every container, so its crashed run's sessions waited for
+    ever as "running on host ...". Another host's session is left alone while it is being written."""
+    store = Store(tmp_path / "p.db")
+    try:
+        sid = store.create_session(make_spec(), make_character(), make_situation())
+        store.claim(sid)
+        recent = store.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '-10 minutes')").fetchone()[0]
+        store.conn.execute("UPDATE sessions SET host = 'old-container', pid = 1, updated_at = ? WHERE id = ?",
+                           [recent, sid])
+        store.conn.commit()
+        assert store.mark_orphans_interrupted() == 0
+        with pytest.raises(Exception, match="running on host old-container"):
+            store.claim(sid)
+        store.conn.execute("UPDATE sessions SET updated_at = '2001-01-01T00:00:00.000+00:00' WHERE id = ?", [sid])
+        store.conn.commit()
+        assert store.mark_orphans_interrupted() == 1
+        store.claim(sid)
+    finally:
+        store.close()
