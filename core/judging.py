@@ -331,7 +331,8 @@ def _get(entry: dict, *keys: str) -> Any:
 
 def turn_score(entry: dict, turn: int, metrics: dict[str, tuple[str, ...]] | None = None,
                hi: int = 5) -> TurnScores:
-    """Validate one judge entry; ValueError names the bad field.
+    """Validate one judge entry; ValueError names the bad field. A turn flagged as a refusal may come
+    without its scores (METHOD.md leaves a refusal's scores out); one it gives must still be valid.
 
     ``metrics`` maps our metric name to the keys a judge may use for it (first is the documented
     one); the default is PingPong v2's ``<metric>_score``/``<metric>``. Scores are 1..``hi``.
@@ -349,6 +350,8 @@ def turn_score(entry: dict, turn: int, metrics: dict[str, tuple[str, ...]] | Non
         try:
             values[metric] = as_int(_get(entry, *names), 1, hi)
         except KeyError:
+            if refusal:  # a refusal's scores are left out of every mean: its flag stands without them
+                continue
             raise ValueError(f"{names[0]} is missing") from None
         except ValueError as exc:
             raise ValueError(f"{names[0]}: {exc}") from None

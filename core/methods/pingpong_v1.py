@@ -79,11 +79,11 @@ class PingPongV1(Method):
             return None, usage
         usage.add(completion)
         parsed = parse_tester(completion.text, score_turn=score_turn, need_utterance=turn is not None)
+        problem = parsed.problem  # after a re-ask: what was wrong with the second answer
         if parsed.problems:
             requests += 1
             again = engine.renderer.interrogator_judge_reask(messages, completion.text, parsed.problem,
                                                              turn=turn, score_turn=score_turn)
-            problem = ""
             try:
                 completion = await engine.call(who, "interrogator_judge", again, call_turn, scored)
             except ModelCallError as exc:
@@ -98,7 +98,7 @@ class PingPongV1(Method):
                 engine.fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {problem}", "interrogator", who)
         if score_turn is not None:
             scores = parsed.scores.scores("1-10") if parsed.scores else failed_scores(
-                [score_turn], JUDGED, "1-10", f"no valid scores after a re-ask: {parsed.problem}")
+                [score_turn], JUDGED, "1-10", f"no valid scores after a re-ask: {problem}")
             engine.verdict(who, scores, requests)
         return parsed.utterance, usage
 

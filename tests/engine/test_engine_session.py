@@ -246,3 +246,47 @@ async def test_a_consumer_that_wants_no_deltas_gets_none_but_the_same_messages(f
     replies = [m for m in messages(events) if m.role == "assistant"]
     assert len(replies) == 4 and all(m.text for m in replies)   # the reply was still streamed whole
     assert all(r.body.get("stream") for r in fake_server.requests if r.body["model"] == "player")
+
+
+async def test_version_1_re_ask_shows_the_testers_own_format_and_its_answer_counts(fake_server, fake_pool):
+    """The re-ask once asked for another JSON ("score", "next_utterance"): a tester that obeyed it
+    failed every time."""
+    asked = {"turn 1": 0}
+
+    def bad_first(body, counter=0):
+        text = json.dumps(body)
+        if "Score player turn 1" in text and not asked["turn 1"]:
+            asked["turn 1"] += 1
+            return json.dumps({"is_refusal_explanation": "-", "is_refusal": False, "stay_in_character": 7,
+                               "language_fluency": "eight", "entertainment": 6, "next_user_utterance": "Go on."})
+        return default_responder(body, counter)
+
+    fake_server.responder = bad_first
+    events = await collect(engine(fake_pool, spec=spec(version=1, judges=[]), situation=situation(2)))
+    reask = [r for r in requests_for(fake_server, "interrogator") if "could not be used" in json.dumps(r)]
+    assert len(reask) == 1
+    note = reask[0]["messages"][-1]["content"]
+    assert '"stay_in_character": <1-10>' in note and '"next_user_utterance": "..."' in note and '"score"' not in note
+    first = [v for v in (e.verdict for e in of(events, VerdictReady)) if v.turns[0].turn == 1][0]
+    assert first.turns[0].status == "ok" and first.turns[0].fluency == 8.0
+
+
+async def test_a_refusal_flag_without_scores_is_a_refusal_in_both_versions(fake_server, fake_pool):
+    """METHOD.md leaves a refusal's scores out, so a judge or tester that flags one without them is
+    not a failed turn: v1 stops there, v2 keeps the flag."""
+    def refuse_without_scores(body, counter=0):
+        text = json.dumps(body)
+        if "Score player turn 1" in text:
+            return json.dumps({"is_refusal_explanation": "declines", "is_refusal": True, "next_user_utterance": "Hm?"})
+        if "in_character_score" in text:
+            return json.dumps({"scores": [{"turn": 1, "is_refusal": True, "is_refusal_explanation": "declines"}]})
+        return default_responder(body, counter)
+
+    fake_server.responder = refuse_without_scores
+    v1 = await collect(engine(fake_pool, spec=spec(version=1, judges=[]), situation=situation(3)))
+    assert [(m.turn, m.role) for m in messages(v1)] == [(1, "user"), (1, "assistant")]  # stopped at the refusal
+    [tester] = [e.verdict for e in of(v1, VerdictReady)]
+    assert [(s.metric, s.value, s.status) for s in tester.scores] == [("is_refusal", 1.0, "ok")]
+    v2 = await collect(engine(fake_pool, situation=situation(1)))
+    for verdict in verdicts(v2).values():
+        assert [(s.metric, s.value, s.status) for s in verdict.scores] == [("is_refusal", 1.0, "ok")]
