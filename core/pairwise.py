@@ -16,6 +16,7 @@ from pingpong.core.domain import CallRecord, Character, Message, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.judging import ParseError, json_candidates, looks_like_refusal
 from pingpong.core.llm import ChatRequest, ModelCallError, ModelPool
+from pingpong.core.macros import with_names
 from pingpong.core.prompts import Messages, PromptRenderer
 
 Choice = Literal["first", "second", "tie"]
@@ -85,10 +86,13 @@ class PairJudgement:
 async def judge_pair(pool: ModelPool, judge: str, character: Character, situation: Situation,
                      first: Sequence[Message], second: Sequence[Message], *,
                      renderer: PromptRenderer | None = None, method: str | None = None,
+                     user_name: str | None = None,
                      on_call: Callable[[CallRecord], None] | None = None) -> PairJudgement:
     """Ask ``judge`` which player did better, ``first`` shown as conversation 1; re-ask once when
-    the answer is unusable. Never raises for a model's failure: it comes back as a failed judgement."""
+    the answer is unusable. Never raises for a model's failure: it comes back as a failed judgement.
+    The card is shown as the players saw it: its {{char}} and {{user}} (as ``user_name``) replaced."""
     renderer = renderer or PromptRenderer()
+    character = with_names(character, user_name)
     try:
         model = pool.get(judge)
     except UserError as exc:

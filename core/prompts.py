@@ -101,7 +101,7 @@ class PromptRenderer:
 
     @staticmethod
     def _lines(transcript: Sequence[Message]) -> list[dict]:
-        return [{"turn": m.turn, "role": m.role, "text": m.text} for m in transcript]
+        return [{"turn": m.turn, "role": m.role, "text": m.text, "speaker": m.speaker} for m in transcript]
 
     # -- player ----------------------------------------------------------
 

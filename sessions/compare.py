@@ -136,7 +136,8 @@ async def judge_pairs(store: "Store", pool: "ModelPool", judge: str, plans: Sequ
             first, second = (a, b) if shown == "ab" else (b, a)
             calls: list[CallRecord] = []
             result = await judge_pair(pool, judge, a.character, a.situation, first.messages, second.messages,
-                                      renderer=renderer, method=plan.method, on_call=calls.append)
+                                      renderer=renderer, method=plan.method, user_name=a.spec.user_name,
+                                      on_call=calls.append)
             store.add_pair_verdict(plan.a, plan.b, judge, shown, verdict_score(result, shown), calls=calls)
             tally.calls += calls
             if result.choice is None:

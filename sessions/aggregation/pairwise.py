@@ -47,20 +47,20 @@ class Comparison:
 
 
 def combine_orders(first: str | None, swapped: str | None) -> float | None:
-    """The outcome for ``a`` from a pair judged in both orders; None if both judgements failed.
+    """The outcome for ``a`` from a pair judged in both orders; None unless both judgements stand.
 
     Each argument is the winner the judge named in that order, already in the pair's own labels:
     "a", "b" or "tie" ("a" is the same player in both, whichever was shown first), None for a
     failed judgement. Agreement gives that result; disagreement gives a tie (0.5), so a judge that
-    always picks the first-shown answer produces ties, not wins; one failure leaves the other result.
+    always picks the first-shown answer produces ties, not wins. With one order failed the pair is
+    not judged yet (`compare` asks again): the other order alone would be the very position bias
+    that judging both orders is there to cancel.
     """
     for verdict in (first, swapped):
         if verdict is not None and verdict not in OUTCOMES:
             raise ValueError(f"a verdict must be 'a', 'b', 'tie' or None, got {verdict!r}")
-    if first is None:
-        return None if swapped is None else OUTCOMES[swapped]
-    if swapped is None:
-        return OUTCOMES[first]
+    if first is None or swapped is None:
+        return None
     return OUTCOMES[first] if first == swapped else 0.5
 
 

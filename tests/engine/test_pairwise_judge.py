@@ -73,6 +73,20 @@ async def test_the_request_shows_both_conversations_in_the_order_given(fake_serv
     assert "order" in system["content"] and '"better"' in system["content"]
 
 
+async def test_the_judge_reads_the_card_as_the_players_did_and_other_members_under_their_names(fake_server,
+                                                                                              fake_pool):
+    """{{char}} and {{user}} are replaced as in the players' prompts; in a group scene a line another
+    member spoke is not shown as the player's."""
+    fake_server.script(reply('{"reason": "r", "better": "1"}'), model="judge-a")
+    scene = [*GOOD, Message(turn=2, role="assistant", author="asker", text="I keep the ferry.", speaker="ferryman")]
+    keeper = card(persona="{{char}} has kept the lighthouse for forty years and calls {{user}} 'gull'.")
+    await judge_pair(fake_pool, "judge-a", keeper, situation(1), scene, FLAT, user_name="Alex")
+    user = requests_for(fake_server, "judge-a")[0]["messages"][1]["content"]
+    assert "Edda has kept the lighthouse for forty years and calls Alex 'gull'." in user and "{{" not in user
+    assert "[ferryman: another member of the scene, not the player]\nI keep the ferry." in user
+    assert user.count("[PLAYER]") == 2  # the keeper's reply in each conversation
+
+
 async def test_an_unusable_answer_is_asked_again_once(fake_server, fake_pool):
     fake_server.script(reply("The first one, clearly."), reply('{"reason": "ok", "better": "tie"}'), model="judge-a")
     result = await judge_pair(fake_pool, "judge-a", card(), situation(1), GOOD, FLAT)

@@ -199,11 +199,13 @@ async def test_a_second_call_asks_only_for_what_failed(store, server, pool):
     failed = store.db.execute("select shown, error from pair_scores where status = 'failed'").fetchall()
     assert len(failed) == 1 and "judge call failed" in failed[0][1]
     [outcome] = pair_outcomes(store.conn, plans)
-    assert outcome.value("marker") == 1.0  # one order left: its result counts
+    assert outcome.value("marker") is None  # one order alone is position bias, not a verdict: asked again
     before = len(server.chat_requests)
     tally = await judge_pairs(store, pool, "marker", plans)
     assert (tally.asked, tally.failed) == (1, 0) and len(server.chat_requests) == before + 1
     assert store.db.execute("select count(*) from pair_scores where status = 'ok'").fetchone()[0] == 2
+    [outcome] = pair_outcomes(store.conn, plans)
+    assert outcome.value("marker") is not None
     assert (await judge_pairs(store, pool, "marker", plans)).asked == 0
 
 
