@@ -82,8 +82,8 @@ def stop(character: Character, situation: Situation, transcript: Sequence[Messag
     system = (
         "You decide whether a test conversation with a role-play character has done its job. "
         f"The character is {character.char_name}.\n{seed_lines(situation)}\n"
-        "Say stop when the goal has been reached, or when the dialogue cannot get closer to it; "
-        "otherwise say continue. "
+        "Say stop only when the goal has been reached; otherwise say continue (the round limit ends "
+        "the dialogue on its own). "
         'Answer with JSON only: {"stop": true|false, "reason": "..."}'
     )
     user = f"Dialogue so far:\n{dialogue(transcript, character.char_name)}"

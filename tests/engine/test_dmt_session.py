@@ -197,3 +197,12 @@ async def test_a_person_ends_the_dialogue_instead_of_writing(fake_server, fake_p
     (verdict,) = [e.verdict for e in of(events, VerdictReady)]
     assert {s.turn for s in verdict.scores} == {1}
     assert of(events, SessionFinished)
+
+
+def test_the_stop_check_asks_only_whether_the_goal_was_reached():
+    """METHOD.md: the dialogue stops when the seed's goal is reached or at the round limit. A stop for
+    any other reason would be stored as the goal reached and end the DMT-Score's curve early."""
+    from pingpong.core.methods.dmt_prompts import stop
+
+    system = stop(card(), seed_situation(SEED), [])[0]["content"]
+    assert "Say stop only when the goal has been reached" in system and "cannot get closer" not in system
