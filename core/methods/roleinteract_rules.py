@@ -38,16 +38,24 @@ _CONTINUATIONS = {
 _LIST_CONTINUATIONS = {"are", "both", "because", "since", "as", "too", "also", "потому", "так", "оба", "тоже", "верны"}
 """Words that may follow the later letters of a list ("B and D are right"); not "is": "B, A is wrong"."""
 _NEGATIONS = re.compile(
-    r"(?:(?:\bnot|\bnever|\bneither|\bnor|\brather than|\binstead of|\bexcept|\bне|\bни|\bкроме)\s*[\"'«(\[]?"
+    r"(?:(?:\bnot|\bnever|\bneither|\bnor|\brather than|\binstead of|\bexcept|\b\w+n['’]t|\bне|\bни|\bкроме)"
+    r"\s*[\"'«(\[]?"
     r"|\b(?:false|wrong|incorrect|untrue|неверн\w*|ложн\w*|ошибочн\w*|неправильн\w*)\s*[:\-–—]\s*[\"'«(\[]?)\s*$",
     re.IGNORECASE)
-"""Before a letter: 'not A', 'rather than (B)', 'ни А', 'False: B'."""
+"""Before a letter (or a declaration: 'never choose A'): 'not A', "don't pick B", 'rather than (B)',
+'ни А', 'False: B'."""
+_REFUSED_CHOICE = re.compile(
+    r"(?:\bnot|\bnever|\b\w+n['’]t|\bне)\s+(?:\w+\s+)?"
+    r"(?:choose|pick|select|go\s+(?:for|with)|vote\s+for|выбира\w*|выбер\w*)\s*[\"'«(\[]?\s*$",
+    re.IGNORECASE)
+"""Before a letter: a choice said not to be made ('I would never choose A', "I won't pick (B)", 'не выбираю А')."""
 _DENIALS = re.compile(
     r"[\s,]*(?:(?:is|are|seems|seem|looks)\s+)?(?:(?:both|all|clearly|plainly|obviously|simply)\s+)?"
     r"(?:false|wrong|incorrect|untrue|not\s+(?:true|correct|right|so)\b)"
-    r"|\s*[\-–—]?\s*(?:неверн|ложн|ошибочн|неправильн|не\s+верн|не\s+подход|не\s+так\b)",
+    r"|\s*[\-–—]?\s*(?:неверн|ложн|ошибочн|неправильн|не\s+верн|не\s+подход|не\s+так\b)"
+    r"|\s*[:\-–—]\s*(?:no|нет)\b",
     re.IGNORECASE)
-"""After letters: 'B is false', 'B and D are wrong', 'В — неверно'."""
+"""After letters: 'B is false', 'B and D are wrong', 'В — неверно', 'Option A: no'."""
 
 _DECLARE = re.compile(
     r"(?:\banswers?\b|\bответ(?:ы|ом)?\b|\bchoos(?:e|ing)\b|\bchose(?:n)?\b|\bpick(?:s|ed|ing)?\b"
@@ -122,7 +130,8 @@ class _Reader:
         return not (word and word.group(0).casefold() in _CONTINUATIONS)
 
     def _negated(self, start: int) -> bool:
-        return bool(_NEGATIONS.search(self.text[max(0, start - 20):start]))
+        before = self.text[max(0, start - 40):start]
+        return bool(_NEGATIONS.search(before[-20:]) or _REFUSED_CHOICE.search(before))
 
     def _denied(self, end: int) -> bool:
         return bool(_DENIALS.match(self.text, end))
@@ -169,6 +178,8 @@ class _Reader:
         """After 'answer', 'I pick', 'I choose', 'my choice', 'ответ', 'выбираю', ..."""
         found: set[str] = set()
         for m in _DECLARE.finditer(self.text):
+            if self._negated(m.start()):  # 'I would never choose A', "I don't pick B"
+                continue
             letters, _ = self._list_at(m.end(), first_strict=False)
             found |= letters
         return found

@@ -20,6 +20,12 @@ ABCD = ("A", "B", "C", "D")
 ABCDEF = ("A", "B", "C", "D", "E", "F")
 
 SINGLE = [
+    # a choice said not to be made, or an option answered "no", is not the choice
+    ("I would never choose A; B is right.", "B"),
+    ("Option A: no. Option B: yes.", "B"),
+    ("I don't pick B. A.", "A"),
+    ("I would not go for (C). D.", "D"),
+    ("Не выбираю А, ответ: В", "B"),
     # bare and formatted letters
     ("B", "B"),
     ("(B)", "B"),
@@ -107,6 +113,7 @@ def test_words_with_capitals_are_no_choice(reply):
     "Neither A nor B",
     "Ни А, ни В.",
     "A)\nB)",
+    "I would never choose A.",
 ])
 def test_conflicting_or_refused_single_answer_is_none(reply):
     assert parse_choice(reply, ABCD, multiple=False) is None
