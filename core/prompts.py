@@ -116,7 +116,9 @@ class PromptRenderer:
 
         ``prompt_format`` (METHOD.md, DMT-RoleBench) says how much of the card the player gets:
         ``detailed`` all of the above; ``minimal`` (the name) and ``overview`` (name and summary)
-        only their one short system prompt and the chat, so no examples, lore or greeting.
+        only their one short system prompt and the chat, so no examples, lore or greeting. A
+        strategy (zsp, fsp, fsd) says exactly which prior turns there are: none is the greeting
+        (``greets``).
         """
         if prompt_format != "detailed":
             system = self.render(f"player_system_{prompt_format}.j2", character=self._card(character),
@@ -144,7 +146,7 @@ class PromptRenderer:
         for ex in examples:
             messages.append({"role": "user", "content": ex.user})
             messages.append({"role": "assistant", "content": ex.char})
-        if character.greeting:
+        if character.greeting and self.greets(prompt_format, prompting):
             messages.append({"role": "assistant", "content": character.greeting})
         for m in transcript:
             messages.append({"role": m.role, "content": m.text})
@@ -154,9 +156,10 @@ class PromptRenderer:
 
     def interrogator(self, character: Character, situation: Situation,
                      transcript: Sequence[Message], *, turn: int, num_turns: int,
-                     lang: str | None = None, prompt_format: PromptFormat = "detailed") -> Messages:
+                     lang: str | None = None, prompt_format: PromptFormat = "detailed",
+                     prompting: Prompting | None = None) -> Messages:
         """The user's side: summary + situation only (never the full card)."""
-        character = self.as_greeted(character, prompt_format)
+        character = self.as_greeted(character, prompt_format, prompting)
         variables = dict(
             character={"char_name": character.char_name, "summary": character.summary,
                        "greeting": character.greeting},
@@ -171,10 +174,18 @@ class PromptRenderer:
         ]
 
     @staticmethod
-    def as_greeted(character: Character, prompt_format: PromptFormat) -> Character:
+    def greets(prompt_format: PromptFormat, prompting: Prompting | None) -> bool:
+        """Does the card's greeting open the conversation as the player's first turn? Only with the
+        whole card (``detailed``) and no RoleLLM strategy: a ``minimal`` or ``overview`` player is not
+        given it, and zsp, fsp and fsd say exactly which prior turns there are (METHOD.md)."""
+        return prompt_format == "detailed" and prompting is None
+
+    @classmethod
+    def as_greeted(cls, character: Character, prompt_format: PromptFormat,
+                   prompting: Prompting | None = None) -> Character:
         """The card as the user's side may know it: its greeting opens the conversation only where the
-        player was given it (``detailed``); a ``minimal`` or ``overview`` player never said it."""
-        return character if prompt_format == "detailed" or not character.greeting \
+        player said it (``greets``)."""
+        return character if cls.greets(prompt_format, prompting) or not character.greeting \
             else character.model_copy(update={"greeting": ""})
 
     def interrogator_reask(self, messages: Messages, bad_answer: str, problem: str,
@@ -231,10 +242,11 @@ class PromptRenderer:
     def interrogator_judge(self, character: Character, situation: Situation,
                            transcript: Sequence[Message], *, turn: int | None,
                            score_turn: int | None, num_turns: int,
-                           lang: str | None = None, prompt_format: PromptFormat = "detailed") -> Messages:
+                           lang: str | None = None, prompt_format: PromptFormat = "detailed",
+                           prompting: Prompting | None = None) -> Messages:
         """Full card; score player turn ``score_turn`` (None on the first call) and write
         the line for ``turn`` (None after the last reply)."""
-        character = self.as_greeted(character, prompt_format)
+        character = self.as_greeted(character, prompt_format, prompting)
         variables = dict(
             character=self._card(character), situation=situation.model_dump(mode="json"),
             transcript=self._lines(transcript), turn=turn, score_turn=score_turn,

@@ -48,7 +48,8 @@ async def interrogator_line(engine: "SessionEngine", turn: int, who: str,
 
     messages = engine.renderer.interrogator(engine.character, situation or engine.situation, engine.transcript,
                                             turn=turn, num_turns=engine.num_turns, lang=engine.lang,
-                                            prompt_format=engine.spec.prompt_format)
+                                            prompt_format=engine.spec.prompt_format,
+                                            prompting=engine.spec.prompting)
     usage = Usage()
     completion = await engine.seat_call("interrogator", who, "interrogator", messages, turn)
     usage.add(completion)

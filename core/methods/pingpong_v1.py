@@ -65,7 +65,8 @@ class PingPongV1(Method):
 
         messages = engine.renderer.interrogator_judge(
             engine.character, engine.situation, engine.transcript, turn=turn, score_turn=score_turn,
-            num_turns=engine.num_turns, lang=engine.lang, prompt_format=engine.spec.prompt_format)
+            num_turns=engine.num_turns, lang=engine.lang, prompt_format=engine.spec.prompt_format,
+            prompting=engine.spec.prompting)
         usage = Usage()
         call_turn = turn if turn is not None else score_turn
         scored = [score_turn] if score_turn is not None else []

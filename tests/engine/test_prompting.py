@@ -145,10 +145,13 @@ def test_the_user_side_sees_the_greeting_only_where_the_player_was_given_it():
                        greeting="Wipe your boots, stranger.")
     sit = Situation(name="s", lang="en", num_turns=2, text="Ask for shelter.")
     r = PromptRenderer()
-    for fmt, shown in (("detailed", True), ("minimal", False), ("overview", False)):
-        asked = r.interrogator(keeper, sit, [], turn=1, num_turns=2, prompt_format=fmt)
-        tested = r.interrogator_judge(keeper, sit, [], turn=1, score_turn=None, num_turns=2, prompt_format=fmt)
-        player = r.player(keeper, [], prompt_format=fmt)
+    # zsp, fsp and fsd (METHOD.md "RoleLLM") say exactly which prior turns the player has: none is the greeting
+    for fmt, prompting, shown in (("detailed", None, True), ("minimal", None, False), ("overview", None, False),
+                                  ("detailed", "zsp", False), ("detailed", "fsp", False), ("detailed", "fsd", False)):
+        asked = r.interrogator(keeper, sit, [], turn=1, num_turns=2, prompt_format=fmt, prompting=prompting)
+        tested = r.interrogator_judge(keeper, sit, [], turn=1, score_turn=None, num_turns=2, prompt_format=fmt,
+                                      prompting=prompting)
+        player = r.player(keeper, [], prompting, prompt_format=fmt)
         assert any("Wipe your boots" in m["content"] for m in player) is shown
         assert ("Wipe your boots" in asked[1]["content"]) is shown
         assert ("Wipe your boots" in tested[1]["content"]) is shown
