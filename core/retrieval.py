@@ -8,19 +8,24 @@ The chosen examples keep the card's order, so the player sees them as the card's
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from collections.abc import Sequence
+
+import regex
 
 from pingpong.core.domain import ExampleTurn
 
 DEFAULT_K = 5
 
-_WORD = re.compile(r"\w+")
+_WORD = regex.compile(r"\w+")
+"""Words as Unicode defines them: letters with their combining marks (Devanagari's vowel signs, a
+decomposed accent), which Python's own `re` leaves out of \\w and so splits words at."""
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercase words of any script ("Привет, Мир!" -> ["привет", "мир"]); "ё" counts as "е"."""
-    return _WORD.findall(text.casefold().replace("ё", "е"))
+    """Lowercase words of any script ("Привет, Мир!" -> ["привет", "мир"]); "ё" counts as "е". The text
+    is composed first (NFC): decomposed letters ("е" + a combining diaeresis) would split a word."""
+    return _WORD.findall(unicodedata.normalize("NFC", text).casefold().replace("ё", "е"))
 
 
 def select_examples(examples: Sequence[ExampleTurn], query: str, k: int = DEFAULT_K) -> list[ExampleTurn]:

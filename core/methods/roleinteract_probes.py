@@ -31,8 +31,9 @@ _ASK = {
     "en": ("Answer in character, as {name} would, and say which option you choose by its letter ({first}-{last}).",
            "Answer in character, as {name} would. More than one option may be right: name the letter of "
            "every option you choose ({first}-{last})."),
-    "ru": ("Ответь в роли, как ответил бы {name}, и назови выбранный вариант его латинской буквой ({first}–{last}).",
-           "Ответь в роли, как ответил бы {name}. Верных вариантов может быть несколько: назови латинские "
+    "ru": ("Ответь в роли, от лица персонажа {name}, и назови выбранный вариант его латинской буквой "
+           "({first}–{last}).",
+           "Ответь в роли, от лица персонажа {name}. Верных вариантов может быть несколько: назови латинские "
            "буквы всех вариантов, которые выбираешь ({first}–{last})."),
 }
 

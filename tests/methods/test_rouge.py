@@ -85,3 +85,13 @@ def test_importing_core_does_not_import_rouge_score():
             "print('rouge_score' in sys.modules or 'nltk' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("text", ["Мой чайник пошёл", "नमस्ते दुनिया", "café crème"])
+def test_a_decomposed_or_combining_script_is_one_word_per_word(text):
+    """A decomposed "ё" (е + a combining mark) or Devanagari's vowel signs split words at the marks,
+    so an answer identical to its reference scored 0 (METHOD.md: text in any script must tokenise)."""
+    import unicodedata
+
+    assert rouge_l(unicodedata.normalize("NFD", text), [text]) == 1.0
+    assert len(WordTokenizer().tokenize(unicodedata.normalize("NFD", text))) == len(text.split())
