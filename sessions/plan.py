@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,7 +120,9 @@ def build_seed_plan(players: Sequence[str], cards: Sequence[Character], seeds: S
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9._+-]+", "-", text.lower()).strip("-") or "x"
+    """A model name as part of a run name: letters of any script and digits stay (two Cyrillic names
+    must not both become "x", or the second run lands in the first and skips everything)."""
+    return re.sub(r"[^\w.+-]+", "-", unicodedata.normalize("NFC", text).casefold()).strip("-") or "x"
 
 
 def default_run_name(players: Sequence[str], interrogator: str, judges: Sequence[str],

@@ -98,3 +98,15 @@ def test_longest_conversations_start_first_and_rejudgings_last():
     todo = [(items[0], None), (items[1], -7), (items[2], None), (items[1], None)]
     order = longest_first(todo, "pingpong")
     assert [(i.situation.num_turns, sid) for i, sid in order] == [(6, None), (4, None), (2, None), (6, -7)]
+
+
+def test_run_names_keep_letters_of_any_script_and_latin_names_stay_as_they_were():
+    """Two Cyrillic judges both became "x": the second run landed in the first and skipped everything."""
+    from pingpong.sessions.plan import default_run_name
+
+    assert default_run_name(["offline"], "offline", ["судья"], "ru") != \
+        default_run_name(["offline"], "offline", ["судья-два"], "ru")
+    assert default_run_name(["offline"], "offline", ["судья-два"], "ru") == "offline-vs-offline-judged-by-судья-два-ru"
+    # names in Latin letters give the names earlier releases gave, so the same command resumes its run
+    assert default_run_name(["GPT-4o_mini", "meta/llama-3:8b"], "asker", ["j 1"], "en") == \
+        "gpt-4o_mini+meta-llama-3-8b-vs-asker-judged-by-j-1-en"
