@@ -278,3 +278,22 @@ def test_annotate_options_that_cannot_work_are_one_line(tmp_path, capsys, store)
         assert main(["--home", str(tmp_path / "home"), "annotate", *args]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("pingpong: error: ") and problem in err and "\n" not in err, err
+
+
+async def test_a_conversation_opens_at_its_first_line_and_scrolls_by_page(make_app, store):
+    """A blind rater reads a conversation from its start; the transcript takes no focus (the keys go to
+    the rating fields), so page up and down scroll it."""
+    from pingpong.tui.widgets.transcript import Transcript
+
+    fill(store)
+    app = make_app(initial=AnnotateRequest(sample=1))
+    async with app.run_test(size=(80, 18)) as pilot:
+        await queue_ready(pilot, app)
+        transcript = app.screen.query_one(Transcript)
+        await wait_for(pilot, lambda: transcript.max_scroll_y > 0)
+        await pilot.pause()
+        assert transcript.scroll_y == 0
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: transcript.scroll_y > 0)
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: transcript.scroll_y == 0)

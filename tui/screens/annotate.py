@@ -52,6 +52,10 @@ class AnnotateScreen(Screen):
                 id="annotate.skip"),
         Binding("left", "round(-1)", "Round", show=False, tooltip="Previous round (DMT)", id="annotate.prev_round"),
         Binding("right", "round(1)", "Round", show=False, tooltip="Next round (DMT)", id="annotate.next_round"),
+        Binding("pageup", "page(-1)", "Scroll", show=False, tooltip="Scroll the conversation up",
+                id="annotate.page_up"),
+        Binding("pagedown", "page(1)", "Scroll", tooltip="Scroll the conversation down (pgup: up)",
+                id="annotate.page_down"),
         Binding("escape", "back", "Back", id="annotate.back"),
     ]
 
@@ -136,7 +140,8 @@ class AnnotateScreen(Screen):
         head.append(stored.character.char_name, style="bold cyan")
         head.append(f"  situation: {stored.situation.text}")
         info.update(head)
-        self.query_one(Transcript).load(stored.messages, blind=True)  # no verdicts, no authors: blind
+        # no verdicts, no authors: blind; from its first line, as a rater reads it
+        self.query_one(Transcript).load(stored.messages, blind=True, at_start=True)
         self.query_one("#annotate-panel").set_class(bool(self.rounds) or method.scale == "1-10", "-wide")
         self.query_one("#annotate-reason", Input).value = ""
         self.query_one("#annotate-judges", Static).update(HIDDEN)
@@ -310,6 +315,11 @@ class AnnotateScreen(Screen):
         if left == 1:
             self.notify("Nothing else is left to rate: this one again")
         await self._show(self.queue.next_position)
+
+    def action_page(self, step: int) -> None:
+        """The conversation scrolls by a page while the keys stay with the rating fields."""
+        transcript = self.query_one(Transcript)
+        (transcript.scroll_page_down if step > 0 else transcript.scroll_page_up)(animate=False)
 
     def action_back(self) -> None:
         self.app.pop_screen()

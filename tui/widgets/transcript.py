@@ -197,8 +197,9 @@ class Transcript(VerticalScroll):
         return [c.turn for c in self.cards() if c.role == "assistant"]
 
     def load(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
-             human: Sequence[Any] = (), *, blind: bool = False) -> None:
-        """Replace everything (replay steps, read-only follow views; blind: no authors)."""
+             human: Sequence[Any] = (), *, blind: bool = False, at_start: bool = False) -> None:
+        """Replace everything (replay steps, read-only follow views; blind: no authors); the newest
+        message in view, or the first with `at_start` (a conversation to be read through)."""
         self.remove_children()
         self._stream = None
         cards = [self._card(m, blind=blind) for m in messages]
@@ -206,7 +207,7 @@ class Transcript(VerticalScroll):
             self.mount_all(cards)
         self._verdicts, self._human = verdicts, human
         self.call_after_refresh(self._apply_scores)
-        self.call_after_refresh(self.scroll_end, animate=False)  # the newest message in view
+        self.call_after_refresh(self.scroll_home if at_start else self.scroll_end, animate=False)
 
     def sync(self, messages: Iterable[Message], verdicts: Sequence[JudgeVerdict] = (),
              human: Sequence[Any] = ()) -> None:
