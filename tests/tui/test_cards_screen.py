@@ -74,3 +74,31 @@ def test_sessions_started_here_carry_config_user_name(make_app, home, store):
     home.config_path.write_text('user_name = ""\n', encoding="utf-8")
     with pytest.raises(UserError, match="user_name: expected a name in quotes"):
         make_app().start_session(spec, CARDS[0], SITUATIONS[0])
+
+
+async def test_switching_the_language_keeps_the_selected_card_where_it_is_listed(app, home):
+    """g lost the selection (back to the first card), so s spot-checked another card than the one shown."""
+    from textual.widgets import OptionList
+
+    home.characters_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("zed-one", "zed-two"):  # two more cards of one language, listed after its first
+        data = CARDS[0].model_dump(mode="json", exclude_defaults=True) | {"name": name, "char_name": name.title()}
+        (home.characters_dir / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
+        screen = app.screen
+        # a card that is not the first of its language's list (there the old reset would land on it too)
+        target = next(i for i, c in enumerate(screen.cards)
+                      if [d for d in screen.cards if d.lang == c.lang].index(c) > 0)
+        screen.query_one(OptionList).focus()
+        while screen.query_one(OptionList).highlighted != target:
+            await pilot.press("down")
+        chosen = screen.current()
+        lang = chosen.lang
+        while True:  # g until the list is the chosen card's language only
+            await pilot.press("g")
+            await wait_for(pilot, lambda: screen.loaded)
+            if all(c.lang == lang for c in screen.cards):
+                break
+        assert screen.current() == chosen

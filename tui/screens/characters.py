@@ -219,8 +219,9 @@ class CharactersScreen(Screen):
         return self.cards[index] if index is not None and index < len(self.cards) else None
 
     def action_lang(self) -> None:
+        card = self.current()
         self.lang = (self.lang + 1) % len(LANGS)
-        self.reload()
+        self.reload(select=card.name if card else None)  # kept where the new language lists it
 
     def action_spot_check(self) -> None:
         card = self.current()
