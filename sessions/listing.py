@@ -35,7 +35,7 @@ _DIGITS = re.compile(r"[0-9]+")
 
 @dataclass(frozen=True)
 class ListQuery:
-    """What the list shows: filter words (lowercase), the sort, and the sessions this app runs
+    """What the list shows: filter words (as typed), the sort, and the sessions this app runs
     (their status reads "live")."""
 
     words: tuple[str, ...] = ()
@@ -188,7 +188,7 @@ def read(conn: sqlite3.Connection, query: ListQuery, finals: FinalCells,
     is the key). within: only these sessions."""
     cells: dict[int, str] = {}
     values: dict[int, float | None] = {}
-    if query.sort == "final" or any(_may_be_final(w) for w in query.words):
+    if query.sort == "final" or any(_may_be_final(w.lower()) for w in query.words):
         cells, values = finals.get(conn)
     found = queries.list_order(conn, _words(conn, query.words, cells), query.live, query.sort, query.descending,
                                within)
@@ -235,10 +235,13 @@ def _words(conn: sqlite3.Connection, words: Sequence[str], finals: dict[int, str
     scripted = set().union(*(get_method(m).scripted_authors for m in available()))  # a seed's lines: no seat's
     authors = [a for a in queries.user_authors(conn) if a not in scripted]
     out = []
-    for word in words:
-        escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        # SQLite's LIKE ignores the case of ASCII letters only: other letters also as typed capitalised
-        forms = dict.fromkeys([escaped] if escaped.isascii() else [escaped, escaped.capitalize(), escaped.upper()])
+    for typed in words:
+        word = typed.lower()
+        escaped = typed.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        # SQLite's LIKE ignores the case of ASCII letters only: other letters as typed ('ЯндексГПТ'),
+        # in lower case, capitalised and in capitals
+        low = escaped.lower()
+        forms = dict.fromkeys([low] if escaped.isascii() else [escaped, low, low.capitalize(), low.upper()])
         out.append(queries.ListWord(
             patterns=tuple(f"%{f}%" for f in forms), digits=bool(_DIGITS.fullmatch(word)),
             clock=bool(_CLOCK.fullmatch(word)), authors=tuple(a for a in authors if word in a.lower()),

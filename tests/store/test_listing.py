@@ -12,7 +12,7 @@ from tests.scores import judged, turn_scores
 from tests.store.conftest import make_character, make_situation, make_spec
 
 WORDS = ["ferry", "FERRY", "cargo", "offline", "human", "fin", "failed", "run", "live", "4.00", "4", "3.67", "*",
-         "refusal", "no", "judges", "-", "1", "01-0", "10:0", "%", "_", "кот", "Кот", "player-b", "ferry 4.00",
+         "refusal", "no", "judges", "-", "1", "01-0", "10:0", "%", "_", "кот", "Кот", "КОТ", "Кот-учёный", "кот-учёный", "player-b", "ferry 4.00",
          "human failed", "e", ".", "zzz"]
 
 
@@ -54,7 +54,7 @@ def reference(store, query: ListQuery) -> list[int]:
     summaries = {s.id: s for s in store.sessions(newest_first=True)}
     rows = listing.rows(store, list(summaries), query.live)
     shown = [rows[sid] for sid in summaries
-             if all(w in " ".join(rows[sid].cells()).lower() for w in query.words)]
+             if all(w.lower() in " ".join(rows[sid].cells()).lower() for w in query.words)]
     if query.sort == "final":  # scored after unscored; ties newest first, as a stable sort leaves them
         shown.sort(key=lambda r: (r.final is not None, r.final or 0.0), reverse=query.descending)
         return [r.id for r in shown]
@@ -70,7 +70,7 @@ def test_the_filter_and_every_sort_list_what_the_rows_show(filled):
     live = frozenset(running[:1])  # this app runs one of them: its status reads "live"
     finals = listing.FinalCells()
     for word in WORDS:
-        query = ListQuery(tuple(word.lower().split()), live=live)
+        query = ListQuery(tuple(word.split()), live=live)  # as typed
         assert listing.listing(filled.conn, query, finals).ids == reference(filled, query), word
     for sort in SORTS:
         for descending in (True, False):
@@ -168,3 +168,12 @@ def test_the_whole_list_is_read_from_an_index_not_the_sessions_rows(filled):
     for sql in lists:
         plan = [row[3] for row in filled.conn.execute("EXPLAIN QUERY PLAN " + sql)]
         assert plan[0] == "SCAN s USING COVERING INDEX idx_sessions_list", plan
+
+
+def test_a_name_in_mixed_case_is_found_as_typed_in_any_script(store):
+    """SQLite's LIKE ignores case for ASCII letters only: 'ЯндексГПТ' typed exactly as the player
+    column shows it found nothing."""
+    wanted = write(store, player="ЯндексГПТ")
+    write(store, player="player-b")
+    for typed in ("ЯндексГПТ", "яндекс", "Яндекс", "ГПТ"):
+        assert listing.listing(store.conn, ListQuery((typed,)), listing.FinalCells()).ids == [wanted], typed

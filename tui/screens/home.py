@@ -181,7 +181,7 @@ class HomeScreen(Screen):
     # -- reading the list -----------------------------------------------------------------
     def reload(self) -> None:
         """Read the list again from the top, for the filter and sort as they are now."""
-        words = tuple(self.query_one("#home-filter", Input).value.lower().split())
+        words = tuple(self.query_one("#home-filter", Input).value.split())
         self._query = ListQuery(words, SORTS[self.sort_index], self.sort_reverse, frozenset(self.app.runs.ids()))
         self._generation += 1
         self.listing, self._top, self._want, self._reading_rows = None, [], None, False
