@@ -39,3 +39,18 @@ def test_options_only_the_pingpong_boards_have_are_refused_elsewhere(tmp_path):
             out = pingpong(tmp_path, "leaderboard", "--method", method, *option)
             assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
             assert f"{option[0]}: only the PingPong boards" in out.stderr and f"--method {method}" in out.stderr
+
+
+def test_each_language_row_has_the_curves_of_its_own_conversations(tmp_path):
+    """A row is a (player, lang): without --lang the curves mixed both languages into both rows."""
+    for lang, situations in (("en", "casual-greeting"), ("ru", None)):
+        args = ["run", "--player", "offline", "--interrogator", "offline", "--judge", "offline", "--lang", lang,
+                "--every", "12"]
+        if situations:
+            args += ["--situations", situations]
+        assert pingpong(tmp_path, *args).returncode == 0
+    rows = {r["lang"]: r for r in json.loads(pingpong(tmp_path, "leaderboard", "--curves", "--format", "json").stdout)}
+    for lang in ("en", "ru"):
+        [alone] = json.loads(pingpong(tmp_path, "leaderboard", "--curves", "--lang", lang, "--format", "json").stdout)
+        assert rows[lang]["by_turn"] == alone["by_turn"] and rows[lang]["good_streak"] == alone["good_streak"]
+    assert rows["en"]["by_turn"] != rows["ru"]["by_turn"]

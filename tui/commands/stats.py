@@ -196,11 +196,12 @@ def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
     only `--method dmt` gives, from its per-round good/bad labels)."""
     from pingpong.sessions.curves import good_streaks, score_by_turn
 
-    by_turn = score_by_turn(store, method=method, lang=lang, run=run, weights=weights)
-    streaks = good_streaks(store, method=method, lang=lang, run=run)
-    for row in rows:
-        row["by_turn"] = [round(mean, 4) for _, mean in by_turn.get(row["player"], [])]
-        row["good_streak"] = {m: v["score"] for m, v in streaks.get(row["player"], {}).items()}
+    for row_lang in dict.fromkeys(r["lang"] for r in rows):  # a row is a (player, lang): its own curves
+        by_turn = score_by_turn(store, method=method, lang=row_lang or lang, run=run, weights=weights)
+        streaks = good_streaks(store, method=method, lang=row_lang or lang, run=run)
+        for row in (r for r in rows if r["lang"] == row_lang):
+            row["by_turn"] = [round(mean, 4) for _, mean in by_turn.get(row["player"], [])]
+            row["good_streak"] = {m: v["score"] for m, v in streaks.get(row["player"], {}).items()}
 
 
 def render_curves(rows: list[dict], fmt: str, out=None) -> None:
