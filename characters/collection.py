@@ -7,6 +7,7 @@ library: it is skipped and its one-line error kept in `problems`.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -72,14 +73,19 @@ def scan_folders(folders: Sequence[tuple[str, Path | None]], load: Callable[[Pat
     return scan
 
 
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFC", name).strip().casefold().replace("ё", "е")
+
+
 def find_named(items: Sequence[T], name: str, what: str, names: Callable[[T], tuple[str, ...]],
                where: str = "") -> T:
-    """The one item whose names (id first, then others) match `name` ignoring case and spaces around,
-    trying each kind of name in turn; UserError (with close names as hints) when none or several do."""
-    key = name.strip().casefold()
+    """The one item whose names (id first, then others) match `name` ignoring case, spaces around and
+    the dots of ё (Russians type е for it), trying each kind of name in turn; UserError (with close
+    names as hints) when none or several do."""
+    key = _folded(name)
     kinds = max((len(names(item)) for item in items), default=0)
     for kind in range(kinds):
-        matches = [item for item in items if kind < len(names(item)) and names(item)[kind].strip().casefold() == key]
+        matches = [item for item in items if kind < len(names(item)) and _folded(names(item)[kind]) == key]
         if len(matches) == 1:
             return matches[0]
         if matches:

@@ -24,6 +24,8 @@ def test_a_run_finds_cards_by_display_name_and_situations_ignoring_case():
     with pytest.raises(UserError, match="unknown character 'Sherlok' for lang en \\(did you mean: sherlock-holmes"):
         pick(cards, ["Sherlok"], "character", "en")
     assert SituationLibrary().get("CASUAL-GREETING").name == "casual-greeting"
+    ru = CardLibrary().all(lang="ru")
+    assert [c.name for c in pick(ru, ["Алена"], "character", "ru")] == ["alyona"]  # е typed for ё
 
 
 async def test_importing_from_the_screen_keeps_a_failed_path_and_asks_before_replacing(app, home, tmp_path):
