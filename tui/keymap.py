@@ -78,7 +78,27 @@ def load_keymap(home: Home) -> dict[str, str]:
         if len(matches) > 1:
             raise UserError(f"{where}.{name}: several bindings end with this id; give one of {', '.join(matches)}")
         out[matches[0]] = ",".join(k.strip() for k in keys.split(","))
+    _check_clashes(out, where)
     return out
+
+
+def _check_clashes(keymap: dict[str, str], where: str) -> None:
+    """UserError when a remapped key is also another binding's on the same screen (the app's keys
+    count on every screen): one of them would silently lose it."""
+    from textual.screen import Screen
+
+    from pingpong.tui.app import PingPongApp
+
+    everywhere = [b for b in PingPongApp.BINDINGS if isinstance(b, Binding)]
+    for cls in _screens():
+        own = [b for b in cls.BINDINGS if isinstance(b, Binding)]
+        seen: dict[str, Binding] = {}
+        for binding in own + (everywhere if issubclass(cls, Screen) else []):
+            for key in keys_of(binding, keymap):
+                other = seen.setdefault(key, binding)
+                if other is not binding and (binding.id in keymap or other.id in keymap):
+                    raise UserError(f"{where}: '{key}' would be both {other.id or other.action} and "
+                                    f"{binding.id or binding.action}; give one of them another key")
 
 
 def keys_of(binding: Binding, keymap: dict[str, str]) -> list[str]:

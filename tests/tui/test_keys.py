@@ -167,7 +167,7 @@ async def test_the_palette_lists_only_what_applies_here_with_keys(app, store):
 
 
 async def test_keymap_remaps_a_binding_by_its_id(make_app, home, store):
-    home.config_path.write_text('[keymap]\ntake_seat = "ctrl+t"\n"home.new" = "a"\n', encoding="utf-8")
+    home.config_path.write_text('[keymap]\ntake_seat = "ctrl+t"\n"home.new" = "N"\n', encoding="utf-8")
     app = make_app()
     sid = write_session(store, status="interrupted", turns=1, planned=3)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -175,7 +175,7 @@ async def test_keymap_remaps_a_binding_by_its_id(make_app, home, store):
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)  # n no longer opens the form
-        await pilot.press("a")
+        await pilot.press("N")
         await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
@@ -197,6 +197,8 @@ async def test_keymap_remaps_a_binding_by_its_id(make_app, home, store):
 @pytest.mark.parametrize(("entry", "message"), [
     ('nothing_like_this = "x"', "keymap.nothing_like_this: no binding has this id"),
     ('back = "b"', "keymap.back: several bindings end with this id"),
+    ('new = "l"', "keymap: 'l' would be both home.new and home.leaderboard; give one of them another key"),
+    ('"replay.override" = "f"', "keymap: 'f' would be both replay.override and replay.fork"),
     ("take_seat = 3", "keymap.take_seat: expected keys in quotes"),
 ])
 def test_a_wrong_keymap_entry_is_one_line_and_exit_2(tmp_path, entry, message):
