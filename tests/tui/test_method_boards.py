@@ -44,6 +44,9 @@ async def test_d_shows_the_roleinteract_rolebench_and_version_1_boards(root):
         await wait_for(pilot, lambda: "No judged sessions yet" in str(note.render()))   # no v2 sessions
         await pilot.press("d")   # the DMT board: none either
         await wait_for(pilot, lambda: board.board == "dmt" and "No labelled dmt sessions" in str(note.render()))
+        await pilot.press("c")  # no curve over an empty board: the note stays
+        await pilot.pause()
+        assert "No labelled dmt sessions" in str(note.render())
 
         columns = await next_board("roleinteract")
         assert columns[:4] == ["Rank", "Player", "Lang", "Mean"] and "Questions" in columns

@@ -125,7 +125,9 @@ class LeaderboardScreen(Screen):
         return f"{self.board}, scores: {scores}, language: {LANGS[self.lang] or 'all'}"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        return self.board == "dmt" if action == "curve" else True
+        if action == "curve":  # a DMT board with rows: nothing to plot over an empty one
+            return self.board == "dmt" and bool(self.rows)
+        return True
 
     @work(thread=True, exclusive=True, group="board", exit_on_error=False)
     def compute(self, scores: str, lang: str | None, board: str = "pingpong") -> None:
@@ -179,6 +181,7 @@ class LeaderboardScreen(Screen):
         if message.board != self.board:
             return  # an answer for the board shown before the last switch
         self.rows = message.rows
+        self.refresh_bindings()  # `c` (curve) is offered over a DMT board with rows only
         self.query_one(PlotextPlot).display = message.board not in RULE_BOARDS
         if message.board in RULE_BOARDS:
             self._show_rules(message)
