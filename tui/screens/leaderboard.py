@@ -147,8 +147,10 @@ class LeaderboardScreen(Screen):
                 self.post_message(BoardLoaded([], None, str(exc), board))
                 return
             curves, error = None, None
-            try:
-                curves = score_by_turn(store, method=board, lang=lang)
+            try:  # a curve per row: per (player, lang), as each language is a board of its own
+                langs = [lang] if lang is not None else list(dict.fromkeys(r.lang for r in rows))
+                curves = {player if len(langs) == 1 else f"{player} ({one})": points
+                          for one in langs for player, points in score_by_turn(store, method=board, lang=one).items()}
             except Exception as exc:
                 error = f"score-by-turn plot unavailable: {exc}"
         self.post_message(BoardLoaded(rows, curves, error, board))
