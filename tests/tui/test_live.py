@@ -145,3 +145,26 @@ async def test_the_final_and_status_stay_in_the_header_at_80_columns(app, store)
         info = app.screen.query_one("#session-info")
         shown = "".join(info.render_line(y).text for y in range(info.size.height))
         assert info.size.height == 2 and "final " in shown and "[finished]" in shown
+
+
+async def test_the_greeting_the_player_was_given_opens_the_transcript(make_app, store):
+    """A model interrogator reads the card's greeting before turn 1; a person in the seat saw nothing
+    of it. It is shown above turn 1 exactly where the player was given it (not with a RoleLLM strategy)."""
+    from textual.widgets import Static
+
+    from pingpong.core.domain import HUMAN, SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    for prompting, shown in ((None, True), ("zsp", False)):
+        spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                           interrogator=HUMAN, judges=["offline"], lang="en", prompting=prompting)
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+            app.open_live(sid, paused=True)
+            await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.stored is not None)
+            await pilot.pause()
+            lines = [str(w.render()) for w in app.screen.query(".greeting").results(Static)]
+            assert bool(lines) is shown, prompting
+            if shown:
+                assert CARDS[0].greeting in lines[0] and "before turn 1" in lines[0]

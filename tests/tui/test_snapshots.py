@@ -234,6 +234,7 @@ def test_rating_queue_after_saving(snap_compare, app, filled):
         await _queue_open(pilot)
         await pilot.press("4", "3", "5", "n", "ctrl+s")
         await wait_for(pilot, lambda: pilot.app.screen.saved)
+        pilot.app.screen.query_one("#annotate-reason").cursor_blink = False  # the focused box: no blink phase
         await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -109,6 +109,7 @@ class LiveScreen(GroupScene):
         self.player_seat = ""
         self._was_waiting = False
         self._shown_paused = False  # whether the footer and header last showed the session paused
+        self._greeted = False  # the card's greeting has been put above turn 1
         self._next_seat: dict[str, str] = {}  # seat changes asked for, not yet applied by the engine
         self._gave_up: dict[str, str] = {}  # seat -> the model that held it when the person took it
         self._started: dict[str, int] = {"user": 0, "assistant": 0}  # highest turn begun per role
@@ -448,6 +449,9 @@ class LiveScreen(GroupScene):
         for role in ("user", "assistant"):
             self._started[role] = max((m.turn for m in stored.messages if m.role == role), default=0)
         transcript = self.query_one(Transcript)
+        if not self._greeted:
+            self._greeted = True
+            transcript.set_greeting(*_greeting(stored))
         if self.follow:  # a newer copy of the same session: add what is new, keep the view
             transcript.sync(stored.messages, self.verdicts, self.human)
         else:
@@ -747,6 +751,19 @@ _STATUS_STYLE = {"running": "bold green", "finished": "bold blue", "failed": "bo
 
 def _role_of_seat(seat: str) -> str:
     return "user" if seat == "interrogator" else "player"
+
+
+def _greeting(stored: StoredSession) -> tuple[str, str | None]:
+    """(the character's name, the greeting the player was given as its first line, or None): what a
+    model interrogator reads before turn 1, so a person in the seat reads it too."""
+    from pingpong.core.macros import with_names
+    from pingpong.core.prompts import PromptRenderer
+
+    spec = stored.spec
+    if spec.cast or not PromptRenderer.greets(spec.prompt_format, spec.prompting):
+        return stored.character.char_name, None
+    card = with_names(stored.character, spec.user_name)
+    return card.char_name, card.greeting or None
 
 
 def _role(role: str) -> str:

@@ -167,6 +167,18 @@ class Transcript(VerticalScroll):
         self._verdicts: Sequence[JudgeVerdict] = ()
         self._human: Sequence[Any] = ()
         self._speakers: dict[str, Speaker] = {}
+        self._greeting: Static | None = None
+
+    def set_greeting(self, name: str, text: str | None) -> None:
+        """The card's greeting above turn 1: what the player "said" before the conversation, as the
+        player and a model interrogator were given it (a person in the seat reads it here)."""
+        if self._greeting is not None:
+            self._greeting.remove()
+            self._greeting = None
+        if text:
+            line = Text.assemble((f"{name} (greeting, before turn 1)\n", "dim bold"), (text, "dim"))
+            self._greeting = Static(line, classes="greeting")
+            self.mount(self._greeting, before=0 if self.children else None)
 
     def set_cast(self, names: dict[str, str]) -> None:
         """A group scene's members (card name -> the name shown), in cast order: from now on cards
@@ -200,7 +212,9 @@ class Transcript(VerticalScroll):
              human: Sequence[Any] = (), *, blind: bool = False, at_start: bool = False) -> None:
         """Replace everything (replay steps, read-only follow views; blind: no authors); the newest
         message in view, or the first with `at_start` (a conversation to be read through)."""
-        self.remove_children()
+        self.remove_children(MessageCard)
+        if self._stream is not None:
+            self._stream.remove()
         self._stream = None
         cards = [self._card(m, blind=blind) for m in messages]
         if cards:
