@@ -193,6 +193,12 @@ class PingPongApp(App):
 
         return QuestionLibrary(self.home)
 
+    def shown_key(self, binding_id: str, default: str) -> str:
+        """The key a hint written on a screen names for a binding: its `[keymap]` key, else `default`."""
+        from pingpong.tui.keymap import shown_key
+
+        return shown_key(self.keymap, binding_id, default)
+
     def author(self) -> str:
         """Who a person's score is recorded under (config `author`, else the OS user)."""
         from pingpong.core.config import author

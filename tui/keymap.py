@@ -105,3 +105,10 @@ def keys_of(binding: Binding, keymap: dict[str, str]) -> list[str]:
     """The keys a binding answers to now (its keymap entry, or its own)."""
     keys = keymap.get(binding.id or "", binding.key)
     return [k.strip() for k in keys.split(",") if k.strip()]
+
+
+def shown_key(keymap: dict[str, str], binding_id: str, default: str) -> str:
+    """The key a hint written on a screen names for a binding: the first of its `[keymap]` keys, else
+    `default` (the binding's own), so the hint says what the footer and help say."""
+    keys = keymap.get(binding_id)
+    return keys.split(",")[0].strip() if keys else default

@@ -260,3 +260,16 @@ async def test_handing_the_seat_back_survives_a_resume_and_every_view_agrees(mak
     listed = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(home.root), "sessions", "list",
                              "--format", "tsv"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "\thuman+offline\t" in listed.stdout
+
+
+async def test_hints_written_on_screens_name_the_remapped_keys(make_app, home):
+    """The footer, help and palette followed [keymap]; the sentences on screens kept naming the old keys."""
+    from pingpong.tui.screens.home import HomeScreen
+
+    home.config_path.write_text('[keymap]\n"home.new" = "N"\n"override.save" = "ctrl+w"\n', encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        empty = str(app.screen.query_one("#home-empty").render())
+        assert "Press N to start a new session" in empty
+        assert app.shown_key("override.save", "ctrl+s") == "ctrl+w" and app.shown_key("live.override", "o") == "o"

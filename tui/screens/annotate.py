@@ -158,10 +158,12 @@ class AnnotateScreen(Screen):
 
     def _hint(self, scale: str) -> str:
         who = f"rating as {self.queue.author}: " if self.queue else ""
+        save_skip = (f"{self.app.shown_key('annotate.save', 'ctrl+s')} saves, "
+                     f"{self.app.shown_key('annotate.skip', 'ctrl+l')} skips")
         if self.rounds:
-            return who + "g/b per metric, left/right rounds, ctrl+s saves, ctrl+l skips"
+            return who + f"g/b per metric, left/right rounds, {save_skip}"
         keys = "1-5" if TOPS.get(scale, 5) == 5 else "1-10"
-        return who + f"{keys} per metric, y/n refusal, ctrl+s saves, ctrl+l skips"
+        return who + f"{keys} per metric, y/n refusal, {save_skip}"
 
     def _status(self, text: str) -> None:
         self.query_one("#status-line", Static).update(text)
@@ -236,7 +238,7 @@ class AnnotateScreen(Screen):
         if self.stored is None or self.position is None or self.queue is None:
             return
         if self.saved:
-            self.notify("Already saved: ctrl+n for the next conversation")
+            self.notify(f"Already saved: {self.app.shown_key('annotate.next', 'ctrl+n')} for the next conversation")
             return
         rated = self._values()
         if rated is None:
@@ -255,7 +257,8 @@ class AnnotateScreen(Screen):
         self.saved = True
         self.refresh_bindings()
         self.query_one("#annotate-judges", Static).update(self._reveal(stored))
-        self._status("saved: ctrl+n next; escape stops (you continue here next time)")
+        self._status(f"saved: {self.app.shown_key('annotate.next', 'ctrl+n')} next; "
+                     f"{self.app.shown_key('annotate.back', 'escape')} stops (you continue here next time)")
 
     def _reveal(self, stored: StoredSession) -> Text:
         """Who played and what each judge gave, for the person to compare with their own."""

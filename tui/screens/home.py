@@ -42,11 +42,11 @@ NARROW = 110
 CUT = {1: 16, 2: 20}  # cell index (character, situation) -> its most characters on a narrow screen
 EMPTY_TEXT = (
     "[b]No sessions yet.[/b]\n\n"
-    "Press [b]n[/b] to start a new session. Every seat defaults to the built-in [i]offline[/i] "
+    "Press [b]{new}[/b] to start a new session. Every seat defaults to the built-in [i]offline[/i] "
     "model, which needs no key and no network, so you can watch a whole session run and get judged "
     "right away.\n\n"
-    "Press [b]c[/b] to browse the character cards (and spot-check one yourself), or start a batch "
-    "with [b]pingpong run[/b] in another terminal and press [b]w[/b] to watch it.\n"
+    "Press [b]{cards}[/b] to browse the character cards (and spot-check one yourself), or start a batch "
+    "with [b]pingpong run[/b] in another terminal and press [b]{watch}[/b] to watch it.\n"
     "[b]F1[/b] shows every key; [b]ctrl+p[/b] opens the command palette."
 )
 
@@ -150,7 +150,9 @@ class HomeScreen(Screen):
             yield FilterInput(placeholder="filter: character, situation, model, status…", id="home-filter")
             yield Static("", id="home-count")
         yield PagedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
-        yield EmptyState(EMPTY_TEXT, id="home-empty")
+        keys = {name: self.app.shown_key(f"home.{binding}", default)
+                for name, binding, default in (("new", "new", "n"), ("cards", "characters", "c"), ("watch", "watch", "w"))}
+        yield EmptyState(EMPTY_TEXT.format(**keys), id="home-empty")
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:

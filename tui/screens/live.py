@@ -357,16 +357,19 @@ class LiveScreen(GroupScene):
         waiting = self.control is not None and self.control.human.waiting
         if role is not None and self.is_scene:
             speaker = self.control.human.speaker if self.control is not None else None
+            hand_back, speaker_key = self.app.shown_key("live.hand_back", "ctrl+b"), self.app.shown_key("live.next_speaker", "ctrl+n")
             if waiting and speaker:
-                text = f"Your line as {self.label(speaker)}: enter sends, ctrl+n next speaker, ctrl+b hand back"
+                text = (f"Your line as {self.label(speaker)}: enter sends, {speaker_key} next speaker, "
+                        f"{hand_back} hand back")
             else:
                 sitting = ", ".join(self.label(n) for n in self._human_members())
-                text = f"You sit as {sitting}: type ahead, enter sends, ctrl+n next speaker"
+                text = f"You sit as {sitting}: type ahead, enter sends, {speaker_key} next speaker"
             self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
         elif role is not None:
-            prompt = Text(f"Your turn ({_role(role)}): enter sends, ctrl+b gives the seat to a model" if waiting
-                          else f"Your {_role(role)} turn comes next: type ahead, enter sends, ctrl+b gives the seat "
-                               "to a model", style="bold")
+            hand_back = self.app.shown_key("live.hand_back", "ctrl+b")
+            prompt = Text(f"Your turn ({_role(role)}): enter sends, {hand_back} gives the seat to a model" if waiting
+                          else f"Your {_role(role)} turn comes next: type ahead, enter sends, {hand_back} gives the "
+                               "seat to a model", style="bold")
             if role == "user" and self.stored is not None and self._dmt():
                 prompt.append("\n")
                 prompt.append(self._seed_hint(self.stored))
@@ -432,7 +435,7 @@ class LiveScreen(GroupScene):
     def _finished_notice(self) -> str:
         if self.is_scene:
             return "finished: up/down select an answer to read its score, escape goes back"
-        return "finished: o rates the selected turn, escape goes back"
+        return f"finished: {self.app.shown_key('live.override', 'o')} rates the selected turn, escape goes back"
 
     # -- stored state (start, follow mode) ----------------------------------------------
     def _show_stored(self, stored: StoredSession) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +24,8 @@ from pingpong.core.methods import get_method
 from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, ScopeField
 from pingpong.tui.widgets.scoring import conversation_means, fmt_score, human_latest, judge_scores, mean_scores
 
+if TYPE_CHECKING:
+    from pingpong.tui.app import PingPongApp
 
 @dataclass
 class Rating:
@@ -68,6 +70,8 @@ class OverrideScreen(ModalScreen[Rating | None]):
     """Rate one turn or the whole conversation: t/c picks which, numbers rate the metrics (g/b a DMT
     round's labels), y/n sets refusal, then ctrl+s."""
 
+    app: PingPongApp
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="override.cancel"),
         Binding("ctrl+s", "save", "Save", id="override.save"),
@@ -103,7 +107,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
             yield Label("", id="override-title")
             keys = "1-5" if self.top == 5 else "1-9 (0 is 10)"
             yield Static(f"t/c: this turn or the whole conversation; {keys} rates the focused metric, y/n sets "
-                         "refusal, ctrl+s saves, esc cancels.", classes="hint")
+                         f"refusal, {self._keys_hint()}.", classes="hint")
             yield ScopeField(self.turn, whole=self.whole, id="rate-scope")
             for metric in METRICS:
                 yield RatingField(metric, top=self.top, id=f"rate-{metric}")
@@ -118,7 +122,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
         current = human_latest(self.human, self.turn)
         with Vertical(id="override-dialog"):
             yield Label(f"Your labels for round {self.turn}", id="override-title")
-            yield Static("g good, b bad on the focused metric (0 clears), ctrl+s saves, esc cancels.",
+            yield Static(f"g good, b bad on the focused metric (0 clears), {self._keys_hint()}.",
                          classes="hint")
             for metric in self.labels:
                 fld = LabelField(metric, judges=_judges_said(self.verdicts, self.turn, metric), id=f"rate-{metric}")
@@ -130,13 +134,17 @@ class OverrideScreen(ModalScreen[Rating | None]):
                 yield Button("Save", variant="primary", id="override-save")
                 yield Button("Cancel", id="override-cancel")
 
+    def _keys_hint(self) -> str:
+        return (f"{self.app.shown_key('override.save', 'ctrl+s')} saves, "
+                f"{self.app.shown_key('override.cancel', 'esc')} cancels")
+
     def _compose_ruled(self) -> ComposeResult:
         assert self.turn is not None, "a rule scores a turn"
         current = human_latest(self.human, self.turn)
         with Vertical(id="override-dialog"):
             yield Label(f"Your corrections for turn {self.turn}", id="override-title")
             yield Static("Scored by exact rules: type the right value (0 to 1) where the rule got it wrong, "
-                         "leave the others empty; ctrl+s saves, esc cancels.", classes="hint")
+                         f"leave the others empty; {self._keys_hint()}.", classes="hint")
             for metric, value in self.ruled.items():
                 with Horizontal(classes="ruled-row"):
                     yield Label(metric, classes="ruled-metric")
