@@ -483,7 +483,7 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
 def _merge_people(store, sid: int, doc: dict, name: str) -> int:
     """Add the people's scores of ``doc`` that its stored session ``sid`` lacks (same person, turn,
     metric, value, reason and time; a score without a time matches one at any time); returns how many."""
-    held = {(h.author, h.turn, h.metric, h.value, h.reason, h.created_at) for h in store.session(sid).human_scores}
+    held = {(h.author, h.turn, h.metric, h.value, h.reason, h.created_at) for h in store.human_scores(sid)}
     held |= {(*h[:-1], None) for h in held}
     added = 0
     for i, row in enumerate(doc.get("scores") or []):
