@@ -59,6 +59,21 @@ def score_by_turn(
     return out
 
 
+def lines_by_lang(
+    store: Any,
+    *,
+    method: str,
+    langs: Sequence[str | None],
+    run: str | None = None,
+    weights: Sequence[float] = DEFAULT_WEIGHTS,
+) -> dict[str, list[tuple[int, float]]]:
+    """score_by_turn's final per (player, lang), as each language is a board of its own: a line is
+    named by its player alone when there is one language, else "player (lang)"."""
+    return {player if len(langs) == 1 else f"{player} ({lang})": points
+            for lang in langs
+            for player, points in score_by_turn(store, method=method, lang=lang, run=run, weights=weights).items()}
+
+
 def streak_curve(good: Sequence[Sequence[bool]]) -> tuple[list[float], float | None]:
     """Score_tau = share of the conversations that reached tau turns whose first tau turns are all
     good; the score is the mean of the curve. Conversations may differ in length."""

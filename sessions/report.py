@@ -21,7 +21,7 @@ from pingpong.sessions.aggregation.dmt import dmt_leaderboard
 from pingpong.sessions.aggregation.rolebench import rolebench_leaderboard
 from pingpong.sessions.aggregation.roleinteract import roleinteract_leaderboard
 from pingpong.sessions.costs import PlayerSpend, board_spend, session_spend
-from pingpong.sessions.curves import score_by_turn
+from pingpong.sessions.curves import lines_by_lang
 from pingpong.sessions.leaderboard import TIE_GAP, compute_leaderboard, length_factor, v1_length_shift
 from pingpong.sessions.records import SessionSummary, StoredSession
 from pingpong.sessions.replay import PersonScore
@@ -183,7 +183,8 @@ def likert_board(store: Store, method: str, *, run: str | None) -> Board:
         })
     script = {"method": method, "tie_gap": TIE_GAP, "weightings": {k: list(v) for k, v in PUBLISHED_WEIGHTS.items()},
               "rows": script_rows}
-    return Board(method, "likert", rows, by_turn=score_by_turn(store, method=method, run=run), script=script)
+    by_turn = lines_by_lang(store, method=method, langs=list(dict.fromkeys(r["lang"] for r in rows)), run=run)
+    return Board(method, "likert", rows, by_turn=by_turn, script=script)
 
 
 # ---------------------------------------------------------------- conversations

@@ -234,6 +234,23 @@ def test_each_language_is_ranked_on_its_own_in_the_page(tmp_path):
         assert [lang for _, _, lang, _ in want] == ["en", "en", "ru", "ru"]
 
 
+def test_the_score_by_turn_plot_draws_a_line_per_player_and_language(tmp_path):
+    """Each language is a board of its own: its plot does not average a player's en and ru turns."""
+    from pingpong.core.home import Home
+    from pingpong.sessions.curves import score_by_turn
+    from pingpong.sessions.report import collect
+
+    root = tmp_path / "home"
+    for lang in ("en", "ru"):
+        done = pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                        "--lang", lang, "--every", "6")
+        assert done.rc == 0, done.err
+    with Store(Home(root).db_path) as store:
+        (board,) = collect(store).boards
+        assert board.by_turn == {f"offline ({lang})": score_by_turn(store, lang=lang)["offline"] for lang in ("en", "ru")}
+        assert board.by_turn["offline (en)"] != board.by_turn["offline (ru)"]
+
+
 @needs_chromium
 def test_the_roleinteract_board_shows_its_dimensions_as_the_cli_does(tmp_path):
     root = tmp_path / "home"

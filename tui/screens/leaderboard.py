@@ -131,7 +131,7 @@ class LeaderboardScreen(Screen):
 
     @work(thread=True, exclusive=True, group="board", exit_on_error=False)
     def compute(self, scores: str, lang: str | None, board: str = "pingpong") -> None:
-        from pingpong.sessions.curves import score_by_turn
+        from pingpong.sessions.curves import lines_by_lang
         from pingpong.sessions.leaderboard import compute_leaderboard
 
         if board == "dmt":
@@ -149,8 +149,7 @@ class LeaderboardScreen(Screen):
             curves, error = None, None
             try:  # a curve per row: per (player, lang), as each language is a board of its own
                 langs = [lang] if lang is not None else list(dict.fromkeys(r.lang for r in rows))
-                curves = {player if len(langs) == 1 else f"{player} ({one})": points
-                          for one in langs for player, points in score_by_turn(store, method=board, lang=one).items()}
+                curves = lines_by_lang(store, method=board, langs=langs)
             except Exception as exc:
                 error = f"score-by-turn plot unavailable: {exc}"
         self.post_message(BoardLoaded(rows, curves, error, board))
