@@ -122,13 +122,14 @@ def screenshot(page: Path, profile: Path, png: Path, size: str = "1280,1000") ->
 
 
 class Tables(HTMLParser):
-    """Every table of a page as rows of cell texts, by the table's id; and every link's href."""
+    """Every table of a page as rows of cell texts, by the table's id; every link's href; its text."""
 
     def __init__(self, html: str) -> None:
         super().__init__()
         self.tables: dict[str, list[list[str]]] = {}
         self.links: list[str] = []
         self.title = ""
+        self.texts = ""  # the text of the page outside its <title>
         self._table: str | None = None
         self._cell: list[str] | None = None
         self._in_title = False
@@ -162,3 +163,5 @@ class Tables(HTMLParser):
             self._cell.append(data)
         if self._in_title:
             self.title += data
+        else:
+            self.texts += data

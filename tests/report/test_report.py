@@ -314,7 +314,7 @@ READING_ORDER = """<script>
    order: a part on the same line as the one before it must start right of where that one ends. */
 (function () {
   var checked = 0, reversed = [];
-  document.querySelectorAll("title ~ *, h1, nav.crumbs, dl.facts dd, .msg .who, #players li, header p, td, th")
+  document.querySelectorAll("title ~ *, h1, nav.crumbs, dl.facts dd, .msg .who, .msg .text bdi, #players li, header p, td, th")
     .forEach(function (el) {
       var before = null;
       el.childNodes.forEach(function (node) {
@@ -376,6 +376,8 @@ def test_a_bidi_override_in_user_text_never_reverses_the_page_around_it(tmp_path
         assert found["checked"] >= 2 and found["reversed"] == [], (page.name, found)
     title = Tables((out / "sessions" / f"{sid}.html").read_text(encoding="utf-8")).title
     assert f"\u2068evil {RLO}card\u2069" in title and f"\u2068evil {RLO}sit\u2069" in title  # isolated in the tab too
+    text = Tables((out / "sessions" / f"{sid}.html").read_text(encoding="utf-8")).texts
+    assert "I am Evil ⟨RLO⟩RTL." in text and RLO not in text  # the reply's own override is named, not obeyed
 
 
 def test_a_new_report_in_an_old_reports_folder_leaves_none_of_its_stale_pages(built, tmp_path):

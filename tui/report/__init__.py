@@ -7,8 +7,9 @@ inline SVG; nothing is fetched from anywhere.
 
 Templates (templates/*.j2) render in Jinja2's immutable sandbox with autoescaping: cards, messages,
 explanations and names only ever enter them as variables, each in a <bdi> (the `bdi` macro) or, in
-the title and tooltips, through `isolated`: a bidi control inside one (U+202E RIGHT-TO-LEFT
-OVERRIDE, ...) reorders that text only, never the page's own words or the next name.
+the title and tooltips, through `isolated`: a bidi control inside one reorders that text only, never
+the page's own words or the next name; and in a <bdi>, an override (U+202E RIGHT-TO-LEFT OVERRIDE,
+...) is named on the page rather than obeyed, so a reviewer reads the words in the order written.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup, escape
 
 from pingpong.core.domain import METRICS, SCALE_BOUNDS, Price
 from pingpong.core.errors import UserError
@@ -66,6 +68,9 @@ def score_text(value: float | None, scale: str, metric: str) -> str:
 
 ISOLATE_OPENERS = "\u2066\u2067\u2068"  # LRI, RLI, FSI
 FSI, PDI = "\u2068", "\u2069"
+OVERRIDES = {"\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO"}
+"""Embeddings and overrides: inside a text they reverse the rest of it, so a reply could show a
+reviewer words in another order than the model wrote them. The page names them instead."""
 
 
 def balanced(text: object) -> str:
@@ -81,6 +86,15 @@ def balanced(text: object) -> str:
             depth -= 1
         kept.append(ch)
     return "".join(kept) + PDI * depth
+
+
+def shown(text: object) -> Markup:
+    """User text for the page: isolates balanced, and each embedding or override written as its
+    name in a marked span (⟨RLO⟩) rather than obeyed; everything else escaped."""
+    parts = re.split(f"([{''.join(OVERRIDES)}])", balanced(text))
+    return Markup("").join(
+        Markup('<span class="ctl" title="a bidi control the text holds">⟨{}⟩</span>').format(OVERRIDES[p])
+        if p in OVERRIDES else escape(p) for p in parts)
 
 
 def isolated(text: object) -> str:
@@ -117,7 +131,7 @@ def roleinteract_dimensions(rows: list[dict]) -> list[tuple[str, str]]:
 def environment() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=num, pm=plus_minus, score=score_text, balanced=balanced, isolated=isolated)
+    env.filters.update(num=num, pm=plus_minus, score=score_text, shown=shown, isolated=isolated)
     env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
                        roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS,
                        generator=GENERATOR)
