@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -34,7 +33,7 @@ from pingpong.characters.text import guess_lang, slugify
 from pingpong.core.domain import CUT_NOTE, METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
-from pingpong.core.vocabulary import LANG_PATTERN
+from pingpong.core.vocabulary import ISO_639_1
 
 UNKNOWN_MODEL = "unknown"
 FAILED_TURNS = "failed_turns"
@@ -316,9 +315,10 @@ def parse_conversation(entry: dict, where: str, messages: list[Message], opening
 
 def folder_lang(name: str) -> str | None:
     """The language a results file's folder is named after (`results/ru/x.json`: the reference keeps
-    each language's files in a folder of its own, and so does our export), else None."""
+    each language's files in a folder of its own, and so does our export), else None: a folder
+    whose name is no ISO 639-1 code (`results/gp/`, `results/xx/`) says nothing."""
     folder = PurePath(name).parent.name
-    return folder if re.fullmatch(LANG_PATTERN, folder) else None
+    return folder if folder in ISO_639_1 else None
 
 
 def parse_results(data: Any, name: str) -> ResultsFile:

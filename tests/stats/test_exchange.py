@@ -425,6 +425,11 @@ def test_a_results_file_in_a_language_folder_is_in_that_language(tmp_path):
     elsewhere.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
     assert run_cli(tmp_path / "third", "import", str(elsewhere)).rc == 0
     assert board(tmp_path / "third")[0][1] == "en"
+    odd = tmp_path / "gp" / "run.json"  # two letters that are no language's code are just a folder
+    odd.parent.mkdir()
+    odd.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert run_cli(tmp_path / "fourth", "import", str(odd)).rc == 0
+    assert board(tmp_path / "fourth")[0][1] == "en"
 
 
 def test_a_newer_jsonl_adds_peoples_new_scores_to_sessions_already_stored(tmp_path, capsys):
