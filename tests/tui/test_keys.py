@@ -273,3 +273,14 @@ async def test_hints_written_on_screens_name_the_remapped_keys(make_app, home):
         empty = str(app.screen.query_one("#home-empty").render())
         assert "Press N to start a new session" in empty
         assert app.shown_key("override.save", "ctrl+s") == "ctrl+w" and app.shown_key("live.override", "o") == "o"
+
+
+def test_the_help_screen_lists_every_binding_a_keymap_can_remap():
+    """F1 is where people find the ids [keymap] takes: every remappable binding is there, dialogs too."""
+    from pingpong.tui.app import PingPongApp
+    from pingpong.tui.keymap import binding_ids
+    from pingpong.tui.screens.help import _screens, key_lines
+
+    listed = "\n".join(line for _, cls in [*_screens(), ("Everywhere", PingPongApp)] for line in key_lines(cls.BINDINGS, {}))
+    assert [i for i in binding_ids() if f"*({i})*" not in listed] == []
+    assert "*(scope.turn)*" in listed and "*(picker.cancel)*" in listed

@@ -32,13 +32,15 @@ KEY_NAMES = {"slash": "/", "left_square_bracket": "[", "right_square_bracket": "
 
 def _screens() -> list[tuple[str, type[DOMNode]]]:
     from pingpong.tui.screens.annotate import AnnotateScreen
-    from pingpong.tui.screens.characters import CharactersScreen
+    from pingpong.tui.screens.characters import CharactersScreen, SpotCheckScreen
+    from pingpong.tui.screens.choice import ChoiceScreen
     from pingpong.tui.screens.compare import CompareScreen
     from pingpong.tui.screens.home import HomeScreen
     from pingpong.tui.screens.leaderboard import LeaderboardScreen
     from pingpong.tui.screens.live import LiveScreen
     from pingpong.tui.screens.new_session import NewSessionScreen
     from pingpong.tui.screens.override import OverrideScreen
+    from pingpong.tui.screens.pickers import ModelPicker, PathPrompt
     from pingpong.tui.screens.replay import ReplayScreen
     from pingpong.tui.screens.watch import WatchScreen
     from pingpong.tui.widgets.rating import LabelField, RatingField, RefusalField, ScopeField
@@ -49,7 +51,9 @@ def _screens() -> list[tuple[str, type[DOMNode]]]:
             ("Rating: a metric", RatingField), ("Rating: a DMT round's label", LabelField),
             ("Rating: the refusal flag", RefusalField), ("Rating queue", AnnotateScreen),
             ("Replay", ReplayScreen), ("New session", NewSessionScreen), ("Leaderboard", LeaderboardScreen),
-            ("Side by side", CompareScreen), ("Watch a run", WatchScreen), ("Characters", CharactersScreen)]
+            ("Side by side", CompareScreen), ("Watch a run", WatchScreen), ("Characters", CharactersScreen),
+            ("Characters: spot check", SpotCheckScreen), ("Picking a model", ModelPicker),
+            ("Asking for a file", PathPrompt), ("Asking a question", ChoiceScreen), ("This help", HelpScreen)]
 
 
 def key_lines(bindings, keymap: dict[str, str]) -> list[str]:

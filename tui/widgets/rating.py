@@ -125,9 +125,11 @@ class ScopeField(Static, can_focus=True):
     ScopeField:focus { background: $accent 30%; }
     """
     BINDINGS = [
-        Binding("t", "set(0)", "Turn", show=False),
-        Binding("c", "set(1)", "Conversation", show=False),
-        Binding("left,right,space", "switch", "Switch", show=False),
+        Binding("t", "set(0)", "Turn", tooltip="Rate the selected turn", show=False, id="scope.turn"),
+        Binding("c", "set(1)", "Conversation", tooltip="Rate the whole conversation", show=False,
+                id="scope.conversation"),
+        Binding("left,right,space", "switch", "Switch", tooltip="Switch between turn and conversation", show=False,
+                id="scope.switch"),
     ]
 
     whole: reactive[bool] = reactive(False)
