@@ -50,11 +50,12 @@ module's searches take a timeout)."""
 
 def character_book(card: Character) -> Mapping[str, Any] | None:
     """The lorebook a card carries, where the importers keep it (extensions.source_card.character_book),
-    or one written at the top of extensions (our own YAML cards); None when it has none."""
+    or one written at the top of extensions (our own YAML cards); None when it has none, or its
+    `entries` is neither a list nor a mapping (a book of 5 entries is no book)."""
     source = card.extensions.get("source_card")
     for book in ((source or {}).get("character_book") if isinstance(source, Mapping) else None,
                  card.extensions.get("character_book")):
-        if isinstance(book, Mapping) and book.get("entries"):
+        if isinstance(book, Mapping) and isinstance(book.get("entries"), (list, Mapping)) and book["entries"]:
             return book
     return None
 

@@ -161,3 +161,20 @@ def test_a_pattern_that_backtracks_for_ever_gives_up_instead_of_hanging_the_sess
     started = time.monotonic()
     assert active_entries(book, [greeting, "A RAVEN lands on the sill."]) == [ASH]
     assert time.monotonic() - started < 5  # Python's re alone would not end in a lifetime
+
+
+@pytest.mark.parametrize("entries", [5, True, "forest", 2.5])
+def test_a_book_whose_entries_are_no_list_is_no_book_and_a_run_with_its_card_plays(tmp_path, entries):
+    """A foreign card's odd `character_book` is skipped as the module promises, not a TypeError per session."""
+    import yaml
+
+    from tests.runner.conftest import pingpong
+
+    card = {"name": "lore-bad", "char_name": "Lore Bad", "lang": "en", "summary": "A keeper of a broken book.",
+            "persona": "{{char}} keeps a book of lore.", "extensions": {"character_book": {"entries": entries}}}
+    assert character_book(Character(**card)) is None
+    (tmp_path / "characters").mkdir()
+    (tmp_path / "characters" / "lore-bad.yaml").write_text(yaml.safe_dump(card), encoding="utf-8")
+    done = pingpong(tmp_path, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                    "--characters", "lore-bad", "--situations", "casual-greeting")
+    assert done.rc == 0, done.out + done.err
