@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pingpong.core.domain import Character, Situation
@@ -90,11 +90,13 @@ def build_plan(players: Sequence[str], characters: Sequence[Character],
 
 def build_seed_plan(players: Sequence[str], cards: Sequence[Character], seeds: Sequence[Seed], *,
                     characters: Sequence[str] | None = None, seed_names: Sequence[str] | None = None,
-                    lang: str, every: int = 1) -> list[PlanItem]:
+                    lang: str, every: int = 1, where: Callable[[str], object] | None = None,
+                    skipped: list[str] | None = None) -> list[PlanItem]:
     """DMT runs: every player gets every seed of the language (its card is the seed's character).
 
     `characters` keeps the seeds written for those cards, `seed_names` the seeds so named; `every`
-    keeps every k-th seed. A seed whose card is not in the library is a UserError naming both.
+    keeps every k-th seed. A seed whose card is not in the library is a bad file (`where` names it):
+    a line in `skipped` when one is given, else (and when the seed was named) a UserError.
     """
     from pingpong.situations.seeds import seed_situation
 
@@ -110,12 +112,18 @@ def build_seed_plan(players: Sequence[str], cards: Sequence[Character], seeds: S
     seeds = pick(seeds, seed_names, "seed", lang)
     if not seeds:
         raise UserError(f"no DMT seeds for lang {lang}")
-    items = []
+    items, lost = [], []
     for seed in list(seeds)[::every]:
         card = by_name.get(seed.character)
         if card is None:
-            raise UserError(f"seed '{seed.name}': no character card '{seed.character}' for lang {lang}")
+            lost.append(f"{where(seed.name) if where else f'seed {seed.name!r}'}: "
+                        f"no character card '{seed.character}' for lang {lang}")
+            continue
         items += [PlanItem(player, card, seed_situation(seed)) for player in players]
+    if lost and (skipped is None or seed_names or not items):
+        raise UserError(lost[0])
+    if skipped is not None:
+        skipped += [f"{line}; skipped" for line in lost]
     return items
 
 

@@ -525,13 +525,16 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     specs = resolve_models(models, [*players, interrogator, *judges])
     card_library = CardLibrary(home)
     libraries: list = [card_library]  # each keeps the bad files it skipped in `problems`
+    skipped: list[str] = []  # and the plan, the seeds and scenes naming a card the library lacks
     if method == "dmt":
         from pingpong.sessions.plan import build_seed_plan
         from pingpong.situations.seeds import SeedLibrary
 
-        libraries.append(SeedLibrary(home))
-        items = build_seed_plan(players, card_library.all(lang=lang), libraries[-1].all(lang),
-                                characters=characters, seed_names=situations, lang=lang, every=every)
+        seed_library = SeedLibrary(home)
+        libraries.append(seed_library)
+        items = build_seed_plan(players, card_library.all(lang=lang), seed_library.all(lang),
+                                characters=characters, seed_names=situations, lang=lang, every=every,
+                                where=seed_library.path, skipped=skipped)
         cards = list({item.character.name: item.character for item in items}.values())
         sits = list({item.situation.name: item.situation for item in items}.values())
     else:
@@ -546,7 +549,7 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
             items = rolebench_plan(libraries[-1], players, cards, lang, situations, every)
             sits = list({item.situation.name: item.situation for item in items}.values())
         elif method == "roleinteract":  # each probe and each group scene is a situation of its own
-            items = _roleinteract_items(home, players, cards, lang, situations, every)
+            items = _roleinteract_items(home, players, cards, lang, situations, every, skipped)
             sits = list({item.situation.name: item.situation for item in items}.values())
         else:
             libraries.append(SituationLibrary(home))
@@ -568,12 +571,12 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
                 "prompt_format": prompt_format,
                 "characters": [c.name for c in cards], "situations": [s.name for s in sits],
                 "planned": len(items)},
-        warnings=tuple(problem for library in libraries for problem in library.problems))
+        warnings=(*(problem for library in libraries for problem in library.problems), *skipped))
     return setup, specs
 
 
 def _roleinteract_items(home, players: Sequence[str], cards: Sequence, lang: str,
-                        situations: Sequence[str] | None, every: int) -> list[PlanItem]:
+                        situations: Sequence[str] | None, every: int, skipped: list[str]) -> list[PlanItem]:
     """A RoleInteract run: the probes of the run's characters, then the group scenes that test them.
     ``situations`` may name scenes, probes, question ids or dimensions; UserError when nothing is left."""
     from pingpong.characters.library import CardLibrary
@@ -582,16 +585,20 @@ def _roleinteract_items(home, players: Sequence[str], cards: Sequence, lang: str
     from pingpong.sessions.scene_plan import scene_plan
     from pingpong.situations.probes import ProbeLibrary, SceneLibrary, load_padding
 
-    scenes = SceneLibrary(home).all(lang)
+    scene_library = SceneLibrary(home)
+    scenes = scene_library.all(lang)
     scene_names = {scene.name for scene in scenes}
     only_scenes = None if situations is None else [n for n in situations if n in scene_names]
     only_probes = None if situations is None else [n for n in situations if n not in scene_names]
     items: list[PlanItem] = []
+    probes = ProbeLibrary(home)
     if only_probes != []:   # names that are no probe are an error; no probes at all is fine with scenes
-        items += roleinteract_plan(ProbeLibrary(home), lambda: load_padding(lang, home), players, cards, lang,
+        items += roleinteract_plan(probes, lambda: load_padding(lang, home), players, cards, lang,
                                    only_probes, every, required=bool(only_probes))
     if only_scenes != []:
-        items += scene_plan(scenes, cards, CardLibrary(home).all(lang=lang), players, only_scenes, every)
+        items += scene_plan(scenes, cards, CardLibrary(home).all(lang=lang), players, only_scenes, every,
+                            where=scene_library.path, skipped=skipped)
+    skipped += [*probes.problems, *scene_library.problems]  # their bad files, read by now
     if not items:
         raise UserError(f"no RoleInteract probes or group scenes for these characters in lang {lang}")
     return items

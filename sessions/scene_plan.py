@@ -5,7 +5,7 @@ interrogator model, so every player meets the same group.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pingpong.core.domain import Character
 from pingpong.core.errors import UserError
@@ -15,10 +15,13 @@ from pingpong.sessions.plan import PlanItem
 
 
 def scene_plan(scenes: Sequence[GroupScene], tested: Sequence[Character], library: Sequence[Character],
-               players: Sequence[str], only: Sequence[str] | None = None, every: int = 1) -> list[PlanItem]:
+               players: Sequence[str], only: Sequence[str] | None = None, every: int = 1, *,
+               where: Callable[[str], object] | None = None, skipped: list[str] | None = None) -> list[PlanItem]:
     """Every player plays every scene whose tested member is in ``tested`` (scenes in library order;
     ``only`` keeps the scenes so named, other names are left to the caller; ``every`` keeps every k-th
-    scene). ``library`` holds the cards of every member; a member without a card is a UserError."""
+    scene). ``library`` holds the cards of every member; a scene with a member without a card is a
+    bad file (``where`` names it): a line in ``skipped`` when one is given and the scene was not
+    named in ``only``, else a UserError."""
     if every < 1:
         raise UserError(f"--every: must be 1 or more, got {every}")
     if len(set(players)) != len(players):
@@ -30,7 +33,12 @@ def scene_plan(scenes: Sequence[GroupScene], tested: Sequence[Character], librar
     for scene in chosen[::every]:
         missing = [m.character for m in scene.members if m.character not in cards]
         if missing:
-            raise UserError(f"group scene '{scene.name}': no character card '{missing[0]}' for lang {scene.lang}")
+            line = (f"{where(scene.name) if where else f'group scene {scene.name!r}'}: "
+                    f"no character card '{missing[0]}' for lang {scene.lang}")
+            if skipped is None or only:
+                raise UserError(line)
+            skipped.append(f"{line}; skipped")
+            continue
         cast = tuple(cards[m.character] for m in scene.members)
         situation = scene_situation(scene)
         items += [PlanItem(player, cards[scene.tested], situation, cast) for player in players]

@@ -143,3 +143,26 @@ def test_a_dmt_label_needs_its_round_and_a_persons_label_shows_as_good_or_bad(tm
     (people,) = json.loads(pingpong(tmp_path, "leaderboard", "--method", "dmt", "--scores", "human",
                                     "--format", "json").out)
     assert people["conversations"] == 1 and list(people["metrics"]) == ["fluency"]  # the dialogue people labelled
+
+
+GHOST_SEED = """name: ghost-seed
+lang: en
+character: nobody-here
+topic: anything
+intent: game_interaction
+initial_query: Hello?
+goal: Say hello.
+"""
+
+
+def test_a_user_seed_for_a_card_that_is_not_there_is_skipped_with_a_warning_naming_its_file(tmp_path):
+    """A bad file in the home never stops a run: the bundled seeds play; named alone, it is the error."""
+    path = tmp_path / "situations" / "dmt" / "ghost-seed.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(GHOST_SEED, encoding="utf-8")
+    result = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--every", "2")
+    assert result.rc == 0, result.err
+    assert f"pingpong: warning: {path}: no character card 'nobody-here' for lang en; skipped" in result.err
+    assert rows(tmp_path, "select count(*) from sessions where status = 'finished'")[0][0] > 1
+    named = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--situations", "ghost-seed", "--run", "g")
+    assert named.rc == 2 and named.err.strip() == f"pingpong: error: {path}: no character card 'nobody-here' for lang en"

@@ -153,3 +153,23 @@ def test_a_broken_padding_pool_is_one_line_naming_the_file(tmp_path):
                               "--situations", "emotion")
     assert only_questions.rc == 0, only_questions.err
     assert rows(tmp_path, "select count(*), min(situation) from sessions") == [(8, "tally-emotion-01")]
+
+
+def test_a_user_scene_with_a_member_who_has_no_card_is_skipped_with_a_warning(tmp_path):
+    """As any bad file in the home: the run plays the rest, one warning line names the file."""
+    from pingpong.situations.probes import BUNDLED_SCENES_DIR
+
+    scene = yaml.safe_load((BUNDLED_SCENES_DIR / "hollowmere-missing-courier.yaml").read_text(encoding="utf-8"))
+    scene["name"] = "my-scene"
+    scene["members"][1]["character"] = "harbour-master"
+    path = tmp_path / "situations" / "scenes" / "my-scene.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(scene, allow_unicode=True), encoding="utf-8")
+    (tmp_path / "situations" / "scenes" / "broken.yaml").write_text("name: [", encoding="utf-8")
+    result = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--characters", "mirela-the-merchant")
+    assert result.rc == 0, result.err
+    assert f"pingpong: warning: {path}: no character card 'harbour-master' for lang en; skipped" in result.err
+    assert f"pingpong: warning: {path.with_name('broken.yaml')}: invalid YAML" in result.err
+    assert rows(tmp_path, "select count(*) from sessions where situation = 'hollowmere-missing-courier'")[0][0] == 1
+    named = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--situations", "my-scene", "--run", "s")
+    assert named.rc == 2 and f"{path}: no character card 'harbour-master'" in named.err
