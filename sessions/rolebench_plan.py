@@ -20,8 +20,8 @@ def questions_for(library, character: Character, lang: str) -> list[Situation]:
     general = library.general(lang)
     if general is not None:
         out += general_situations(general, character.name)
-    own = library.role_set(character.name)
-    if own is not None and own.lang == lang:
+    own = library.role_set(character.name, lang)
+    if own is not None:
         out += role_situations(own)
     return out
 

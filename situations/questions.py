@@ -43,7 +43,7 @@ def load_question_file(path: Path | str) -> QuestionSet:
 
 
 class QuestionLibrary(YamlCollection[QuestionSet]):
-    """RoleBench sets by name: ``general(lang)``, ``role_sets(lang)``, ``role_set(character)``, ``problems``."""
+    """RoleBench sets by name: ``general(lang)``, ``role_sets(lang)``, ``role_set(character, lang)``, ``problems``."""
 
     what = "question set"
 
@@ -60,7 +60,21 @@ class QuestionLibrary(YamlCollection[QuestionSet]):
         """Every role-specific set (SPE) of ``lang`` (all languages for None), sorted by character."""
         return [s for s in self.all(lang) if isinstance(s, RoleSet)]
 
-    def role_set(self, character: str) -> RoleSet | None:
-        """The role-specific set of the card named ``character``, or None when it has none."""
+    def role_set(self, character: str, lang: str | None = None) -> RoleSet | None:
+        """The role-specific set of the card named ``character`` (in ``lang``, the card's language,
+        when given), or None when it has none. A user set in another language than the card's cannot
+        serve it: it does not hide the bundled set then, and `problems` says so once."""
         found = self._scan().get(character)
-        return found if isinstance(found, RoleSet) else None
+        if not isinstance(found, RoleSet):
+            return None
+        if lang is None or found.lang == lang:
+            return found
+        if self.source(character) == "user":
+            bundled = YamlCollection(self.bundled_dir, None, load_question_file)._scan().get(character)
+            line = (f"{self.path(character)}: lang {found.lang}, but the card '{character}' is in {lang}; "
+                    f"{'the bundled set is used' if isinstance(bundled, RoleSet) else 'ignored'}")
+            if line not in self.problems:
+                self.problems.append(line)
+            if isinstance(bundled, RoleSet) and bundled.lang == lang:
+                return bundled
+        return None

@@ -182,3 +182,21 @@ def test_general_question_models():
         GeneralSet(kind="general", lang="en", questions=[q, q])
     assert RoleSet(kind="role_specific", character="tally", lang="en",
                    questions=[{"id": "s01", "instruction": "Who built you?", "references": ["The Guild."]}]).name == "tally"
+
+
+def test_a_user_set_in_another_language_than_its_card_does_not_hide_the_bundled_set(tmp_path):
+    """tally's card is English: a Russian set for it cannot serve it, so the bundled questions stay, with a warning."""
+    from tests.runner.conftest import pingpong
+
+    offline = ("--method", "rolebench", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+               "--characters", "tally")
+    before = pingpong(tmp_path / "before", "run", *offline)
+    path = tmp_path / "after" / "situations" / "rolebench" / "tally-ru.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("kind: role_specific\ncharacter: tally\nlang: ru\nquestions:\n  - id: s01\n"
+                    "    instruction: Кто тебя сделал?\n    references: [Гильдия архивистов.]\n", encoding="utf-8")
+    after = pingpong(tmp_path / "after", "run", *offline)
+    assert before.rc == after.rc == 0, after.err
+    planned = re.compile(r"(\d+) conversations planned")
+    assert planned.search(after.out)[1] == planned.search(before.out)[1]
+    assert f"pingpong: warning: {path}: lang ru, but the card 'tally' is in en; the bundled set is used" in after.err
