@@ -269,6 +269,8 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
                         "rolebench: the question sets")
     q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
+    q.add_argument("--method", metavar="M", help="look only among this method's situations (dmt: seeds; "
+                                                 "roleinteract: probe sets, probes, group scenes; rolebench: question sets)")
     _fmt(q)
 
 

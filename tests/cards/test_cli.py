@@ -226,3 +226,27 @@ def test_control_characters_in_a_card_reach_the_terminal_escaped(tmp_path):
         assert "\\x1b" in out
     shown = json.loads(run_cli(home, "cards", "show", slug, "--format", "json").stdout)
     assert shown["char_name"] == name
+
+
+def test_situations_show_takes_every_name_the_method_listings_give(tmp_path):
+    """DMT seeds, probe sets and single probes show as situations and question sets do; --method picks
+    among kinds that share a name (sherlock-holmes has a probe set and a RoleBench question set)."""
+    home = tmp_path / "home"
+    for method, kind in (("dmt", None), ("roleinteract", "probe_set")):
+        listed = json.loads(run_cli(home, "situations", "list", "--method", method, "--format", "json").stdout)
+        name = next(row["name"] for row in listed if kind is None or row.get("kind") == kind)
+        shown = run_cli(home, "situations", "show", name, "--method", method, "--format", "json")
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["name"] == name and json.loads(shown.stdout)["method"] == method
+    probe = json.loads(run_cli(home, "situations", "show", "sherlock-holmes-mem-03", "--format", "json").stdout)
+    assert probe["set"] == "sherlock-holmes" and probe["keywords"] and probe["plant"]
+    probe_set = json.loads(run_cli(home, "situations", "show", "sherlock-holmes", "--method", "roleinteract",
+                                   "--format", "json").stdout)
+    assert "sherlock-holmes-mem-03" in {p["name"] for p in probe_set["probes"]}
+    assert json.loads(run_cli(home, "situations", "show", "sherlock-holmes", "--format", "json").stdout)["kind"] \
+        == "role_specific"
+    table = run_cli(home, "situations", "show", "ada-lovelace-analytical-engine")
+    assert table.returncode == 0 and "first query" in table.stdout and "role_knowledge_qa" in table.stdout
+    wrong = run_cli(home, "situations", "show", "casual-greeting", "--method", "dmt")
+    assert wrong.returncode == 2 and wrong.stderr.strip() == (
+        "pingpong: error: unknown dmt situation 'casual-greeting' (see `pingpong situations list --method dmt`)")

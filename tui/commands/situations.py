@@ -194,19 +194,47 @@ def list_situations(args, home) -> int:
 
 
 def show_situation(args, home) -> int:
+    """Any name `situations list` gives, with or without --method: a situation, group scene, RoleBench
+    question set, DMT seed, RoleInteract probe set (by its card's name) or one probe. `--method`
+    picks among kinds that share a name (sherlock-holmes has a probe set and a question set)."""
+    from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
-    from pingpong.situations.probes import SceneLibrary
 
+    method = getattr(args, "method", None)
+    if method is not None:
+        get_method(method)
     lib = SituationLibrary(home)
-    if args.name not in lib.names():
+    if method in (None, "pingpong", "pingpong-v1") and args.name in lib.names():
+        return show_plain(args, lib)
+    if method in (None, "roleinteract"):
+        from pingpong.situations.probes import SceneLibrary
+
         scenes = SceneLibrary(home)
         if args.name in scenes.names():
             return show_scene(args, home, scenes)
+    if method in (None, "rolebench"):
         from pingpong.situations.questions import QuestionLibrary
 
         questions = QuestionLibrary(home)
         if args.name in questions.names():
             return show_question_set(args, questions)
+    if method in (None, "dmt"):
+        from pingpong.situations.seeds import SeedLibrary
+
+        seeds = SeedLibrary(home)
+        if args.name in seeds.names():
+            return show_seed(args, seeds)
+    if method in (None, "roleinteract") and show_probes(args, home):
+        return 0
+    if method not in (None, "pingpong", "pingpong-v1"):
+        from pingpong.core.errors import UserError
+
+        raise UserError(f"unknown {method} situation '{args.name}' (see `pingpong situations list --method {method}`)")
+    return show_plain(args, lib)
+
+
+def show_plain(args, lib) -> int:
+    """A PingPong situation."""
     s = lib.get(args.name)
     if args.format == "json":
         print_json({**s.model_dump(mode="json"), "source": lib.source(s.name)})
@@ -245,3 +273,101 @@ def show_question_set(args, lib) -> int:
         table.add_row(q.id, Text(clip(q.instruction, 100)))
     out.print(table)
     return 0
+
+
+def show_seed(args, lib) -> int:
+    """A DMT seed: its card, intent and limit, then the first query and the goal."""
+    seed = lib.get(args.name)
+    if args.format == "json":
+        print_json(seed_row(seed, lib.source(seed.name)))
+        return 0
+    from rich.panel import Panel
+    from rich.text import Text
+
+    out = console()
+    out.print(fields_grid((("name", seed.name), ("lang", seed.lang), ("method", "dmt"), ("character", seed.character),
+                           ("intent", seed.intent.value), ("topic", seed.topic), ("rounds", f"at most {seed.max_rounds}"),
+                           ("tags", ", ".join(seed.tags)), ("source", f"{lib.source(seed.name)} ({lib.path(seed.name)})"))))
+    out.print(Panel(Text(seed.initial_query), title="first query (round 1, sent as written)", title_align="left"))
+    out.print(Panel(Text(seed.goal), title="goal (the stop check ends the dialogue once reached)", title_align="left"))
+    return 0
+
+
+def show_probes(args, home) -> bool:
+    """A probe set by its card's name, or one probe by its situation name ('koschei-mem-01'); False
+    when the name is neither."""
+    from pingpong.core.methods.roleinteract_data import ChoiceQuestion, MemoryProbe
+    from pingpong.core.methods.roleinteract_probes import probe_name
+    from pingpong.situations.probes import ProbeLibrary
+
+    lib = ProbeLibrary(home)
+    sets = [p for p in lib.all() if p.character == args.name]
+    if len(sets) > 1:
+        from pingpong.core.errors import UserError
+
+        raise UserError(f"probe sets for '{args.name}' exist in {', '.join(p.lang for p in sets)}; "
+                        "see `pingpong situations list --method roleinteract --lang L`")
+    if sets:
+        show_probe_set(args, sets[0], lib.source(sets[0].character, sets[0].lang))
+        return True
+    for probe_set in lib.all():
+        probes: list[ChoiceQuestion | MemoryProbe] = [*probe_set.questions, *probe_set.memory]
+        for probe in probes:
+            if probe_name(probe_set, probe.id) == args.name:
+                show_probe(args, probe_set, probe)
+                return True
+    return False
+
+
+def show_probe_set(args, probe_set, source: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from pingpong.core.methods.roleinteract_data import memory_dimension
+    from pingpong.core.methods.roleinteract_probes import probe_name
+
+    row = probe_set_row(probe_set, source)
+    probes = [(probe_name(probe_set, q.id), q.dimension, q.question) for q in probe_set.questions]
+    probes += [(probe_name(probe_set, m.id), memory_dimension(m), m.ask) for m in probe_set.memory]
+    if args.format == "json":
+        print_json({**row, "probes": [{"name": n, "dimension": d, "question": q} for n, d, q in probes]})
+        return
+    out = console()
+    out.print(fields_grid((("name", row["name"]), ("lang", row["lang"]), ("method", "roleinteract (probe set)"),
+                           ("source", source))))
+    table = Table(title=f"{len(probes)} probes (each one a session's situation)", title_justify="left")
+    for column in ("name", "dimension", "question"):
+        table.add_column(column, no_wrap=column != "question")
+    for name, dimension, question in probes:
+        table.add_row(name, dimension, Text(clip(question, 100)))
+    out.print(table)
+
+
+def show_probe(args, probe_set, probe) -> None:
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from pingpong.core.methods.roleinteract_data import ChoiceQuestion, memory_dimension
+    from pingpong.core.methods.roleinteract_probes import probe_name
+
+    name = probe_name(probe_set, probe.id)
+    if args.format == "json":
+        print_json({"name": name, "set": probe_set.character, "lang": probe_set.lang, "method": "roleinteract",
+                    **probe.model_dump(mode="json")})
+        return
+    out = console()
+    choice = isinstance(probe, ChoiceQuestion)
+    out.print(fields_grid((("name", name), ("lang", probe_set.lang), ("method", "roleinteract"),
+                           ("set", probe_set.character),
+                           ("dimension", probe.dimension if choice else memory_dimension(probe)),
+                           ("answer", ", ".join(probe.answer) if choice else None),
+                           ("keywords", None if choice else ", ".join(probe.keywords)),
+                           ("padding", None if choice else f"{probe.padding} utterances ({probe.padding_from})"))))
+    if choice:
+        if probe.context:
+            out.print(Panel(Text(probe.context), title="context", title_align="left"))
+        options = "\n".join(f"{letter}. {text}" for letter, text in probe.options.items())
+        out.print(Panel(Text(f"{probe.question}\n\n{options}"), title="question", title_align="left"))
+    else:
+        out.print(Panel(Text(probe.plant), title="plant (the fact the user states)", title_align="left"))
+        out.print(Panel(Text(probe.ask), title="ask (the question after the padding)", title_align="left"))
