@@ -87,13 +87,25 @@ class PromptRenderer:
 
     def render(self, name: str, **variables) -> str:
         """Render one template; template mistakes become a UserError naming the file."""
+        from jinja2.exceptions import TemplateNotFound
+
         try:
             template = self._templates.get(name)
             if template is None:  # Jinja's own cache takes a lock and reorders its LRU list per lookup
                 template = self._templates[name] = self.env.get_template(name)
             return template.render(**variables).strip()
+        except TemplateNotFound as exc:
+            raise UserError(f"{self._where(name)}: no template '{exc.name}' to include or extend") from exc
         except self._template_error as exc:
-            raise UserError(f"template {name}: {exc}") from exc
+            raise UserError(f"{self._where(name)}: {' '.join(str(exc).split())}") from exc
+        except RecursionError:
+            raise UserError(f"{self._where(name)}: includes or extends itself without end") from None
+
+    def _where(self, name: str) -> str:
+        """The file a template name stands for: the home's override when there is one."""
+        if self.user_dir is not None and (self.user_dir / name).is_file():
+            return str(self.user_dir / name)
+        return f"template {name}"
 
     @staticmethod
     def _card(character: Character) -> dict:
@@ -288,4 +300,32 @@ def check_templates(user_dir: Path | None) -> int:
             raise UserError(f"{file}: line {exc.lineno}: {' '.join(str(exc.message).split())}") from None
         except (RecursionError, SyntaxError, MemoryError):
             raise UserError(f"{file}: template nested too deeply to compile") from None
+    if files:
+        rehearse(PromptRenderer(user_dir))
     return len(files)
+
+
+def rehearse(renderer: PromptRenderer) -> None:
+    """Build every prompt of the four tasks once from a sample card and conversation, so an override
+    that only fails when rendered (an unknown variable, a missing include, extending itself) is a
+    UserError naming its file before a run, not a failed conversation each. The group scenes'
+    templates are compiled but not rehearsed: they need a cast."""
+    from pingpong.core.domain import ExampleTurn
+
+    card = Character(name="sample", char_name="Sample", lang="en", summary="A sample card.", persona="Plain.",
+                     greeting="Hello.", example_dialogue=[ExampleTurn(user="Hi?", char="Hello.")])
+    situation = Situation(name="sample", lang="en", num_turns=2, text="Ask the way.")
+    chat = [Message(turn=1, role="user", author="q", text="Which way?"),
+            Message(turn=1, role="assistant", author="p", text="North.")]
+    for prompting in (None, "zsp", "fsp", "fsd"):
+        renderer.player(card, chat, prompting)
+    for prompt_format in ("minimal", "overview"):
+        renderer.player(card, chat, prompt_format=prompt_format)
+    asked = renderer.interrogator(card, situation, chat, turn=2, num_turns=2)
+    renderer.interrogator_reask(asked, "?", "too short", lang="en")
+    judged = renderer.judge(card, chat, turns=[1])
+    renderer.judge_reask(judged, "?", "no JSON", turns=[1])
+    renderer.pairwise_reask(renderer.pairwise(card, situation, chat, chat), "?", "no choice")
+    for turn, score_turn in ((1, None), (2, 1), (None, 2)):
+        v1 = renderer.interrogator_judge(card, situation, chat, turn=turn, score_turn=score_turn, num_turns=2)
+        renderer.interrogator_judge_reask(v1, "?", "no JSON", turn=turn, score_turn=score_turn)

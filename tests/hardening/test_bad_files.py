@@ -339,8 +339,12 @@ def test_a_plain_key_passes(tmp_path, monkeypatch):
     ("ok\n{% for t in transcript %}\n{{ t.text }}\n", "line 3: Unexpected end of template. Jinja was looking for the"
      " following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for'."),
     ("{{ character | no_such_filter }}", "line 1: No filter named 'no_such_filter'."),
+    ("{{ character.char_name }} {{ nosuchvar }}", "'nosuchvar' is undefined"),
+    ("{% extends 'player_system.j2' %}", "includes or extends itself without end"),
+    ("{% include 'my_rules.j2' %}", "no template 'my_rules.j2' to include or extend"),
 ])
 def test_broken_template_override_is_refused_at_start(tmp_path, source, problem):
+    """Whether it fails to compile or only when rendered: one line naming the file before any run."""
     (tmp_path / "templates").mkdir()
     path = tmp_path / "templates" / "player_system.j2"
     path.write_text(source, encoding="utf-8")
