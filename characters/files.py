@@ -48,13 +48,13 @@ def too_large(where: str, size: int, limit: int) -> UserError:
     return UserError(f"{where}: too large ({_mb(size)}; the limit is {_mb(limit)})")
 
 
-def read_bytes(path: Path | str, limit: int = MAX_TEXT_BYTES) -> bytes:
+def read_bytes(path: Path | str, limit: int = MAX_TEXT_BYTES, what: str = "card file") -> bytes:
     """The file's bytes, refusing missing files, folders, symlink loops and files larger than limit."""
-    return read_limited(path, limit, "card file")
+    return read_limited(path, limit, what)
 
 
-def read_text(path: Path | str, limit: int = MAX_TEXT_BYTES) -> str:
-    return decode_text(read_bytes(path, limit), str(path))
+def read_text(path: Path | str, limit: int = MAX_TEXT_BYTES, what: str = "card file") -> str:
+    return decode_text(read_bytes(path, limit, what), str(path))
 
 
 def _loader():
@@ -153,12 +153,14 @@ def yaml_line(text: str, loc: tuple) -> int | None:
     return line
 
 
-def describe_validation(where: str, exc: ValidationError, text: str | None = None, prefix: str = "") -> str:
-    """One line for the first pydantic error: file, field path, problem, YAML line."""
+def describe_validation(where: str, exc: ValidationError, text: str | None = None, prefix: str = "",
+                        what: str = "card") -> str:
+    """One line for the first pydantic error: file, field path (`what` for a rule of the whole item),
+    problem, YAML line."""
     errors = exc.errors()
     err = errors[0]
     loc = tuple(err.get("loc", ()))
-    field = prefix + ".".join(show(p) for p in loc) if loc else (prefix.rstrip(".") or "card")
+    field = prefix + ".".join(show(p) for p in loc) if loc else (prefix.rstrip(".") or what)
     msg = " ".join(str(err.get("msg", "invalid value")).split())
     if err.get("type") == "extra_forbidden":
         msg = "unknown field"
@@ -171,7 +173,7 @@ def describe_validation(where: str, exc: ValidationError, text: str | None = Non
 def load_model_file(path: Path | str, model: type[M], what: str) -> M:
     """Read our YAML file at path into model (Character or Situation) with one-line errors."""
     where = str(path)
-    text = read_text(path)
+    text = read_text(path, what=f"{what} file")
     return validate_data(load_yaml(text, where), model, what, where, text)
 
 
@@ -185,7 +187,7 @@ def validate_data(data: Any, model: type[M], what: str, where: str, text: str) -
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise UserError(describe_validation(where, exc, text)) from None
+        raise UserError(describe_validation(where, exc, text, what=what)) from None
 
 
 def dump_yaml(data: Any) -> str:
@@ -226,7 +228,7 @@ def check_storable(item: M, where: str, what: str) -> M:
     try:
         again = type(item).model_validate(data)
     except ValidationError as exc:
-        raise UserError(describe_validation(f"{where} (as saved)", exc)) from None
+        raise UserError(describe_validation(f"{where} (as saved)", exc, what=what)) from None
     if again != item:
         changed = [name for name, value in item if getattr(again, name) != value]
         raise UserError(f"{where}: {', '.join(changed) or 'the ' + what} would not load back unchanged once saved")

@@ -86,7 +86,7 @@ class Situation(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     lang: str = Field(pattern=LANG_PATTERN)
     text: str = Field(min_length=1)
-    num_turns: int = Field(ge=1, le=50)
+    num_turns: int = Field(ge=1, le=50, strict=True)  # `true` or "3" in a YAML file is a mistake, not 1 or 3
     tags: list[str] = Field(default_factory=list)
     topic: str | None = None
     intent: Intent | None = None

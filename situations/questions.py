@@ -25,7 +25,7 @@ USER_SUBDIR = "rolebench"
 def load_question_file(path: Path | str) -> QuestionSet:
     """One question set in our YAML format; UserError names the file, the field and the line."""
     where = str(path)
-    text = read_text(path)
+    text = read_text(path, what="question set file")
     data = load_yaml(text, where)
     if not isinstance(data, dict):
         found = "empty" if data is None else f"a {type(data).__name__}"
@@ -39,7 +39,7 @@ def load_question_file(path: Path | str) -> QuestionSet:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise UserError(describe_validation(where, exc, text)) from None
+        raise UserError(describe_validation(where, exc, text, what="question set")) from None
 
 
 class QuestionLibrary(YamlCollection[QuestionSet]):

@@ -30,5 +30,5 @@ class Seed(BaseModel):
     goal: str = Field(
         min_length=1, description="what the dialogue is trying to reach; the stop check ends it once reached"
     )
-    max_rounds: int = Field(DEFAULT_MAX_ROUNDS, ge=1, le=MAX_ROUNDS_LIMIT, description="hard limit on rounds")
+    max_rounds: int = Field(DEFAULT_MAX_ROUNDS, ge=1, le=MAX_ROUNDS_LIMIT, strict=True, description="hard limit on rounds")
     tags: list[str] = Field(default_factory=list)

@@ -127,7 +127,7 @@ class MemoryProbe(_Model):
 
     id: str = Field(pattern=_ID_PATTERN)
     plant: str = Field(min_length=1, description="user message stating the fact")
-    padding: int = Field(ge=0, description="user+player utterances between plant and ask; even")
+    padding: int = Field(ge=0, strict=True, description="user+player utterances between plant and ask; even")
     ask: str = Field(min_length=1, description="the question asked later")
     keywords: list[str] = Field(min_length=1, description="expected in the reply, case-insensitive substrings")
     padding_from: PaddingSource = Field("pool", description="who writes the padding's user lines: the "
@@ -219,7 +219,7 @@ class GroupScene(_Model):
     opening: str = Field(min_length=1, description="the narrator's first line")
     tested: str = Field(pattern=NAME_PATTERN, description="the member under test")
     members: list[SceneMember]
-    rounds: int = Field(ge=1, description="group utterances before the questions")
+    rounds: int = Field(ge=1, strict=True, description="group utterances before the questions")
     questions: list[SceneQuestion] = Field(min_length=1)
 
     @field_validator("members")

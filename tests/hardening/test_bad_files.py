@@ -397,3 +397,33 @@ def test_a_pipe_or_a_device_is_refused_not_read_forever(tmp_path):
     for args in (("cards", "validate", str(fifo)), ("import", "/dev/zero"), ("--config", "/dev/zero", "models")):
         line = refused(tmp_path / "home", *args)
         assert "not a regular file (a device, pipe or socket)" in line
+
+
+@pytest.mark.parametrize(("folder", "text", "problem"), [
+    ("situations", "name: t1\nlang: en\nnum_turns: true\ntext: hello\n", "num_turns: Input should be a valid integer"),
+    ("situations", "name: t1\nlang: en\nnum_turns: '3'\ntext: hello\n", "num_turns: Input should be a valid integer"),
+    ("situations/dmt", "name: s1\nlang: en\ncharacter: tally\ntopic: t\nintent: game_interaction\n"
+                       "initial_query: Hi?\ngoal: g\nmax_rounds: true\n", "max_rounds: Input should be a valid integer"),
+    ("situations/rolebench", "kind: role_specific\ncharacter: tally\nlang: en\nquestions:\n"
+                             "  - {id: s01, instruction: a, references: [b]}\n  - {id: s01, instruction: a, references: [b]}\n",
+     "question set: Value error, question id 's01' appears more than once"),
+    ("situations/probes", "character: tally\nlang: en\n", "probe set: Value error, a probe set needs at least one"),
+])
+def test_a_user_file_of_the_wrong_type_or_shape_is_a_warning_naming_its_kind(tmp_path, folder, text, problem):
+    """`true` is not 1 turn nor "3" three; a rule of the whole file names the file's kind, not "card"."""
+    path = tmp_path / folder / "bad.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
+    method = {"situations": [], "situations/dmt": ["--method", "dmt"], "situations/rolebench": ["--method", "rolebench"],
+              "situations/probes": ["--method", "roleinteract"]}[folder]
+    result = cli("--home", str(tmp_path), "situations", "list", *method)
+    assert result.rc == 0
+    assert f"pingpong: warning: {path}: {problem}" in result.err
+
+
+def test_a_pipe_among_the_seeds_is_named_as_no_seed_file(tmp_path):
+    path = tmp_path / "situations" / "dmt" / "pipe.yaml"
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    result = cli("--home", str(tmp_path), "situations", "list", "--method", "dmt")
+    assert f"{path}: not a regular file (a device, pipe or socket), not a seed file" in result.err
