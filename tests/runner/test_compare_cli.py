@@ -155,7 +155,7 @@ def test_rolebench_leaderboard_by_prompting(home, fake):
 def test_leaderboard_by_says_which_combinations_are_not_supported_yet(home, fake):
     cases = [(["--by", "prompting", "--method", "roleinteract"],
               "--by prompting: not supported for --method roleinteract yet"),
-             (["--by", "role_type"], "--by role_type: not supported for --method pingpong yet"),
+             (["--by", "role_type", "--method", "rolebench"], "--by role_type: not supported for --method rolebench yet"),
              (["--by", "intent", "--method", "rolebench"], "--by intent: not supported")]
     for args, message in cases:
         result = pingpong(home, "leaderboard", *args)

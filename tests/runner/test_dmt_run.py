@@ -91,8 +91,22 @@ def test_prompt_formats_are_stored_and_the_board_breaks_down_with_intervals(tmp_
     assert "companion" in table.out and "±" in table.out
     csv_out = pingpong(tmp_path, "leaderboard", "--method", "dmt", "--format", "csv").out
     assert csv_out.splitlines()[0].startswith("rank,player,lang,dmt_score,dmt_score_ci,conversations,")
-    other = pingpong(tmp_path, "leaderboard", "--by", "role_type")
-    assert other.rc == 2 and "--method dmt" in other.err
+    other = pingpong(tmp_path, "leaderboard", "--method", "roleinteract", "--by", "role_type")
+    assert other.rc == 2 and "--method pingpong, pingpong-v1, dmt" in other.err
+
+
+def test_the_pingpong_boards_split_by_prompt_format_role_type_and_intent(tmp_path):
+    """DESIGN's --by options on the PingPong board: a row per player and value, counting only its sessions."""
+    for fmt in ("detailed", "minimal"):
+        done = pingpong(tmp_path, "run", *OFFLINE, "--every", "6", "--prompt-format", fmt)
+        assert done.rc == 0, done.err
+    whole = json.loads(pingpong(tmp_path, "leaderboard", "--format", "json").out)
+    for option in ("prompt_format", "role_type", "intent"):
+        split = json.loads(pingpong(tmp_path, "leaderboard", "--by", option, "--format", "json").out)
+        assert len(split) >= 2 and all(r[option] for r in split), option
+        assert sum(r["conversations"] for r in split) == sum(r["conversations"] for r in whole), option
+    by_format = json.loads(pingpong(tmp_path, "leaderboard", "--by", "prompt_format", "--format", "json").out)
+    assert sorted(r["prompt_format"] for r in by_format) == ["detailed", "minimal"]
 
 
 def test_a_label_of_a_metric_the_role_type_does_not_call_for_is_refused(tmp_path):

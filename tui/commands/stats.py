@@ -21,7 +21,9 @@ def _fmt(value, digits: int = 2) -> str:
 
 
 BY_METHODS: dict[str, tuple[str, ...]] = {"prompting": ("pingpong", "pingpong-v1", "rolebench", "dmt"),
-                                           "role_type": ("dmt",), "intent": ("dmt",), "prompt_format": ("dmt",)}
+                                           "role_type": ("pingpong", "pingpong-v1", "dmt"),
+                                           "intent": ("pingpong", "pingpong-v1", "dmt"),
+                                           "prompt_format": ("pingpong", "pingpong-v1", "dmt")}
 """Which leaderboards `--by OPTION` splits so far (the other options arrive with their methods)."""
 
 
