@@ -89,8 +89,17 @@ def _lang(value: str) -> str:
     return value
 
 
+def _method(value: str) -> str:
+    """One of the methods (anything else would match no session and no method's rules)."""
+    from pingpong.core.vocabulary import METHODS
+
+    if value not in METHODS:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(METHODS)}, got {value!r}")
+    return value
+
+
 def _method_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--method", default=None, metavar="M",
+    p.add_argument("--method", default=None, type=_method, metavar="M",
                    help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
     p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
                    help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
@@ -135,7 +144,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _leaderboard_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--method", default="pingpong", metavar="M",
+    p.add_argument("--method", default="pingpong", type=_method, metavar="M",
                    help="whose sessions: pingpong (default), pingpong-v1, dmt, roleinteract or rolebench; "
                         "methods never share a row")
     p.add_argument("--include-forks", action="store_true", help="also count forked sessions")
@@ -193,7 +202,7 @@ def _annotate_args(p: argparse.ArgumentParser) -> None:
                         "worked on continues")
     p.add_argument("--player", action="append", default=None, metavar="M",
                    help="only this player's sessions; repeat for several (default: every player)")
-    p.add_argument("--method", action="append", default=None, metavar="M",
+    p.add_argument("--method", action="append", default=None, type=_method, metavar="M",
                    help="only this method's sessions; repeat for several (default: every method people rate: "
                         "pingpong, pingpong-v1, dmt)")
     p.add_argument("--author", type=_name, metavar="A", help="who rates (default: author in config.toml, else OS user); "
@@ -264,12 +273,12 @@ def _situations_args(p: argparse.ArgumentParser) -> None:
     q = _sub(s2, "list", "pingpong.tui.commands.situations:list_situations", "list situations")
     _fmt(q, FORMATS_ROWS)
     q.add_argument("--lang", type=_lang, metavar="L", help="only situations in this language")
-    q.add_argument("--method", metavar="M",
+    q.add_argument("--method", type=_method, metavar="M",
                    help="dmt: list the DMT seeds instead; roleinteract: the probe sets and group scenes; "
                         "rolebench: the question sets")
     q = _sub(s2, "show", "pingpong.tui.commands.situations:show_situation", "show one situation")
     q.add_argument("name", help="situation name (see `pingpong situations list`)")
-    q.add_argument("--method", metavar="M", help="look only among this method's situations (dmt: seeds; "
+    q.add_argument("--method", type=_method, metavar="M", help="look only among this method's situations (dmt: seeds; "
                                                  "roleinteract: probe sets, probes, group scenes; rolebench: question sets)")
     _fmt(q)
 

@@ -244,6 +244,13 @@ def test_a_language_no_stored_session_is_in_is_one_line_not_an_empty_board(tmp_p
     assert stop.value.code == 2
     assert "argument --lang: expected a two-letter language code such as en or ru, got 'english'" in \
         capsys.readouterr().err
+    for command in (["leaderboard"], ["situations", "show", "casual-greeting"], ["annotate"], ["play"]):
+        with pytest.raises(SystemExit) as stop:  # a board of no method, not "this board covers pingpong, pingpong-v1"
+            main(["--home", str(home), *command, "--method", "nosuch"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument --method: expected one of pingpong, pingpong-v1, dmt, roleinteract, rolebench, got 'nosuch'" \
+            in err and err.count("\n") == 1, err
     assert main(["--home", str(home), "leaderboard", "--lang", "ru", "--method", "pingpong-v1"]) == 0
 
 

@@ -197,12 +197,9 @@ def show_situation(args, home) -> int:
     """Any name `situations list` gives, with or without --method: a situation, group scene, RoleBench
     question set, DMT seed, RoleInteract probe set (by its card's name) or one probe. `--method`
     picks among kinds that share a name (sherlock-holmes has a probe set and a question set)."""
-    from pingpong.core.methods import get_method
     from pingpong.situations.library import SituationLibrary
 
-    method = getattr(args, "method", None)
-    if method is not None:
-        get_method(method)
+    method = getattr(args, "method", None)  # the parser took only a method's name
     lib = SituationLibrary(home)
     if method in (None, "pingpong", "pingpong-v1") and args.name in lib.names():
         return show_plain(args, lib)
