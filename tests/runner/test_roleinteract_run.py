@@ -140,6 +140,12 @@ def test_situations_list_shows_the_probe_sets(tmp_path):
         assert s["num_turns"] > 21 and s["source"] == "bundled"
     table = pingpong(tmp_path, "situations", "list", "--method", "roleinteract")
     assert "koschei" in table.out and "sherlock-holmes" in table.out and "Memory long" in table.out
+    assert "┃" not in table.out  # piped: plain lines, as every listing
+    tsv = pingpong(tmp_path, "situations", "list", "--method", "roleinteract", "--lang", "ru", "--format", "tsv").out
+    probe_header, *lines = tsv.splitlines()
+    assert probe_header.split("\t")[:3] == ["name", "lang", "self_style"]
+    assert lines[0].split("\t")[:3] == [sets[0]["name"], "ru", str(sets[0]["questions"]["self_style"])]
+    assert "name\tlang\ttested\tmembers\trounds\tsetting" in lines
 
 
 def test_a_broken_padding_pool_is_one_line_naming_the_file(tmp_path):

@@ -30,24 +30,27 @@ def scene_row(scene, source: str) -> dict:
             "method": "roleinteract", "kind": "scene", "source": source}
 
 
-def scenes_listing(args, home):
-    """(JSON rows, table) of the group scenes, for `situations list --method roleinteract`."""
-    from rich.table import Table
-    from rich.text import Text
-
+def scenes_listing(args, home) -> list[dict]:
+    """The group scenes' JSON rows, for `situations list --method roleinteract`."""
     from pingpong.situations.probes import SceneLibrary
 
     lib = SceneLibrary(home)
     items = lib.all(args.lang)
     warn(lib.problems)
-    table = Table(title=f"{len(items)} group scenes", title_justify="left")
-    for column in ("name", "lang", "tested", "members", "rounds", "setting"):
-        table.add_column(column, no_wrap=column in ("name", "lang", "tested"),
-                         justify="right" if column in ("members", "rounds") else "left")
-    for s in items:
-        table.add_row(s.name, s.lang, f"{s.tested} ({s.tested_member.preference})", str(len(s.members)),
-                      str(s.rounds), Text(clip(s.setting, 50)))
-    return [scene_row(s, lib.source(s.name)) for s in items], table
+    return [scene_row(s, lib.source(s.name)) for s in items]
+
+
+def print_scenes(rows: list[dict], fmt: str) -> None:
+    from pingpong.tui.commands.table import Column, print_table
+
+    def tested(row: dict) -> str:
+        preference = next(m["preference"] for m in row["members"] if m["character"] == row["tested"])
+        return f"{row['tested']} ({preference})"
+
+    columns = [Column("name", 10), Column("lang", 9), Column("tested", 8), Column("members", 6, number=True),
+               Column("rounds", 6, number=True), Column("setting", 4, least=12)]
+    body = [[r["name"], r["lang"], tested(r), str(len(r["members"])), str(r["rounds"]), r["setting"]] for r in rows]
+    print_table(columns, body, fmt, title=f"{len(rows)} group scenes", empty="no group scenes")
 
 
 def show_scene(args, home, lib) -> int:
@@ -104,36 +107,34 @@ def probe_set_row(probe_set, source: str) -> dict:
             "tags": [*questions, *memory], "questions": questions, "memory": memory, "source": source}
 
 
-def probe_sets_listing(args, home):
-    """(JSON rows, table) of the RoleInteract probe sets, with their questions per dimension."""
-    from rich.table import Table
-
+def probe_sets_listing(args, home) -> list[dict]:
+    """The RoleInteract probe sets' JSON rows, with their questions per dimension."""
     from pingpong.situations.probes import ProbeLibrary
-    from pingpong.tui.commands.roleinteract_board import TITLES
 
     lib = ProbeLibrary(home)
     items = [probe_set_row(p, lib.source(p.character, p.lang)) for p in lib.all(args.lang)]
     warn(lib.problems)
-    table = Table(title=f"{len(items)} RoleInteract probe sets", title_justify="left")
-    table.add_column("name", no_wrap=True)
-    table.add_column("lang", no_wrap=True)
-    for title in TITLES.values():
-        table.add_column(title, justify="right")
-    for row in items:
-        counts = {**row["questions"], **row["memory"]}
-        table.add_row(row["name"], row["lang"], *(str(counts.get(d, 0)) for d in TITLES))
-    return items, table
+    return items
+
+
+def print_probe_sets(rows: list[dict], fmt: str) -> None:
+    from pingpong.tui.commands.roleinteract_board import TITLES
+    from pingpong.tui.commands.table import Column, print_table
+
+    columns = [Column("name", 10, least=16), Column("lang", 9),
+               *(Column(title, 5, number=True, name=dimension) for dimension, title in TITLES.items())]
+    body = [[r["name"], r["lang"], *(str({**r["questions"], **r["memory"]}.get(d, 0)) for d in TITLES)] for r in rows]
+    print_table(columns, body, fmt, title=f"{len(rows)} RoleInteract probe sets", empty="no RoleInteract probe sets")
 
 
 def list_roleinteract(args, home) -> int:
     """The probe sets, then the group scenes (JSON: one list, each row with its `kind`)."""
-    probes, probe_table = probe_sets_listing(args, home)
-    scenes, scene_table = scenes_listing(args, home)
+    probes, scenes = probe_sets_listing(args, home), scenes_listing(args, home)
     if args.format == "json":
         print_json([*probes, *scenes])
         return 0
-    console().print(probe_table)
-    console().print(scene_table)
+    print_probe_sets(probes, args.format)
+    print_scenes(scenes, args.format)
     return 0
 
 
