@@ -22,6 +22,7 @@ from pingpong.core.vocabulary import OFFLINE as OFFLINE
 from pingpong.core.vocabulary import PAIRWISE as PAIRWISE
 from pingpong.core.vocabulary import PROMPT_FORMATS as PROMPT_FORMATS
 from pingpong.core.vocabulary import SCALE_BOUNDS as SCALE_BOUNDS
+from pingpong.core.vocabulary import TESTER_SCORES
 
 Scale = Literal["1-5", "1-10", "good-bad", "0-1"]
 """Every score's scale: Likert 1-5 (PingPong v2), 1-10 (v1), per-round labels (DMT: 1 good,
@@ -283,6 +284,13 @@ class SessionSpec(_Model):
         "keys of a judge's entry), so an export gives it back")
     cast: list[CastSeat] = Field(default_factory=list, description="a group scene's members and their seats")
     next_speaker: NextSpeaker = "narrator"
+
+    @model_validator(mode="after")
+    def _the_tester_is_the_judge(self) -> "SessionSpec":
+        """PingPong v1's tester scores as it asks: no other judge sits, whatever a caller passed."""
+        if self.method in TESTER_SCORES and self.interrogator != HUMAN and self.judges != [self.interrogator]:
+            self.judges = [self.interrogator]
+        return self
 
     @model_validator(mode="after")
     def _cast_holds_the_tested_member(self) -> "SessionSpec":

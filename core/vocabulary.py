@@ -19,6 +19,9 @@ PAIRWISE = "pairwise"
 METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1", "dmt", "roleinteract", "rolebench")
 """Evaluation methods by CLI name (core.methods has one module each)."""
 
+TESTER_SCORES: frozenset[str] = frozenset({"pingpong-v1"})
+"""Methods whose interrogator (the tester) also scores: a session's judges are its interrogator alone."""
+
 SCALE_BOUNDS: dict[str, tuple[float, float]] = {"1-5": (1, 5), "1-10": (1, 10), "good-bad": (0, 1), "0-1": (0, 1)}
 INTEGER_SCALES: frozenset[str] = frozenset({"1-5", "1-10", "good-bad"})
 

@@ -11,13 +11,30 @@ from __future__ import annotations
 import asyncio
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from pingpong.core.config import shown_url
 from pingpong.core.domain import ModelSpec
 from pingpong.core.errors import UserError
 
 REACH_TIMEOUT = 3.0
+
+
+def seated_judges(method: str, interrogator: str, judges: Sequence[str]) -> list[str]:
+    """The judges a run or play of ``method`` seats: those given (at least one), except where the
+    tester scores (PingPong v1), whose judge is its interrogator: another --judge is a UserError
+    rather than a name stored on sessions it never scored."""
+    from pingpong.core.vocabulary import TESTER_SCORES
+
+    if method in TESTER_SCORES:
+        stray = next((j for j in judges if j != interrogator), None)
+        if stray is not None:
+            raise UserError(f"--judge {stray}: {method} sessions are scored by their tester, the interrogator "
+                            f"({interrogator}); leave --judge out")
+        return [interrogator]
+    if not judges:
+        raise UserError(f"--judge: {method} needs a judge model (repeat --judge for several)")
+    return list(dict.fromkeys(judges))
 
 
 def resolve_models(models: Mapping[str, ModelSpec], names: Iterable[str]) -> dict[str, ModelSpec]:

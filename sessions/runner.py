@@ -513,13 +513,13 @@ def prepare_run(home, *, players: Sequence[str], interrogator: str, judges: Sequ
     from pingpong.core.errors import UserError
     from pingpong.core.methods import get_method
     from pingpong.sessions.plan import build_plan, default_run_name, pick
-    from pingpong.sessions.plan_checks import resolve_models
+    from pingpong.sessions.plan_checks import resolve_models, seated_judges
     from pingpong.situations.library import SituationLibrary
 
     if models is None:
         models = config.load_models(home)
-    judges = list(dict.fromkeys(judges))
     get_method(method)  # an unknown method is a one-line error before anything else
+    judges = seated_judges(method, interrogator, judges)
     if HUMAN in (*players, interrogator, *judges):
         raise UserError("run: 'human' cannot sit in a batch run; use `pingpong play` to take a seat")
     specs = resolve_models(models, [*players, interrogator, *judges])

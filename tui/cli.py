@@ -130,7 +130,8 @@ def _play_args(p: argparse.ArgumentParser) -> None:
 def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--player", action="append", required=True, metavar="M", help="player model; repeat for several")
     p.add_argument("--interrogator", action=_Once, required=True, metavar="M", help="interrogator model")
-    p.add_argument("--judge", action="append", required=True, metavar="M", help="judge model; repeat for several")
+    p.add_argument("--judge", action="append", default=[], metavar="M",
+                   help="judge model; repeat for several (pingpong-v1: none, its tester scores)")
     p.add_argument("--lang", choices=("en", "ru"), default="en", help="language of cards and situations (default en)")
     p.add_argument("--characters", type=_csv, metavar="A,B", help="only these characters (default: all)")
     p.add_argument("--situations", type=_csv, metavar="X,Y", help="only these situations (default: all)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pingpong.core.config import offline_spec
 from pingpong.core.engine import SessionEngine
 from pingpong.core.llm import ModelPool
@@ -126,6 +128,8 @@ def test_situations_list_and_show_the_question_sets(tmp_path, capsys):
     assert main(["situations", "show", "--home", home, "tally", "--format", "json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["questions"][0]["id"] == "s01" and shown["lang"] == "en"
-    assert main(["situations", "list", "--home", home, "--method", "bogus"]) == 2
+    with pytest.raises(SystemExit) as stop:  # the parser's one line
+        main(["situations", "list", "--home", home, "--method", "bogus"])
+    assert stop.value.code == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "method 'bogus'" in err
+    assert err.count("\n") == 0 and "argument --method: expected one of pingpong" in err and "'bogus'" in err

@@ -66,10 +66,13 @@ def standard_models(base_url: str) -> dict[str, str]:
 
 
 def run_args(*extra: str, players=("alpha", "beta")) -> list[str]:
+    """A run of the players against the fake server's models; judges only where the method has them
+    (PingPong v1's tester scores)."""
     args = ["run"]
     for p in players:
         args += ["--player", p]
-    args += ["--interrogator", "asker", "--judge", "judge-one", "--judge", "judge-two",
+    judges = [] if "pingpong-v1" in extra else ["--judge", "judge-one", "--judge", "judge-two"]
+    args += ["--interrogator", "asker", *judges,
              "--characters", ",".join(CHARACTERS), "--situations", ",".join(SITUATIONS)]
     return args + list(extra)
 

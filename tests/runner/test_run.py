@@ -152,3 +152,27 @@ def test_one_run_name_holds_other_methods_strategies_and_players_without_skippin
     assert added.rc == 0, added.err
     assert rows(root, "SELECT count(*) FROM sessions WHERE player = 'off2' AND parent_session IS NULL"
                       " AND status = 'finished'") == [(4,)]
+
+
+def test_pingpong_v1_sessions_name_their_tester_as_their_judge(tmp_path):
+    """v1's tester scores: no --judge is needed, another one is refused (it would never score), and
+    every path (run, play, fork) stores the tester as the judge, not a model that never scored."""
+    from pingpong.core.domain import SessionSpec
+
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "config.toml").write_text('[models.off2]\nkind = "offline"\n', encoding="utf-8")
+    seats = ("--method", "pingpong-v1", "--player", "offline", "--interrogator", "off2", "--every", "12")
+    done = pingpong(root, "run", *seats)
+    assert done.rc == 0, done.err
+    assert {j for (j,) in rows(root, "SELECT judges FROM sessions")} == {'["off2"]'}
+    assert {b for (b,) in rows(root, "SELECT DISTINCT by FROM scores")} == {"off2"}
+    assert "judged-by-off2" in rows(root, "SELECT name FROM runs")[0][0]
+    stray = pingpong(root, "run", *seats, "--judge", "offline")
+    assert stray.rc == 2 and stray.err.strip() == ("pingpong: error: --judge offline: pingpong-v1 sessions are scored "
+                                                   "by their tester, the interrogator (off2); leave --judge out")
+    assert pingpong(root, "run", *seats, "--judge", "off2").rc == 0  # the tester named as judge is the same seat
+    missing = pingpong(root, "run", "--player", "offline", "--interrogator", "off2")
+    assert missing.rc == 2 and "--judge: pingpong needs a judge model" in missing.err
+    spec = SessionSpec(method="pingpong-v1", character="c", situation="s", player="p", interrogator="t", judges=["j"])
+    assert spec.judges == ["t"]

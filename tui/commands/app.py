@@ -38,13 +38,17 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.domain import SessionSpec
     from pingpong.core.methods import get_method
+    from pingpong.core.vocabulary import TESTER_SCORES
+    from pingpong.sessions.plan_checks import seated_judges
     from pingpong.situations.library import SituationLibrary
     from pingpong.tui.app import NewSessionRequest, PlayRequest
 
     models = load_models(home)
     player = args.player or OFFLINE
     interrogator = args.interrogator or OFFLINE
-    judges = list(args.judge) if args.judge else [OFFLINE]
+    if interrogator == HUMAN and not get_method(args.method).people_ask:
+        raise UserError(f"--interrogator: {args.method} needs a model (its tester also scores)")
+    judges = seated_judges(args.method, interrogator, args.judge or ([] if args.method in TESTER_SCORES else [OFFLINE]))
     for name in (player, interrogator):
         if name != HUMAN:
             check_ready(resolve(models, name))  # a missing key is one line now, not a failed session later
@@ -54,8 +58,6 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
         check_ready(resolve(models, name))
     if args.turns is not None and not 1 <= args.turns <= 50:
         raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
-    if interrogator == HUMAN and not get_method(args.method).people_ask:
-        raise UserError(f"--interrogator: {args.method} needs a model (its tester also scores)")
     named = list(args.character or [])
     if args.method == "roleinteract" and args.situation:
         request = _scene_request(args, home, models, player, interrogator, judges)
