@@ -6,9 +6,9 @@ few messages, so a card can hold far more lore than its description. This module
 applies the rules users rely on, as SillyTavern does:
 
 - `keys`: any one found in the scanned text activates the entry; a key written as
-  `/pattern/flags` is a regular expression (flags i, m, s honoured; an invalid one is
-  matched as plain text; one that backtracks longer than REGEX_SECONDS on a message does
-  not match it, so a card cannot hang a session);
+  `/pattern/flags` is a regular expression (flags i, m, s honoured; an invalid one, or one too
+  long or repeating too much to compile at once, is matched as plain text; one that backtracks
+  longer than REGEX_SECONDS on a message does not match it, so a card cannot hang a session);
 - `selective` with `secondary_keys`: the selectiveLogic 0 AND ANY, 1 NOT ALL,
   2 NOT ANY, 3 AND ALL decides whether the secondary keys must (or must not) appear too;
 - `constant` entries are always active; `enabled: false` ones never are;
@@ -43,6 +43,11 @@ _REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
 _JS_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
 _FLAGS = "ims"
 """The JavaScript flags honoured: ignore case, multiline, dot matches newlines."""
+MAX_PATTERN_CHARS = 1000
+MAX_REPEATS = 100_000
+"""How far a pattern key's counted repeats ({n}, {n,m}) may multiply: compiling expands them, and
+`(?:x{60000}){60000}` would take minutes and gigabytes before any search could time out."""
+_COUNTED = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 REGEX_SECONDS = 0.05
 """How long one lorebook pattern may search one message (Python's re cannot be stopped: the regex
 module's searches take a timeout)."""
@@ -194,7 +199,22 @@ def _regex(key: str) -> regex.Pattern[str] | None:
     for letter in m.group(2):
         if letter in _FLAGS:
             wanted |= flags[letter]
+    if not _cheap_to_compile(m.group(1)):
+        return None
     try:
         return regex.compile(_JS_NAMED_GROUP.sub("(?P<", m.group(1)), wanted | regex.VERSION0)
     except (regex.error, ValueError, OverflowError):
         return None
+
+
+def _cheap_to_compile(source: str) -> bool:
+    """Whether a pattern is short enough and its counted repeats multiply to few enough copies to
+    compile at once (a pattern key that is not is matched as plain text, like one that does not compile)."""
+    if len(source) > MAX_PATTERN_CHARS:
+        return False
+    copies = 1
+    for low, high in _COUNTED.findall(source):
+        copies *= max(int(low), int(high or 0), 1)
+        if copies > MAX_REPEATS:
+            return False
+    return True

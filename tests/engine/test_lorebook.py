@@ -178,3 +178,14 @@ def test_a_book_whose_entries_are_no_list_is_no_book_and_a_run_with_its_card_pla
     done = pingpong(tmp_path, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
                     "--characters", "lore-bad", "--situations", "casual-greeting")
     assert done.rc == 0, done.out + done.err
+
+
+def test_a_pattern_whose_repeats_multiply_past_reason_is_plain_text_not_minutes_of_compiling():
+    """Compiling expands counted repeats: `((a{100}){100}){100}` is a million copies (seconds and
+    hundreds of MB), `(?:x{60000}){60000}` billions. Such a key is read as the text it is."""
+    key = "/((a{100}){100}){100}/"
+    book = _book(_entry([key], FOREST))
+    assert active_entries(book, ["a" * 2000]) == []
+    assert active_entries(book, [f"someone typed {key} here"]) == [FOREST]
+    assert active_entries(_book(_entry(["/(ab){3}c/"], FOREST)), ["xxababab c ababc"]) == []
+    assert active_entries(_book(_entry(["/(ab){3}c/"], FOREST)), ["xx abababc"]) == [FOREST]
