@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import lzma
 import zipfile
 import zlib
 
@@ -24,7 +25,8 @@ def card_json_from_charx(data: bytes, where: str) -> object:
                 raise UserError(f"{where}: card.json too large when uncompressed")
             with zf.open(info) as f:
                 raw = f.read(MAX_TEXT_BYTES + 1)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error, lzma.LZMAError,
+            OSError):  # a damaged deflate, LZMA or bzip2 stream (bz2 raises OSError)
         raise UserError(f"{where}: not a readable .charx (zip) archive") from None
     except RuntimeError as exc:  # encrypted entries
         raise UserError(f"{where}: cannot read card.json ({exc})") from None

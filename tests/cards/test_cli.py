@@ -169,6 +169,21 @@ def test_charx_zip_bomb_is_refused(tmp_path):
     assert done.returncode == 2 and "too large when uncompressed" in done.stderr
 
 
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+def test_a_charx_whose_card_json_is_damaged_is_one_line_whatever_its_compression(tmp_path, method):
+    charx = tmp_path / "bad.charx"
+    with zipfile.ZipFile(charx, "w", method) as zf:
+        zf.writestr("card.json", json.dumps(v2_card("Nell")).encode() * 20)
+    data = bytearray(charx.read_bytes())
+    for i in range(30 + len("card.json") + 8, 30 + len("card.json") + 40):
+        data[i] ^= 0x5A  # damage the compressed bytes of card.json
+    charx.write_bytes(bytes(data))
+    for command in ("validate", "import"):
+        done = run_cli(tmp_path / "home", "cards", command, str(charx))
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert str(charx) in done.stderr and "Traceback" not in done.stderr
+
+
 def test_tables_do_not_interpret_card_text_as_markup(tmp_path):
     home = tmp_path / "home"
     card = v2_card("[bold]Evil[/]", tags=["[/red]", "x"], first_mes="[link=file:///etc]hi[/link]")
