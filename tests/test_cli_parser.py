@@ -124,3 +124,18 @@ def test_empty_or_impossible_values_are_one_line_not_a_quiet_default(tmp_path, c
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and message in err, err
     assert not Path("/no/such/folder").exists() and not (tmp_path / "pingpong.db").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["sessions", "show", "9223372036854775808"], ["sessions", "resume", "-9223372036854775809"],
+    ["sessions", "fork", "99999999999999999999999", "--turn", "1"], ["judge", "--session", "9" * 40, "--judge", "offline"],
+    ["sessions", "score", "1", "--turn", "9223372036854775808", "--metric", "fluency", "--value", "3"],
+])
+def test_a_number_past_what_sqlite_stores_is_one_parser_line_not_an_overflow(tmp_path, capsys, args):
+    from pingpong.tui.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--home", str(tmp_path), *args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is too large a number" in err, err

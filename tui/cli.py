@@ -89,6 +89,18 @@ def _lang(value: str) -> str:
     return value
 
 
+def _whole(value: str) -> int:
+    """A whole number SQLite can store (ids, turns and counts are 64-bit there): anything larger is
+    no session or turn there can be, and would overflow the query instead of finding nothing."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if not -(2**63) <= number < 2**63:
+        raise argparse.ArgumentTypeError(f"{value[:24]}{'…' if len(value) > 24 else ''} is too large a number")
+    return number
+
+
 def _method(value: str) -> str:
     """One of the methods (anything else would match no session and no method's rules)."""
     from pingpong.core.vocabulary import METHODS
@@ -107,7 +119,7 @@ def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt-format", dest="prompt_format", choices=("minimal", "overview", "detailed"),
                    default="detailed", help="the player's system prompt: the card's name only, name and summary, "
                                             "or the full card with role-play instructions (default detailed)")
-    p.add_argument("--version", type=int, choices=(1, 2), default=None,
+    p.add_argument("--version", type=_whole, choices=(1, 2), default=None,
                    help="alias: --version 1 is --method pingpong-v1, --version 2 is --method pingpong")
 
 
@@ -123,7 +135,7 @@ def _play_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--player", action=_Once, metavar="M|human", help="model that plays the character, or human")
     p.add_argument("--interrogator", action=_Once, metavar="M|human", help="model that plays the user, or human (you)")
     p.add_argument("--judge", action="append", default=None, metavar="M", help="repeat for several judges")
-    p.add_argument("--turns", type=int, metavar="N", help="number of turns (default: the situation's)")
+    p.add_argument("--turns", type=_whole, metavar="N", help="number of turns (default: the situation's)")
     _method_args(p)
 
 
@@ -135,11 +147,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=("en", "ru"), default="en", help="language of cards and situations (default en)")
     p.add_argument("--characters", type=_csv, metavar="A,B", help="only these characters (default: all)")
     p.add_argument("--situations", type=_csv, metavar="X,Y", help="only these situations (default: all)")
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="conversations at once (default 8)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
+    p.add_argument("--concurrency", type=_whole, default=8, metavar="N", help="conversations at once (default 8)")
+    p.add_argument("--workers", type=_whole, default=1, metavar="N",
                    help="worker processes sharing the run, each with --concurrency conversations (default 1: "
                         "this process; more pays for a fast local server)")
-    p.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th pair")
+    p.add_argument("--every", type=_whole, default=1, metavar="K", help="keep every K-th pair")
     p.add_argument("--run", dest="run_name", type=_name, metavar="NAME", help="run name (default: from the models)")
     _method_args(p)
 
@@ -172,10 +184,10 @@ def _report_args(p: argparse.ArgumentParser) -> None:
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", dest="runs", action="append", default=[], metavar="NAME", help="sessions of this run")
-    p.add_argument("--session", dest="sessions", action="append", default=[], type=int, metavar="ID",
+    p.add_argument("--session", dest="sessions", action="append", default=[], type=_whole, metavar="ID",
                    help="this session (repeat for several)")
     p.add_argument("--judge", action="append", required=True, metavar="M", help="judge model; repeat for several")
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="sessions judged at once (default 8)")
+    p.add_argument("--concurrency", type=_whole, default=8, metavar="N", help="sessions judged at once (default 8)")
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
@@ -186,7 +198,7 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
                    help="compare this player (repeat for several; default: every player that shares a "
                         "character, situation and method with the baseline)")
     p.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="judgements at once (default 8)")
+    p.add_argument("--concurrency", type=_whole, default=8, metavar="N", help="judgements at once (default 8)")
     _fmt(p)
 
 
@@ -198,7 +210,7 @@ def _agreement_args(p: argparse.ArgumentParser) -> None:
 
 
 def _annotate_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sample", type=int, default=None, metavar="N",
+    p.add_argument("--sample", type=_whole, default=None, metavar="N",
                    help="conversations per player (default 8); without options the queue you last "
                         "worked on continues")
     p.add_argument("--player", action="append", default=None, metavar="M",
@@ -218,25 +230,25 @@ def _sessions_args(p: argparse.ArgumentParser) -> None:
     q.add_argument("--run", dest="run_name", metavar="NAME", help="only sessions of this run")
     q.add_argument("--limit", type=_positive, default=None, metavar="N", help="at most N, newest first")
     q = _sub(ss, "show", "pingpong.tui.commands.sessions:show_session", "show one session")
-    q.add_argument("id", type=int, help="session id (see `pingpong sessions list`)")
+    q.add_argument("id", type=_whole, help="session id (see `pingpong sessions list`)")
     _fmt(q)
     q = _sub(ss, "score", "pingpong.tui.commands.sessions:score", "record a person's score for one turn or the whole conversation (append-only)")
-    q.add_argument("id", type=int, help="session id")
-    q.add_argument("--turn", type=int, metavar="N", help="player turn, from 1 (default: the whole conversation)")
+    q.add_argument("id", type=_whole, help="session id")
+    q.add_argument("--turn", type=_whole, metavar="N", help="player turn, from 1 (default: the whole conversation)")
     q.add_argument("--metric", metavar="NAME", help="metric to score (the session's method lists them)")
     q.add_argument("--value", metavar="V", help="value on the metric's scale: 1-5, 1-10, good|bad, 0-1")
     q.add_argument("--refusal", choices=("true", "false"), help="mark the turn a refusal, or not")
-    q.add_argument("--versus", type=int, metavar="OTHER",
+    q.add_argument("--versus", type=_whole, metavar="OTHER",
                    help="your preference between this session and session OTHER (same character, situation and "
                         "method): --value 1 this one is better, 0 OTHER is, 0.5 as good")
     q.add_argument("--author", type=_name, metavar="A", help="who scores (default: author in config.toml, else OS user)")
     q.add_argument("--reason", metavar="R", help="why, in a few words")
     q = _sub(ss, "resume", "pingpong.tui.commands.sessions:resume", "continue an interrupted session")
-    q.add_argument("id", type=int, help="session id")
+    q.add_argument("id", type=_whole, help="session id")
     q = _sub(ss, "fork", "pingpong.tui.commands.sessions:fork",
              "start a new session from the first N turns of another, and run it on")
-    q.add_argument("id", type=int, help="session id to fork")
-    q.add_argument("--turn", type=int, required=True, metavar="N", help="keep turns 1..N")
+    q.add_argument("id", type=_whole, help="session id to fork")
+    q.add_argument("--turn", type=_whole, required=True, metavar="N", help="keep turns 1..N")
     q.add_argument("--player", action=_Once, metavar="M", help="player model from there on (default: the same)")
     q.add_argument("--interrogator", action=_Once, metavar="M|human", help="interrogator from there on (default: the same)")
 
@@ -290,7 +302,7 @@ def _models_args(p: argparse.ArgumentParser) -> None:
 
 
 def _serve_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", type=int, default=8000, metavar="P", help="port to listen on (default 8000)")
+    p.add_argument("--port", type=_whole, default=8000, metavar="P", help="port to listen on (default 8000)")
     p.add_argument("--host", default="127.0.0.1", metavar="H",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 opens it to your network)")
 
