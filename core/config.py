@@ -113,6 +113,11 @@ def parse_models(data: dict[str, Any], path: Any = "config.toml") -> dict[str, M
                 if not getattr(spec, required):
                     raise UserError(f"{path}: models.{name}.{required}: missing (required for kind 'openai')")
             url = spec.base_url or ""
+            try:  # urlparse, .hostname and .port raise on "http://[::1/v1" or a port past 65535
+                _ = urlparse(url).hostname, urlparse(url).port
+            except ValueError:
+                raise UserError(f"{path}: models.{name}.base_url: not a valid URL (its host or port cannot be "
+                                "read)") from None
             if urlparse(url).scheme not in ("http", "https"):
                 raise UserError(f"{path}: models.{name}.base_url: expected an http(s) URL, got {shown_url(url)!r}")
         models[name] = spec

@@ -63,6 +63,8 @@ def test_bad_toml_names_the_file(tmp_path):
     ('base_url = "http://h/v1"', "models.x.model: missing"),
     ('model = "m"', "models.x.base_url: missing"),
     ('base_url = "ftp://h"\nmodel = "m"', "models.x.base_url: expected an http(s) URL"),
+    ('base_url = "http://[::1/v1"\nmodel = "m"', "models.x.base_url: not a valid URL"),
+    ('base_url = "http://h:99999/v1"\nmodel = "m"', "models.x.base_url: not a valid URL"),
     ('base_url = "http://h/v1"\nmodel = "m"\ntimeout = "soon"', "models.x.timeout"),
 ])
 def test_bad_fields_are_named(tmp_path, entry, where):
