@@ -12,6 +12,7 @@ from pingpong.characters.library import CardLibrary
 from pingpong.core.home import Home
 
 from .builders import (
+    REPO,
     b64json,
     run_cli,
     settings_doc,
@@ -265,3 +266,28 @@ def test_situations_show_takes_every_name_the_method_listings_give(tmp_path):
     wrong = run_cli(home, "situations", "show", "casual-greeting", "--method", "dmt")
     assert wrong.returncode == 2 and wrong.stderr.strip() == (
         "pingpong: error: unknown dmt situation 'casual-greeting' (see `pingpong situations list --method dmt`)")
+
+
+def test_show_commands_print_peoples_text_as_written_without_highlighting_its_numbers(tmp_path):
+    """Rich's highlighter coloured the numbers inside messages (and took quadratic time on a long
+    run without spaces: a 12,000-digit reply took 17 s to show); `sessions show` prints them as written."""
+    import subprocess
+    import sys
+
+    from pingpong.core.domain import Character, Message, SessionSpec, Situation
+    from pingpong.sessions.store import Store
+
+    home = tmp_path / "home"
+    home.mkdir()
+    card = Character(name="clerk", char_name="Clerk", lang="en", summary="s", persona="p")
+    sit = Situation(name="desk", lang="en", num_turns=1, text="Ask for a room.")
+    with Store(home / "pingpong.db") as store:
+        sid = store.create_session(SessionSpec(character="clerk", situation="desk", player="p", interrogator="q",
+                                               judges=["j"], lang="en"), card, sit)
+        store.add_message(sid, Message(turn=1, role="user", author="q", text="Is room 4711 free?"))
+    shown = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "sessions", "show", str(sid), "--home", str(home)],
+                           capture_output=True, text=True, encoding="utf-8", timeout=60, cwd=REPO,
+                           env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8", "FORCE_COLOR": "1",
+                                "COLUMNS": "120", "PYTHONPATH": str(REPO)})
+    assert shown.returncode == 0, shown.stderr
+    assert "Is room 4711 free?" in shown.stdout and "\x1b[" in shown.stdout  # coloured output, but not the number

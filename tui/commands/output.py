@@ -73,11 +73,13 @@ def fields_grid(pairs):
 
 
 def console():
-    """A rich console for the `show` commands; when piped, wide enough that nothing is squeezed."""
+    """A rich console for the `show` commands; when piped, wide enough that nothing is squeezed.
+    Never highlighting: its patterns colour numbers inside people's text, and take quadratic time
+    on a long run of characters without a space (a 12,000-digit reply took 17 s to show)."""
     from rich.console import Console
 
-    terminal = Console()
-    return terminal if terminal.is_terminal else Console(width=200)
+    terminal = Console(highlight=False)
+    return terminal if terminal.is_terminal else Console(width=200, highlight=False)
 
 
 def print_board(columns, body: list[list[str]], fmt: str, out, *, title: str, caption: str, empty: str) -> None:
