@@ -70,6 +70,7 @@ def normalise_weights(weights: Sequence[float] | np.ndarray) -> np.ndarray:
     import numpy as np
 
     w = np.asarray(check_weights(weights), dtype=float)
+    w = w / w.max()  # only the ratios count: 1e308,1e308,1e308 must not overflow the sum
     return w / w.sum()
 
 

@@ -64,6 +64,16 @@ def test_weights_are_normalised(store):
     assert rows["B"].final == pytest.approx(4.0)
 
 
+@pytest.mark.parametrize(("text", "want"), [("1e308,1e308,1e308", [1 / 3] * 3), ("2e307,1e307,1e307", [0.5, 0.25, 0.25]),
+                                            ("1e-320,0,1e-320", [0.5, 0, 0.5])])
+def test_only_the_ratios_of_weights_count_however_large_or_small(text, want):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's overflow warnings went to the terminal before the error
+        assert parse_weights(text) == pytest.approx(want)
+
+
 @pytest.mark.parametrize("text", ["1,2", "a,b,c", "-1,1,1", "0,0,0", "1,,1"])
 def test_bad_weights(text):
     with pytest.raises(UserError):
