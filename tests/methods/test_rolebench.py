@@ -124,7 +124,9 @@ def test_situations_list_and_show_the_question_sets(tmp_path, capsys):
     assert main(["situations", "list", "--home", home, "--method", "rolebench", "--lang", "en", "--format", "json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["general-en"]["kind"] == "general" and "tally" in rows["general-en"]["characters"]
-    assert rows["tally"] == {**rows["tally"], "kind": "role_specific", "characters": ["tally"], "method": "rolebench"}
+    assert rows["tally"] == {**rows["tally"], "kind": "role_specific", "characters": ["tally"], "method": "rolebench",
+                             "tags": ["spe"]}
+    assert rows["general-en"]["tags"] == ["raw", "cus"]  # DESIGN: situations carry tags, question sets too
     assert main(["situations", "show", "--home", home, "tally", "--format", "json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["questions"][0]["id"] == "s01" and shown["lang"] == "en"

@@ -142,8 +142,10 @@ def question_set_row(question_set, source: str) -> dict:
     """The `situations list --method rolebench --format json` object of one question set."""
     characters = sorted({c for q in question_set.questions for c in getattr(q, "in_role", {})}) \
         if question_set.kind == "general" else [question_set.character]
+    tags = ["raw", "cus"] if question_set.kind == "general" else ["spe"]  # the RoleLLM subsets its answers score
     return {"name": question_set.name, "kind": question_set.kind, "lang": question_set.lang, "method": "rolebench",
-            "num_turns": 1, "questions": len(question_set.questions), "characters": characters, "source": source}
+            "num_turns": 1, "tags": tags, "questions": len(question_set.questions), "characters": characters,
+            "source": source}
 
 
 def list_question_sets(args, home) -> int:
