@@ -83,7 +83,9 @@ def import_file(store, path: Path | str) -> ImportSummary:
     path = Path(path)
     name = str(path)
     text = _read(path)
-    if not text.strip():  # what `export` writes for a database with nothing to export: imports as nothing
+    if not text.strip():  # what `export` writes for a database with nothing to export: imports as nothing,
+        if path.suffix.lower() == ".json":  # but a results file (.json) is never empty: that one is broken
+            raise UserError(f"{name}: empty file, not PingPong results JSON")
         return ImportSummary(name, "empty file")
     kind, payload = detect_format(text, name)
     if kind == "pingpong":

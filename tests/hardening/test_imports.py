@@ -244,3 +244,11 @@ def test_an_unfinished_session_may_have_no_messages_yet(seeded, tmp_path, sessio
     path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
     done = cli("import", str(path), "--home", str(tmp_path / "fresh"))
     assert done.rc == 0, done.err
+
+
+def test_an_empty_json_file_is_no_results_file(tmp_path):
+    """Empty JSONL is an empty export; an empty .json is a results file that lost its content."""
+    empty = tmp_path / "e.json"
+    empty.write_bytes(b"\n")
+    result = cli("import", str(empty), "--home", str(tmp_path / "b"))
+    assert result.rc == 2 and result.err.strip() == f"pingpong: error: {empty}: empty file, not PingPong results JSON"
