@@ -15,6 +15,7 @@ model calls for it, as the line's `calls`). `value` is for this line's session.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, TextIO
@@ -26,6 +27,7 @@ from pingpong.core.errors import UserError
 from pingpong.core.methods import available as available_methods
 from pingpong.core.methods import get_method
 from pingpong.core.safe_parse import MAX_DEPTH, loads_json
+from pingpong.core.vocabulary import LANG_PATTERN
 from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import ImportSummary
 from pingpong.sessions.records import STATUSES
@@ -54,6 +56,11 @@ SHOWN = ("ab", "ba")
 PAIR_VALUES = (0.0, 0.5, 1.0)
 """A pairwise value: 1 this line's session played better, 0 worse, 0.5 as well."""
 DOC_KEYS = {*SESSION_COLUMNS, "run", "parent", *CHILD_TABLES, "pair_scores"}
+REQUIRED_KEYS = ("spec", "character_snapshot", "situation_snapshot", "status", "method", "lang", "character",
+                 "situation", "player", "interrogator", "created_at")
+"""What a line must hold (not null), as every stored session does: the session list, the exports and
+the report read a session's method, card, situation and seats from these columns, and a run finds
+its pairs again by them and the language."""
 JSONL_DEPTH = MAX_DEPTH + 1
 """Deepest nesting in an import file: a session holds its card one level down, and a card may nest
 MAX_DEPTH deep."""
@@ -157,7 +164,7 @@ def validate_document(doc: Any, where: str) -> None:
     unknown = sorted(set(doc) - DOC_KEYS)
     if unknown:
         raise _fail(where, f"unknown field '{unknown[0]}'")
-    for key in ("spec", "character_snapshot", "situation_snapshot", "status", "player", "created_at"):
+    for key in REQUIRED_KEYS:
         if doc.get(key) is None:
             raise _fail(where, f"'{key}' is missing")
     _check_columns(doc, where)
@@ -178,7 +185,7 @@ def validate_document(doc: Any, where: str) -> None:
     method = _method_of(doc)
     if method not in available_methods():
         raise _fail(where, f"spec: method {method!r} is not one of {', '.join(available_methods())}")
-    if doc.get("method") is not None and doc["method"] != method:
+    if doc["method"] != method:
         raise _fail(where, f"method '{doc['method']}' is not the spec's '{method}'")
     parent = doc.get("parent")
     if parent is not None and not (isinstance(parent, dict) and set(parent) == set(VERSUS_KEYS)
@@ -227,8 +234,11 @@ def _check_columns(doc: dict, where: str) -> None:
     for key in TEXT_COLUMNS:
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise _fail(where, f"{key}: expected text, got {type(doc[key]).__name__}")
-    if not doc["player"].strip():
-        raise _fail(where, "player: must not be blank")
+    for key in ("character", "situation", "player", "interrogator"):
+        if not doc[key].strip():
+            raise _fail(where, f"{key}: must not be blank")
+    if not re.fullmatch(LANG_PATTERN, doc["lang"]):
+        raise _fail(where, f"lang: {doc['lang']!r} is not a two-letter language code")
     for key in TIME_COLUMNS:
         _check_time(doc.get(key), where, key)
     for key in ("num_turns", "fork_turn"):

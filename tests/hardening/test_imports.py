@@ -226,8 +226,11 @@ def _judge_score(doc: dict) -> dict:
      "scores[{last}]: turn 3 has no player message (player turns: 1, 2)"),
     (lambda d: d.update(player=""), "player: must not be blank"),
     (lambda d: d.update(player="  "), "player: must not be blank"),
+    (lambda d: d.update(character=""), "character: must not be blank"),
+    (lambda d: d.update(interrogator=" "), "interrogator: must not be blank"),
+    (lambda d: d.update(lang=""), "lang: '' is not a two-letter language code"),
 ], ids=["created-at", "finished-at", "message-created-at", "finished-without-messages", "judge-turn-99",
-        "person-turn-3", "blank-player", "spaces-player"])
+        "person-turn-3", "blank-player", "spaces-player", "blank-character", "spaces-interrogator", "blank-lang"])
 def test_a_line_that_breaks_a_session_rule_is_refused(seeded, tmp_path, session_doc, spoil, problem):
     """What would otherwise be stored as 'finished, 0/6 turns' with a final, a score of a turn that
     never happened, a blank leaderboard row or a date no view can read."""
@@ -235,6 +238,22 @@ def test_a_line_that_breaks_a_session_rule_is_refused(seeded, tmp_path, session_
     bad = _spoilt(session_doc, "2002-01-02T00:00:00.000+00:00", spoil)
     problem = problem.format(last=len(bad["scores"]) - 1)
     assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: {problem}"
+
+
+@pytest.mark.parametrize("field", ["character", "situation", "interrogator", "player", "method", "lang", "status",
+                                   "created_at"])
+@pytest.mark.parametrize("absent", [False, True], ids=["null", "missing"])
+def test_a_line_without_a_column_the_views_read_is_refused(seeded, tmp_path, session_doc, field, absent):
+    """The session list, the exports and the report read a session's card, situation, seats and
+    method from its columns: a line without one was stored, and every one of them then failed with
+    a traceback until the row was deleted (a missing method failed the import itself)."""
+    good = _fresh(session_doc, "2002-03-01T00:00:00.000+00:00")
+    bad = _fresh(session_doc, "2002-03-02T00:00:00.000+00:00")
+    if absent:
+        del bad[field]
+    else:
+        bad[field] = None
+    assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: '{field}' is missing"
 
 
 def test_an_unfinished_session_may_have_no_messages_yet(seeded, tmp_path, session_doc):
