@@ -61,6 +61,12 @@ REQUIRED_KEYS = ("spec", "character_snapshot", "situation_snapshot", "status", "
 """What a line must hold (not null), as every stored session does: the session list, the exports and
 the report read a session's method, card, situation and seats from these columns, and a run finds
 its pairs again by them and the language."""
+SQLITE_INTEGERS = (-(2**63), 2**63 - 1)
+"""The whole numbers an SQLite INTEGER holds: a line's number beyond them cannot be stored."""
+LEAST = {"messages": {"prompt_tokens": 0, "completion_tokens": 0, "latency_ms": 0, "attempt": 1},
+         "calls": {"turn": 1, "prompt_tokens": 0, "completion_tokens": 0, "latency_ms": 0, "attempt": 1}}
+"""The least value of a message's or model call's counts (the first attempt is 1, a call's turn is a
+transcript turn); Message and Score hold a turn of at least 1 themselves."""
 JSONL_DEPTH = MAX_DEPTH + 1
 """Deepest nesting in an import file: a session holds its card one level down, and a card may nest
 MAX_DEPTH deep."""
@@ -164,6 +170,7 @@ def validate_document(doc: Any, where: str) -> None:
     unknown = sorted(set(doc) - DOC_KEYS)
     if unknown:
         raise _fail(where, f"unknown field '{unknown[0]}'")
+    _check_whole_numbers(doc, where, [])
     for key in REQUIRED_KEYS:
         if doc.get(key) is None:
             raise _fail(where, f"'{key}' is missing")
@@ -182,6 +189,8 @@ def validate_document(doc: Any, where: str) -> None:
     run = doc.get("run")
     if run is not None and (not isinstance(run, dict) or not isinstance(run.get("name"), str)):
         raise _fail(where, "run: expected null or an object with a 'name'")
+    if run is not None:
+        _check_time(run.get("created_at"), f"{where}: run")
     method = _method_of(doc)
     if method not in available_methods():
         raise _fail(where, f"spec: method {method!r} is not one of {', '.join(available_methods())}")
@@ -209,6 +218,25 @@ def validate_document(doc: Any, where: str) -> None:
     _check_score_turns(doc, where)
     _check_judge_scores(doc.get("scores", []), where)
     _check_pairs(doc, where)
+
+
+def _check_whole_numbers(value: Any, where: str, path: list[str]) -> None:
+    """Every whole number the line stores as it is (its columns and rows, not the JSON text of its
+    snapshots, spec, judges, notes or run settings) fits an SQLite INTEGER; ``path`` names the field
+    ("calls[0]", "prompt_tokens")."""
+    if type(value) is int:
+        lo, hi = SQLITE_INTEGERS
+        if not lo <= value <= hi:
+            here = ": ".join([where, *path[:-1]])
+            size = "large" if value > hi else "small"
+            raise _fail(here, f"{path[-1]}: too {size} a number to store (a whole number from -2**63 to 2**63-1)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in JSON_COLUMNS:
+                _check_whole_numbers(item, where, [*path, str(key)])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_whole_numbers(item, where, [*path[:-1], f"{path[-1]}[{i}]"] if path else [f"[{i}]"])
 
 
 TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
@@ -323,6 +351,9 @@ def _check_row(key: str, row: dict, where: str) -> None:
         except ValueError as exc:
             raise _fail(where, str(exc)) from None
         _check_model(Message if key == "messages" else CallRecord, data, where, strict=True)
+        for field, least in LEAST[key].items():
+            if row.get(field) is not None and row[field] < least:
+                raise _fail(where, f"{field}: {row[field]} is below {least}")
     elif key == "scores":
         if row.get("source") not in ("judge", "human"):
             raise _fail(where, f"source {row.get('source')!r} is not judge or human")

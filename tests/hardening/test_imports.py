@@ -171,6 +171,59 @@ def test_values_of_the_wrong_type_are_refused_not_stored_as_written(seeded, tmp_
     assert _import_lines(seeded, tmp_path, bad).startswith(f"line 1: {problem}")
 
 
+TOO_LARGE = "too large a number to store (a whole number from -2**63 to 2**63-1)"
+TOO_SMALL = "too small a number to store (a whole number from -2**63 to 2**63-1)"
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d["calls"][0].update(attempt=2**63), f"calls[0]: attempt: {TOO_LARGE}"),
+    (lambda d: d["calls"][0].update(prompt_tokens=2**64), f"calls[0]: prompt_tokens: {TOO_LARGE}"),
+    (lambda d: d["calls"][1].update(completion_tokens=-(2**63) - 1), f"calls[1]: completion_tokens: {TOO_SMALL}"),
+    (lambda d: d["calls"][0].update(latency_ms=2**63), f"calls[0]: latency_ms: {TOO_LARGE}"),
+    (lambda d: d["messages"][1].update(prompt_tokens=2**63), f"messages[1]: prompt_tokens: {TOO_LARGE}"),
+    (lambda d: d["messages"][2].update(turn=2**63), f"messages[2]: turn: {TOO_LARGE}"),
+    (lambda d: d["scores"][0].update(turn=-(2**70)), f"scores[0]: turn: {TOO_SMALL}"),
+    (lambda d: d.update(num_turns=2**63), f"num_turns: {TOO_LARGE}"),
+    (lambda d: d.update(fork_turn=-(2**63) - 1), f"fork_turn: {TOO_SMALL}"),
+    (lambda d: d["run"].update(created_at=2**63), f"run: created_at: {TOO_LARGE}"),
+], ids=["attempt", "prompt-tokens", "completion-tokens", "latency", "message-tokens", "message-turn", "score-turn",
+        "num-turns", "fork-turn", "run-created-at"])
+def test_a_number_beyond_what_sqlite_stores_is_refused(seeded, tmp_path, session_doc, spoil, problem):
+    """sqlite3 cannot bind a Python int beyond 64 bits: such a line failed the import with an
+    OverflowError traceback."""
+    good = _fresh(session_doc, "2001-02-01T00:00:00.000+00:00")
+    bad = _spoilt(session_doc, "2001-02-02T00:00:00.000+00:00", spoil)
+    assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: {problem}"
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d["calls"][0].update(prompt_tokens=-1), "calls[0]: prompt_tokens: -1 is below 0"),
+    (lambda d: d["calls"][0].update(turn=0), "calls[0]: turn: 0 is below 1"),
+    (lambda d: d["calls"][1].update(attempt=0), "calls[1]: attempt: 0 is below 1"),
+    (lambda d: d["messages"][1].update(completion_tokens=-3), "messages[1]: completion_tokens: -3 is below 0"),
+    (lambda d: d["messages"][1].update(latency_ms=-0.5), "messages[1]: latency_ms: -0.5 is below 0"),
+    (lambda d: d["messages"][3].update(attempt=-(2**63)), f"messages[3]: attempt: {-(2**63)} is below 1"),
+    (lambda d: d["run"].update(created_at=7), "run: created_at: expected text"),
+], ids=["call-tokens", "call-turn", "call-attempt", "message-tokens", "message-latency", "message-attempt",
+        "run-created-at"])
+def test_a_count_below_its_least_is_refused(seeded, tmp_path, session_doc, spoil, problem):
+    """Token counts and times add up in the cost and speed views; an attempt starts at 1."""
+    bad = _spoilt(session_doc, "2001-02-03T00:00:00.000+00:00", spoil)
+    assert _import_lines(seeded, tmp_path, bad) == f"line 1: {problem}"
+
+
+def test_the_largest_whole_numbers_sqlite_stores_round_trip(tmp_path, session_doc):
+    doc = _fresh(session_doc, "2001-02-04T00:00:00.000+00:00")
+    doc["calls"][0].update(prompt_tokens=2**63 - 1, completion_tokens=2**63 - 1)
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    home = tmp_path / "home"
+    assert cli("import", str(source), "--home", str(home)).rc == 0
+    out = tmp_path / "out.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home)).rc == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["calls"][0]["prompt_tokens"] == 2**63 - 1
+
+
 def test_line_separators_inside_texts_survive_a_round_trip(tmp_path, session_doc):
     """JSON keeps U+2028 and U+0085 raw inside strings; JSONL lines end only at a newline."""
     doc = _fresh(session_doc, "2001-01-06T00:00:00.000+00:00")
