@@ -27,7 +27,7 @@ from pingpong.core.errors import UserError
 from pingpong.core.methods import available as available_methods
 from pingpong.core.methods import get_method
 from pingpong.core.safe_parse import MAX_DEPTH, loads_json
-from pingpong.core.vocabulary import LANG_PATTERN
+from pingpong.core.vocabulary import LANG_PATTERN, MAX_TURNS
 from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import ImportSummary
 from pingpong.sessions.records import STATUSES
@@ -202,6 +202,10 @@ def validate_document(doc: Any, where: str) -> None:
         raise _fail(where, f"parent: expected null or an object with {', '.join(VERSUS_KEYS)}")
     if parent is not None and doc.get("fork_turn") is None:
         raise _fail(where, "parent: a fork also names its fork_turn")
+    if parent is None and doc.get("fork_turn") is not None:
+        raise _fail(where, "fork_turn: only a fork has one (this line names no parent)")
+    if parent is not None and versus_key(doc, parent) == own_key(doc):
+        raise _fail(where, "parent: names this line's own session (a session is not forked from itself)")
     for key, (_, cols) in CHILD_TABLES.items():
         rows = doc.get(key, [])
         if not isinstance(rows, list):
@@ -272,6 +276,10 @@ def _check_columns(doc: dict, where: str) -> None:
     for key in ("num_turns", "fork_turn"):
         if doc.get(key) is not None and type(doc[key]) is not int:
             raise _fail(where, f"{key}: expected a whole number, got {type(doc[key]).__name__}")
+    if doc.get("num_turns") is not None and not 1 <= doc["num_turns"] <= MAX_TURNS:
+        raise _fail(where, f"num_turns: expected 1 to {MAX_TURNS} (as a situation plans), got {doc['num_turns']}")
+    if doc.get("fork_turn") is not None and doc["fork_turn"] < 1:
+        raise _fail(where, f"fork_turn: expected a turn from 1, got {doc['fork_turn']}")
     judges = doc.get("judges")
     if judges is not None and not (isinstance(judges, list) and all(isinstance(j, str) for j in judges)):
         raise _fail(where, "judges: expected a list of model names")
@@ -432,11 +440,16 @@ def _check_versus(docs: list[tuple[str, dict]]) -> None:
     """Every pairwise verdict names another session of the same file with the same method, and
     every fork the session it came from."""
     methods = {own_key(doc): _method_of(doc) for _, doc in docs}
+    done = {own_key(doc): _turns_done(doc) for _, doc in docs}
     for where, doc in docs:
         parent = doc.get("parent")
         if parent is not None and versus_key(doc, parent) not in methods:
             raise _fail(where, f"parent: no session of '{parent['player']}' created at {parent['created_at']} "
                                "with this line's character and situation in the file")
+        if parent is not None and doc["fork_turn"] > done[versus_key(doc, parent)]:
+            turns = done[versus_key(doc, parent)]
+            raise _fail(where, f"fork_turn: {doc['fork_turn']} is beyond the {turns} turn{'s' * (turns != 1)} "
+                               f"its parent completed (a fork starts from the first 1 to {turns})")
         for i, item in enumerate(doc.get("pair_scores", [])):
             versus = item["versus"]
             other = methods.get(versus_key(doc, versus))
@@ -447,6 +460,28 @@ def _check_versus(docs: list[tuple[str, dict]]) -> None:
             if other != methods[own_key(doc)]:
                 raise _fail(f"{where}: pair_scores[{i}]", f"versus: a {other} session is not compared with a "
                                                           f"{methods[own_key(doc)]} one")
+
+
+def _turns_done(doc: dict) -> int:
+    """A line's completed turns, as StoredSession.turns_done counts them (what `sessions fork --turn` allows)."""
+    return sum(1 for row in doc.get("messages", []) if row["role"] == "assistant")
+
+
+def _check_fork_loops(docs: list[tuple[str, dict]]) -> None:
+    """No fork is, through its parents, a fork of itself (a session comes before its forks)."""
+    parents = {own_key(doc): versus_key(doc, doc["parent"]) for _, doc in docs if doc.get("parent") is not None}
+    lines = {own_key(doc): where for where, doc in docs}
+    rooted: set[tuple] = set()  # sessions whose line of parents ends
+    for _, doc in docs:
+        walked: set[tuple] = set()
+        key = own_key(doc)
+        while key in parents and key not in rooted:
+            if key in walked:  # key is in the loop
+                raise _fail(lines[key], "parent: through its parents this session is a fork of its own fork "
+                                        "(the forks form a loop)")
+            walked.add(key)
+            key = parents[key]
+        rooted.update(walked)
 
 
 def jsonl_lines(text: str) -> list[str]:
@@ -470,6 +505,7 @@ def parse_jsonl(text: str, name: str) -> list[dict]:
     if not docs:
         raise UserError(f"{name}: no sessions in the file")
     _check_versus(docs)
+    _check_fork_loops(docs)
     return [doc for _, doc in docs]
 
 

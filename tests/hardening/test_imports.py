@@ -12,6 +12,7 @@ import pytest
 from .support import (
     cli,
     refused,
+    seed_home,
 )
 
 
@@ -316,3 +317,60 @@ def test_an_unfinished_session_may_have_no_messages_yet(seeded, tmp_path, sessio
     path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
     done = cli("import", str(path), "--home", str(tmp_path / "fresh"))
     assert done.rc == 0, done.err
+
+
+@pytest.fixture(scope="module")
+def fork_docs(tmp_path_factory) -> tuple[dict, dict]:
+    """A session and a fork of its first turn (run on), as our JSONL writes them."""
+    home = tmp_path_factory.mktemp("forked-home")
+    seed_home(home)
+    done = cli("sessions", "fork", "1", "--turn", "1", "--player", "offline", "--home", str(home))
+    assert done.rc == 0, done.err
+    out = home / "all.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home)).rc == 0
+    parent, fork = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+    assert fork["parent"]["created_at"] == parent["created_at"] and fork["fork_turn"] == 1
+    return parent, fork
+
+
+def test_a_fork_and_its_parent_import_as_a_fork(tmp_path, fork_docs):
+    path = tmp_path / "forks.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in fork_docs), encoding="utf-8")
+    home = tmp_path / "home"
+    assert cli("import", str(path), "--home", str(home)).rc == 0
+    with sqlite3.connect(home / "pingpong.db") as conn:
+        assert conn.execute("SELECT id, parent_session, fork_turn FROM sessions ORDER BY id").fetchall() == [
+            (1, None, None), (2, 1, 1)]
+
+
+def _own(doc: dict) -> dict:
+    return {"created_at": doc["created_at"], "player": doc["player"], "interrogator": doc["interrogator"]}
+
+
+def _parent_of_its_fork(parent: dict, fork: dict) -> None:
+    parent.update(parent=_own(fork), fork_turn=1)
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda p, f: f.update(parent=_own(f)),
+     "line 2: parent: names this line's own session (a session is not forked from itself)"),
+    (lambda p, f: f.update(fork_turn=-1), "line 2: fork_turn: expected a turn from 1, got -1"),
+    (lambda p, f: f.update(fork_turn=0), "line 2: fork_turn: expected a turn from 1, got 0"),
+    (lambda p, f: f.update(fork_turn=3),
+     "line 2: fork_turn: 3 is beyond the 2 turns its parent completed (a fork starts from the first 1 to 2)"),
+    (lambda p, f: f.update(fork_turn=99),
+     "line 2: fork_turn: 99 is beyond the 2 turns its parent completed (a fork starts from the first 1 to 2)"),
+    (lambda p, f: f.update(num_turns=2**62), f"line 2: num_turns: expected 1 to 50 (as a situation plans), got {2**62}"),
+    (lambda p, f: f.update(num_turns=51), "line 2: num_turns: expected 1 to 50 (as a situation plans), got 51"),
+    (lambda p, f: p.update(num_turns=0), "line 1: num_turns: expected 1 to 50 (as a situation plans), got 0"),
+    (lambda p, f: p.update(fork_turn=1), "line 1: fork_turn: only a fork has one (this line names no parent)"),
+    (_parent_of_its_fork,
+     "line 1: parent: through its parents this session is a fork of its own fork (the forks form a loop)"),
+], ids=["its-own-parent", "fork-turn-minus-1", "fork-turn-0", "fork-turn-3", "fork-turn-99", "num-turns-2**62",
+        "num-turns-51", "num-turns-0", "fork-turn-without-parent", "loop"])
+def test_a_fork_that_makes_no_sense_is_refused(seeded, tmp_path, fork_docs, spoil, problem):
+    """Such lines were stored as they were: a session forked from itself, from turn -1 or 99 of a
+    two-turn session, planning 2**62 turns."""
+    parent, fork = copy.deepcopy(fork_docs)
+    spoil(parent, fork)
+    assert _import_lines(seeded, tmp_path, parent, fork) == problem
