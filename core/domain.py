@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pingpong.core.vocabulary import HUMAN as HUMAN
 from pingpong.core.vocabulary import INTEGER_SCALES as INTEGER_SCALES
 from pingpong.core.vocabulary import LANG_PATTERN as LANG_PATTERN
+from pingpong.core.vocabulary import MAX_TURNS, TESTER_SCORES
 from pingpong.core.vocabulary import METHODS as METHODS
 from pingpong.core.vocabulary import METRICS as METRICS
 from pingpong.core.vocabulary import NAME_PATTERN as NAME_PATTERN
@@ -22,7 +23,6 @@ from pingpong.core.vocabulary import OFFLINE as OFFLINE
 from pingpong.core.vocabulary import PAIRWISE as PAIRWISE
 from pingpong.core.vocabulary import PROMPT_FORMATS as PROMPT_FORMATS
 from pingpong.core.vocabulary import SCALE_BOUNDS as SCALE_BOUNDS
-from pingpong.core.vocabulary import TESTER_SCORES
 
 Scale = Literal["1-5", "1-10", "good-bad", "0-1"]
 """Every score's scale: Likert 1-5 (PingPong v2), 1-10 (v1), per-round labels (DMT: 1 good,
@@ -87,7 +87,7 @@ class Situation(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     lang: str = Field(pattern=LANG_PATTERN)
     text: str = Field(min_length=1)
-    num_turns: int = Field(ge=1, le=50, strict=True)  # `true` or "3" in a YAML file is a mistake, not 1 or 3
+    num_turns: int = Field(ge=1, le=MAX_TURNS, strict=True)  # `true` or "3" in a YAML file is a mistake, not 1 or 3
     tags: list[str] = Field(default_factory=list)
     topic: str | None = None
     intent: Intent | None = None
@@ -271,7 +271,7 @@ class SessionSpec(_Model):
     player: str
     interrogator: str
     judges: list[str] = Field(default_factory=list)
-    num_turns: int | None = Field(None, ge=1, le=50, description="overrides the situation's count")
+    num_turns: int | None = Field(None, ge=1, le=MAX_TURNS, description="overrides the situation's count")
     lang: str | None = None
     prompting: Literal["zsp", "fsp", "fsd"] | None = Field(
         None, description="player prompting strategy; None sends every card example as prior turns")

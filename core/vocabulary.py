@@ -51,6 +51,9 @@ NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 LANG_PATTERN = r"^[a-z]{2}$"
 """What a card's or situation's `lang` may be: a two-letter code."""
 
+MAX_TURNS = 50
+"""The most turns a situation or a session's spec may plan (the least is 1)."""
+
 ISO_639_1 = frozenset("""
     aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
     de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz

@@ -15,6 +15,7 @@ model calls for it, as the line's `calls`). `value` is for this line's session.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, TextIO
@@ -26,6 +27,7 @@ from pingpong.core.errors import UserError
 from pingpong.core.methods import available as available_methods
 from pingpong.core.methods import get_method
 from pingpong.core.safe_parse import MAX_DEPTH, loads_json
+from pingpong.core.vocabulary import LANG_PATTERN, MAX_TURNS
 from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import ImportSummary
 from pingpong.sessions.records import STATUSES
@@ -54,6 +56,17 @@ SHOWN = ("ab", "ba")
 PAIR_VALUES = (0.0, 0.5, 1.0)
 """A pairwise value: 1 this line's session played better, 0 worse, 0.5 as well."""
 DOC_KEYS = {*SESSION_COLUMNS, "run", "parent", *CHILD_TABLES, "pair_scores"}
+REQUIRED_KEYS = ("spec", "character_snapshot", "situation_snapshot", "status", "method", "lang", "character",
+                 "situation", "player", "interrogator", "created_at")
+"""What a line must hold (not null), as every stored session does: the session list, the exports and
+the report read a session's method, card, situation and seats from these columns, and a run finds
+its pairs again by them and the language."""
+SQLITE_INTEGERS = (-(2**63), 2**63 - 1)
+"""The whole numbers an SQLite INTEGER holds: a line's number beyond them cannot be stored."""
+LEAST = {"messages": {"prompt_tokens": 0, "completion_tokens": 0, "latency_ms": 0, "attempt": 1},
+         "calls": {"turn": 1, "prompt_tokens": 0, "completion_tokens": 0, "latency_ms": 0, "attempt": 1}}
+"""The least value of a message's or model call's counts (the first attempt is 1, a call's turn is a
+transcript turn); Message and Score hold a turn of at least 1 themselves."""
 JSONL_DEPTH = MAX_DEPTH + 1
 """Deepest nesting in an import file: a session holds its card one level down, and a card may nest
 MAX_DEPTH deep."""
@@ -157,7 +170,8 @@ def validate_document(doc: Any, where: str) -> None:
     unknown = sorted(set(doc) - DOC_KEYS)
     if unknown:
         raise _fail(where, f"unknown field '{unknown[0]}'")
-    for key in ("spec", "character_snapshot", "situation_snapshot", "status", "player", "created_at"):
+    _check_whole_numbers(doc, where, [])
+    for key in REQUIRED_KEYS:
         if doc.get(key) is None:
             raise _fail(where, f"'{key}' is missing")
     _check_columns(doc, where)
@@ -175,10 +189,12 @@ def validate_document(doc: Any, where: str) -> None:
     run = doc.get("run")
     if run is not None and (not isinstance(run, dict) or not isinstance(run.get("name"), str)):
         raise _fail(where, "run: expected null or an object with a 'name'")
+    if run is not None:
+        _check_time(run.get("created_at"), f"{where}: run")
     method = _method_of(doc)
     if method not in available_methods():
         raise _fail(where, f"spec: method {method!r} is not one of {', '.join(available_methods())}")
-    if doc.get("method") is not None and doc["method"] != method:
+    if doc["method"] != method:
         raise _fail(where, f"method '{doc['method']}' is not the spec's '{method}'")
     parent = doc.get("parent")
     if parent is not None and not (isinstance(parent, dict) and set(parent) == set(VERSUS_KEYS)
@@ -186,6 +202,10 @@ def validate_document(doc: Any, where: str) -> None:
         raise _fail(where, f"parent: expected null or an object with {', '.join(VERSUS_KEYS)}")
     if parent is not None and doc.get("fork_turn") is None:
         raise _fail(where, "parent: a fork also names its fork_turn")
+    if parent is None and doc.get("fork_turn") is not None:
+        raise _fail(where, "fork_turn: only a fork has one (this line names no parent)")
+    if parent is not None and versus_key(doc, parent) == own_key(doc):
+        raise _fail(where, "parent: names this line's own session (a session is not forked from itself)")
     for key, (_, cols) in CHILD_TABLES.items():
         rows = doc.get(key, [])
         if not isinstance(rows, list):
@@ -202,6 +222,25 @@ def validate_document(doc: Any, where: str) -> None:
     _check_score_turns(doc, where)
     _check_judge_scores(doc.get("scores", []), where)
     _check_pairs(doc, where)
+
+
+def _check_whole_numbers(value: Any, where: str, path: list[str]) -> None:
+    """Every whole number the line stores as it is (its columns and rows, not the JSON text of its
+    snapshots, spec, judges, notes or run settings) fits an SQLite INTEGER; ``path`` names the field
+    ("calls[0]", "prompt_tokens")."""
+    if type(value) is int:
+        lo, hi = SQLITE_INTEGERS
+        if not lo <= value <= hi:
+            here = ": ".join([where, *path[:-1]])
+            size = "large" if value > hi else "small"
+            raise _fail(here, f"{path[-1]}: too {size} a number to store (a whole number from -2**63 to 2**63-1)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in JSON_COLUMNS:
+                _check_whole_numbers(item, where, [*path, str(key)])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_whole_numbers(item, where, [*path[:-1], f"{path[-1]}[{i}]"] if path else [f"[{i}]"])
 
 
 TEXT_COLUMNS = ("status", "method", "lang", "character", "situation", "player", "interrogator", "error",
@@ -227,13 +266,20 @@ def _check_columns(doc: dict, where: str) -> None:
     for key in TEXT_COLUMNS:
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise _fail(where, f"{key}: expected text, got {type(doc[key]).__name__}")
-    if not doc["player"].strip():
-        raise _fail(where, "player: must not be blank")
+    for key in ("character", "situation", "player", "interrogator"):
+        if not doc[key].strip():
+            raise _fail(where, f"{key}: must not be blank")
+    if not re.fullmatch(LANG_PATTERN, doc["lang"]):
+        raise _fail(where, f"lang: {doc['lang']!r} is not a two-letter language code")
     for key in TIME_COLUMNS:
         _check_time(doc.get(key), where, key)
     for key in ("num_turns", "fork_turn"):
         if doc.get(key) is not None and type(doc[key]) is not int:
             raise _fail(where, f"{key}: expected a whole number, got {type(doc[key]).__name__}")
+    if doc.get("num_turns") is not None and not 1 <= doc["num_turns"] <= MAX_TURNS:
+        raise _fail(where, f"num_turns: expected 1 to {MAX_TURNS} (as a situation plans), got {doc['num_turns']}")
+    if doc.get("fork_turn") is not None and doc["fork_turn"] < 1:
+        raise _fail(where, f"fork_turn: expected a turn from 1, got {doc['fork_turn']}")
     judges = doc.get("judges")
     if judges is not None and not (isinstance(judges, list) and all(isinstance(j, str) for j in judges)):
         raise _fail(where, "judges: expected a list of model names")
@@ -313,6 +359,9 @@ def _check_row(key: str, row: dict, where: str) -> None:
         except ValueError as exc:
             raise _fail(where, str(exc)) from None
         _check_model(Message if key == "messages" else CallRecord, data, where, strict=True)
+        for field, least in LEAST[key].items():
+            if row.get(field) is not None and row[field] < least:
+                raise _fail(where, f"{field}: {row[field]} is below {least}")
     elif key == "scores":
         if row.get("source") not in ("judge", "human"):
             raise _fail(where, f"source {row.get('source')!r} is not judge or human")
@@ -391,11 +440,16 @@ def _check_versus(docs: list[tuple[str, dict]]) -> None:
     """Every pairwise verdict names another session of the same file with the same method, and
     every fork the session it came from."""
     methods = {own_key(doc): _method_of(doc) for _, doc in docs}
+    done = {own_key(doc): _turns_done(doc) for _, doc in docs}
     for where, doc in docs:
         parent = doc.get("parent")
         if parent is not None and versus_key(doc, parent) not in methods:
             raise _fail(where, f"parent: no session of '{parent['player']}' created at {parent['created_at']} "
                                "with this line's character and situation in the file")
+        if parent is not None and doc["fork_turn"] > done[versus_key(doc, parent)]:
+            turns = done[versus_key(doc, parent)]
+            raise _fail(where, f"fork_turn: {doc['fork_turn']} is beyond the {turns} turn{'s' * (turns != 1)} "
+                               f"its parent completed (a fork starts from the first 1 to {turns})")
         for i, item in enumerate(doc.get("pair_scores", [])):
             versus = item["versus"]
             other = methods.get(versus_key(doc, versus))
@@ -406,6 +460,28 @@ def _check_versus(docs: list[tuple[str, dict]]) -> None:
             if other != methods[own_key(doc)]:
                 raise _fail(f"{where}: pair_scores[{i}]", f"versus: a {other} session is not compared with a "
                                                           f"{methods[own_key(doc)]} one")
+
+
+def _turns_done(doc: dict) -> int:
+    """A line's completed turns, as StoredSession.turns_done counts them (what `sessions fork --turn` allows)."""
+    return sum(1 for row in doc.get("messages", []) if row["role"] == "assistant")
+
+
+def _check_fork_loops(docs: list[tuple[str, dict]]) -> None:
+    """No fork is, through its parents, a fork of itself (a session comes before its forks)."""
+    parents = {own_key(doc): versus_key(doc, doc["parent"]) for _, doc in docs if doc.get("parent") is not None}
+    lines = {own_key(doc): where for where, doc in docs}
+    rooted: set[tuple] = set()  # sessions whose line of parents ends
+    for _, doc in docs:
+        walked: set[tuple] = set()
+        key = own_key(doc)
+        while key in parents and key not in rooted:
+            if key in walked:  # key is in the loop
+                raise _fail(lines[key], "parent: through its parents this session is a fork of its own fork "
+                                        "(the forks form a loop)")
+            walked.add(key)
+            key = parents[key]
+        rooted.update(walked)
 
 
 def jsonl_lines(text: str) -> list[str]:
@@ -429,6 +505,7 @@ def parse_jsonl(text: str, name: str) -> list[dict]:
     if not docs:
         raise UserError(f"{name}: no sessions in the file")
     _check_versus(docs)
+    _check_fork_loops(docs)
     return [doc for _, doc in docs]
 
 

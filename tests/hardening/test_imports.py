@@ -12,6 +12,7 @@ import pytest
 from .support import (
     cli,
     refused,
+    seed_home,
 )
 
 
@@ -171,6 +172,59 @@ def test_values_of_the_wrong_type_are_refused_not_stored_as_written(seeded, tmp_
     assert _import_lines(seeded, tmp_path, bad).startswith(f"line 1: {problem}")
 
 
+TOO_LARGE = "too large a number to store (a whole number from -2**63 to 2**63-1)"
+TOO_SMALL = "too small a number to store (a whole number from -2**63 to 2**63-1)"
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d["calls"][0].update(attempt=2**63), f"calls[0]: attempt: {TOO_LARGE}"),
+    (lambda d: d["calls"][0].update(prompt_tokens=2**64), f"calls[0]: prompt_tokens: {TOO_LARGE}"),
+    (lambda d: d["calls"][1].update(completion_tokens=-(2**63) - 1), f"calls[1]: completion_tokens: {TOO_SMALL}"),
+    (lambda d: d["calls"][0].update(latency_ms=2**63), f"calls[0]: latency_ms: {TOO_LARGE}"),
+    (lambda d: d["messages"][1].update(prompt_tokens=2**63), f"messages[1]: prompt_tokens: {TOO_LARGE}"),
+    (lambda d: d["messages"][2].update(turn=2**63), f"messages[2]: turn: {TOO_LARGE}"),
+    (lambda d: d["scores"][0].update(turn=-(2**70)), f"scores[0]: turn: {TOO_SMALL}"),
+    (lambda d: d.update(num_turns=2**63), f"num_turns: {TOO_LARGE}"),
+    (lambda d: d.update(fork_turn=-(2**63) - 1), f"fork_turn: {TOO_SMALL}"),
+    (lambda d: d["run"].update(created_at=2**63), f"run: created_at: {TOO_LARGE}"),
+], ids=["attempt", "prompt-tokens", "completion-tokens", "latency", "message-tokens", "message-turn", "score-turn",
+        "num-turns", "fork-turn", "run-created-at"])
+def test_a_number_beyond_what_sqlite_stores_is_refused(seeded, tmp_path, session_doc, spoil, problem):
+    """sqlite3 cannot bind a Python int beyond 64 bits: such a line failed the import with an
+    OverflowError traceback."""
+    good = _fresh(session_doc, "2001-02-01T00:00:00.000+00:00")
+    bad = _spoilt(session_doc, "2001-02-02T00:00:00.000+00:00", spoil)
+    assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: {problem}"
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda d: d["calls"][0].update(prompt_tokens=-1), "calls[0]: prompt_tokens: -1 is below 0"),
+    (lambda d: d["calls"][0].update(turn=0), "calls[0]: turn: 0 is below 1"),
+    (lambda d: d["calls"][1].update(attempt=0), "calls[1]: attempt: 0 is below 1"),
+    (lambda d: d["messages"][1].update(completion_tokens=-3), "messages[1]: completion_tokens: -3 is below 0"),
+    (lambda d: d["messages"][1].update(latency_ms=-0.5), "messages[1]: latency_ms: -0.5 is below 0"),
+    (lambda d: d["messages"][3].update(attempt=-(2**63)), f"messages[3]: attempt: {-(2**63)} is below 1"),
+    (lambda d: d["run"].update(created_at=7), "run: created_at: expected text"),
+], ids=["call-tokens", "call-turn", "call-attempt", "message-tokens", "message-latency", "message-attempt",
+        "run-created-at"])
+def test_a_count_below_its_least_is_refused(seeded, tmp_path, session_doc, spoil, problem):
+    """Token counts and times add up in the cost and speed views; an attempt starts at 1."""
+    bad = _spoilt(session_doc, "2001-02-03T00:00:00.000+00:00", spoil)
+    assert _import_lines(seeded, tmp_path, bad) == f"line 1: {problem}"
+
+
+def test_the_largest_whole_numbers_sqlite_stores_round_trip(tmp_path, session_doc):
+    doc = _fresh(session_doc, "2001-02-04T00:00:00.000+00:00")
+    doc["calls"][0].update(prompt_tokens=2**63 - 1, completion_tokens=2**63 - 1)
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    home = tmp_path / "home"
+    assert cli("import", str(source), "--home", str(home)).rc == 0
+    out = tmp_path / "out.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home)).rc == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["calls"][0]["prompt_tokens"] == 2**63 - 1
+
+
 def test_line_separators_inside_texts_survive_a_round_trip(tmp_path, session_doc):
     """JSON keeps U+2028 and U+0085 raw inside strings; JSONL lines end only at a newline."""
     doc = _fresh(session_doc, "2001-01-06T00:00:00.000+00:00")
@@ -226,8 +280,11 @@ def _judge_score(doc: dict) -> dict:
      "scores[{last}]: turn 3 has no player message (player turns: 1, 2)"),
     (lambda d: d.update(player=""), "player: must not be blank"),
     (lambda d: d.update(player="  "), "player: must not be blank"),
+    (lambda d: d.update(character=""), "character: must not be blank"),
+    (lambda d: d.update(interrogator=" "), "interrogator: must not be blank"),
+    (lambda d: d.update(lang=""), "lang: '' is not a two-letter language code"),
 ], ids=["created-at", "finished-at", "message-created-at", "finished-without-messages", "judge-turn-99",
-        "person-turn-3", "blank-player", "spaces-player"])
+        "person-turn-3", "blank-player", "spaces-player", "blank-character", "spaces-interrogator", "blank-lang"])
 def test_a_line_that_breaks_a_session_rule_is_refused(seeded, tmp_path, session_doc, spoil, problem):
     """What would otherwise be stored as 'finished, 0/6 turns' with a final, a score of a turn that
     never happened, a blank leaderboard row or a date no view can read."""
@@ -237,6 +294,22 @@ def test_a_line_that_breaks_a_session_rule_is_refused(seeded, tmp_path, session_
     assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: {problem}"
 
 
+@pytest.mark.parametrize("field", ["character", "situation", "interrogator", "player", "method", "lang", "status",
+                                   "created_at"])
+@pytest.mark.parametrize("absent", [False, True], ids=["null", "missing"])
+def test_a_line_without_a_column_the_views_read_is_refused(seeded, tmp_path, session_doc, field, absent):
+    """The session list, the exports and the report read a session's card, situation, seats and
+    method from its columns: a line without one was stored, and every one of them then failed with
+    a traceback until the row was deleted (a missing method failed the import itself)."""
+    good = _fresh(session_doc, "2002-03-01T00:00:00.000+00:00")
+    bad = _fresh(session_doc, "2002-03-02T00:00:00.000+00:00")
+    if absent:
+        del bad[field]
+    else:
+        bad[field] = None
+    assert _import_lines(seeded, tmp_path, good, bad) == f"line 2: '{field}' is missing"
+
+
 def test_an_unfinished_session_may_have_no_messages_yet(seeded, tmp_path, session_doc):
     doc = _spoilt(session_doc, "2002-02-01T00:00:00.000+00:00",
                   lambda d: d.update(status="interrupted", messages=[], scores=[], finished_at=None))
@@ -244,6 +317,63 @@ def test_an_unfinished_session_may_have_no_messages_yet(seeded, tmp_path, sessio
     path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
     done = cli("import", str(path), "--home", str(tmp_path / "fresh"))
     assert done.rc == 0, done.err
+
+
+@pytest.fixture(scope="module")
+def fork_docs(tmp_path_factory) -> tuple[dict, dict]:
+    """A session and a fork of its first turn (run on), as our JSONL writes them."""
+    home = tmp_path_factory.mktemp("forked-home")
+    seed_home(home)
+    done = cli("sessions", "fork", "1", "--turn", "1", "--player", "offline", "--home", str(home))
+    assert done.rc == 0, done.err
+    out = home / "all.jsonl"
+    assert cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home)).rc == 0
+    parent, fork = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+    assert fork["parent"]["created_at"] == parent["created_at"] and fork["fork_turn"] == 1
+    return parent, fork
+
+
+def test_a_fork_and_its_parent_import_as_a_fork(tmp_path, fork_docs):
+    path = tmp_path / "forks.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in fork_docs), encoding="utf-8")
+    home = tmp_path / "home"
+    assert cli("import", str(path), "--home", str(home)).rc == 0
+    with sqlite3.connect(home / "pingpong.db") as conn:
+        assert conn.execute("SELECT id, parent_session, fork_turn FROM sessions ORDER BY id").fetchall() == [
+            (1, None, None), (2, 1, 1)]
+
+
+def _own(doc: dict) -> dict:
+    return {"created_at": doc["created_at"], "player": doc["player"], "interrogator": doc["interrogator"]}
+
+
+def _parent_of_its_fork(parent: dict, fork: dict) -> None:
+    parent.update(parent=_own(fork), fork_turn=1)
+
+
+@pytest.mark.parametrize("spoil,problem", [
+    (lambda p, f: f.update(parent=_own(f)),
+     "line 2: parent: names this line's own session (a session is not forked from itself)"),
+    (lambda p, f: f.update(fork_turn=-1), "line 2: fork_turn: expected a turn from 1, got -1"),
+    (lambda p, f: f.update(fork_turn=0), "line 2: fork_turn: expected a turn from 1, got 0"),
+    (lambda p, f: f.update(fork_turn=3),
+     "line 2: fork_turn: 3 is beyond the 2 turns its parent completed (a fork starts from the first 1 to 2)"),
+    (lambda p, f: f.update(fork_turn=99),
+     "line 2: fork_turn: 99 is beyond the 2 turns its parent completed (a fork starts from the first 1 to 2)"),
+    (lambda p, f: f.update(num_turns=2**62), f"line 2: num_turns: expected 1 to 50 (as a situation plans), got {2**62}"),
+    (lambda p, f: f.update(num_turns=51), "line 2: num_turns: expected 1 to 50 (as a situation plans), got 51"),
+    (lambda p, f: p.update(num_turns=0), "line 1: num_turns: expected 1 to 50 (as a situation plans), got 0"),
+    (lambda p, f: p.update(fork_turn=1), "line 1: fork_turn: only a fork has one (this line names no parent)"),
+    (_parent_of_its_fork,
+     "line 1: parent: through its parents this session is a fork of its own fork (the forks form a loop)"),
+], ids=["its-own-parent", "fork-turn-minus-1", "fork-turn-0", "fork-turn-3", "fork-turn-99", "num-turns-2**62",
+        "num-turns-51", "num-turns-0", "fork-turn-without-parent", "loop"])
+def test_a_fork_that_makes_no_sense_is_refused(seeded, tmp_path, fork_docs, spoil, problem):
+    """Such lines were stored as they were: a session forked from itself, from turn -1 or 99 of a
+    two-turn session, planning 2**62 turns."""
+    parent, fork = copy.deepcopy(fork_docs)
+    spoil(parent, fork)
+    assert _import_lines(seeded, tmp_path, parent, fork) == problem
 
 
 def test_an_empty_json_file_is_no_results_file(tmp_path):
