@@ -168,3 +168,44 @@ async def test_the_greeting_the_player_was_given_opens_the_transcript(make_app, 
             assert bool(lines) is shown, prompting
             if shown:
                 assert CARDS[0].greeting in lines[0] and "before turn 1" in lines[0]
+
+
+async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back(app, store):
+    """A message queued for the person's next turn is never used once the seat goes to a model: it is
+    back in the box, unsent, and taking the seat again starts with nothing queued."""
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"typed ahead", "enter")
+        assert live.control.human.pending == 1
+        await pilot.press("h")  # the box is hidden while the text waits: h hands the seat back
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is live)
+        assert live.control.human.pending == 0
+        assert box.value == "typed ahead"
+        await pilot.press("s")  # one turn by the model
+        await wait_for(pilot, lambda: live.control.paused and any(
+            c.turn == 1 and c.role == "assistant" for c in live.query(MessageCard)))
+        await pilot.press("t")  # the seat again, from turn 2: the old text is in the box, not queued
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press("escape", "space")  # out of the box, continue
+        await wait_for(pilot, lambda: live.control.human.waiting)
+        assert live.control.human.pending == 0 and box.value == "typed ahead"
+        box.value = "my own turn two"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: live.control.human.waiting and live.control.human.turn == 3)
+        await pilot.press(*"and three", "enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    users = [(m.turn, m.author, m.text) for m in store.session(sid).messages if m.role == "user"]
+    assert [(t, a) for t, a, _ in users] == [(1, "offline"), (2, "human"), (3, "human")]
+    assert [text for _, _, text in users[1:]] == ["my own turn two", "and three"]

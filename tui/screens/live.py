@@ -665,6 +665,8 @@ class LiveScreen(GroupScene):
             self.query_one("#human-input", Input).focus()  # already yours: back to the box
             return
         self._gave_up["interrogator"] = self._next_seat.get("interrogator", self.seat)
+        if self._held_seat() is None and not self._holds_member_seat():
+            self._take_back_typed_ahead()  # a seat taken again starts with nothing queued
         self.control.set_seat("interrogator", HUMAN)
         self._next_seat["interrogator"] = HUMAN
         self._set_notice("you choose who speaks next from the next line" if self.is_scene
@@ -689,12 +691,23 @@ class LiveScreen(GroupScene):
             if name and self.control is not None:
                 self.control.set_seat(seat, name)
                 self._next_seat[seat] = name
+                self._take_back_typed_ahead()
                 self._set_notice(f"{seat} seat goes to {name} from the next {_role_of_seat(seat)} turn")
                 self._update_human_box()
                 self.refresh_bindings()
 
         self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to", current=self._gave_up.get(seat)),
                              chosen)
+
+    def _take_back_typed_ahead(self) -> None:
+        """Text sent ahead that no turn has taken yet goes back into the message box, unsent: a seat
+        handed to a model must not leave it queued for a later human turn."""
+        if self.control is None:
+            return
+        texts = self.control.human.withdraw()
+        if texts:
+            box = self.query_one("#human-input", Input)
+            box.value = " ".join(t for t in (*texts, box.value) if t)
 
     def action_override(self) -> None:
         transcript = self.query_one(Transcript)
