@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
@@ -145,6 +145,29 @@ async def test_the_final_and_status_stay_in_the_header_at_80_columns(app, store)
         info = app.screen.query_one("#session-info")
         shown = "".join(info.render_line(y).text for y in range(info.size.height))
         assert info.size.height == 2 and "final " in shown and "[finished]" in shown
+
+
+async def test_rating_a_turn_redraws_the_final_in_the_header(app, store):
+    """o on a finished session: the header's final is the one Home and replay show after the rating."""
+    from pingpong.sessions.scoring import stored_final
+    from pingpong.tui.screens.override import OverrideScreen
+    from tests.tui.conftest import write_session
+
+    sid = write_session(store)
+    before = stored_final(store.session(sid)).text()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.status == "finished")
+        live = app.screen
+        info = live.query_one("#session-info", Static)
+        assert f"final {before}" in str(info.render())
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await pilot.press("1", "1", "1", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is live and live.human)
+        after = stored_final(store.session(sid)).text()
+        assert after != before
+        assert f"final {after}" in str(info.render())
 
 
 async def test_the_greeting_the_player_was_given_opens_the_transcript(make_app, store):

@@ -424,9 +424,11 @@ class LiveScreen(GroupScene):
 
     # -- the score panel ----------------------------------------------------------------
     def _scores_changed(self) -> None:
+        """Every place a score shows: the cards, the panel and the header's final."""
         transcript = self.query_one(Transcript)
         transcript.set_scores(self.verdicts, self.human)
         self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
+        self._refresh_info()
 
     @on(Transcript.TurnSelected)
     def turn_selected(self, event: Transcript.TurnSelected) -> None:
