@@ -94,6 +94,33 @@ async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
     assert users == [(1, "human", "hi there"), (2, "human", "and again")]
 
 
+async def test_a_pasted_text_of_several_lines_is_sent_whole(app, store):
+    """A terminal pastes several lines as one Paste event: the message keeps every line's words."""
+    from textual import events
+
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"Listen: ")
+        box.post_message(events.Paste("Первая строка.\nВторая строка.\n\nThird line.\n"))
+        await wait_for(pilot, lambda: box.value != "Listen: ")
+        assert box.value == "Listen: Первая строка. Вторая строка. Third line."
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not live.running)
+    users = [m.text for m in store.session(sid).messages if m.role == "user"]
+    assert users == ["Listen: Первая строка. Вторая строка. Third line."]
+
+
 async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store):
     from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS

@@ -44,6 +44,7 @@ from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_d
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
+from pingpong.tui.widgets.message_input import MessageInput
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 from pingpong.tui.worker_store import WorkerStore
@@ -134,7 +135,7 @@ class LiveScreen(GroupScene):
             yield ExplanationsPanel(id="explanations")
         with Vertical(id="human-box"):
             yield Static("", id="human-prompt")
-            yield Input(placeholder="type your message, enter sends", id="human-input")
+            yield MessageInput(placeholder="type your message, enter sends", id="human-input")
         yield Static("", id="status-line")
         yield KeysFooter(compact=True)
 
