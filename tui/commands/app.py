@@ -54,8 +54,9 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
         check_ready(resolve(models, name))
     if args.turns is not None and not 1 <= args.turns <= 50:
         raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
-    if interrogator == HUMAN and not get_method(args.method).people_ask:
-        raise UserError(f"--interrogator: {args.method} needs a model (its tester also scores)")
+    refusal = get_method(args.method).interrogator_refusal()
+    if interrogator == HUMAN and refusal:
+        raise UserError(f"--interrogator: {refusal}")
     named = list(args.character or [])
     if args.method == "roleinteract" and args.situation:
         request = _scene_request(args, home, models, player, interrogator, judges)
@@ -79,6 +80,9 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
             "situation": situation.name if situation else args.situation, "player": player,
             "interrogator": interrogator, "judges": judges, "turns": args.turns, "method": args.method,
             "lang": character.lang if character else None, "prompting": prompting, "prompt_format": prompt_format})
+    refusal = get_method(args.method).interrogator_refusal(situation)
+    if interrogator == HUMAN and refusal:
+        raise UserError(f"--interrogator: {refusal}")
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
                        method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)

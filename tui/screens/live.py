@@ -348,6 +348,8 @@ class LiveScreen(GroupScene):
         if self.is_scene:  # a person sitting as a member may type ahead of its next line
             return "assistant" if self._holds_member_seat() and self._started["assistant"] < total else None
         for role, seat_role, current in (("user", "interrogator", self.seat), ("assistant", "player", self.player_seat)):
+            if role == "user" and not self._people_ask():
+                continue  # the method writes the user lines: a person sitting there types nothing
             if self._next_seat.get(seat_role, current) == HUMAN and self._started[role] < total:
                 return role
         return None
@@ -562,8 +564,8 @@ class LiveScreen(GroupScene):
             return yours if action == "hand_back" else True
         if action == "to_box":
             return not self.is_scene and self._box_left()
-        if action == "take_seat" and self.stored is not None and not get_method(self.stored.spec.method).people_ask:
-            return False  # its interrogator also scores the replies: a model's seat
+        if action == "take_seat" and not self._people_ask():
+            return False  # its interrogator also scores the replies, or writes nothing: a model's seat
         if action == "end_dialogue":
             return control is not None and self._dmt() and not control.ending and self._dialogue_open()
         if action == "take_seat" and live:
@@ -577,6 +579,11 @@ class LiveScreen(GroupScene):
         if action == "retry":
             return not self.follow and not self.running and self.status in ("failed", "interrupted")
         return True
+
+    def _people_ask(self) -> bool:
+        """A person in the interrogator seat would write this session's user lines (the method's rule)."""
+        stored = self.stored
+        return stored is None or get_method(stored.spec.method).people_ask_in(stored.situation)
 
     def _box_left(self) -> bool:
         """The message box shows (a person holds a seat) but has not the keys: escape left it."""

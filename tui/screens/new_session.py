@@ -381,8 +381,9 @@ class NewSessionScreen(Screen):
         )
         from pingpong.core.methods import get_method
 
-        if spec.interrogator == HUMAN and not get_method(spec.method).people_ask:
-            self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")
+        refusal = get_method(spec.method).interrogator_refusal(situation)
+        if spec.interrogator == HUMAN and refusal:
+            self.notify(refusal, severity="warning")
             return
         try:
             session_id = self.app.start_session(spec, card, situation)
