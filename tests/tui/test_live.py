@@ -121,6 +121,41 @@ async def test_a_pasted_text_of_several_lines_is_sent_whole(app, store):
     assert users == ["Listen: Первая строка. Вторая строка. Third line."]
 
 
+async def test_unsent_text_is_in_the_box_again_when_the_session_is_reopened(app, store):
+    """Leaving a running session (keep running) and opening it again from Home: the message box holds
+    what was typed and not sent."""
+    from pingpong.core.domain import SessionSpec
+    from pingpong.tui.screens.choice import ChoiceScreen
+    from pingpong.tui.screens.home import HomeScreen
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        first = app.screen
+        await wait_for(pilot, lambda: app.focused is first.query_one("#human-input"))
+        await pilot.press(*"half a thought", "escape", "escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("k")  # keep running
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen is not first
+                       and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        assert box.value == "half a thought"
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press("end", *", finished", "enter")
+        await wait_for(pilot, lambda: not live.running)
+    users = [m.text for m in store.session(sid).messages if m.role == "user"]
+    assert users == ["half a thought, finished"]
+
+
 async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store):
     from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS

@@ -156,6 +156,7 @@ class LiveScreen(GroupScene):
             return
         self.spend = self.app.session_spend(self.session_id)
         self._show_stored(stored)
+        self.query_one("#human-input", Input).value = self.app.runs.unsent(self.session_id)
         run = self.app.runs.get(self.session_id)
         if run is not None:  # running in the background: take its controls back
             self._attach_run(run)
@@ -412,6 +413,12 @@ class LiveScreen(GroupScene):
         hint.append(suggest_sub_intent(intent, self._next_user_turn()), style="italic")
         hint.append("   ctrl+g ends the dialogue", style="dim")
         return hint
+
+    @on(Input.Changed, "#human-input")
+    def keep_unsent(self, event: Input.Changed) -> None:
+        """What the box holds outlives this screen: leaving the session and opening it again finds it."""
+        if not self.follow:
+            self.app.runs.keep_unsent(self.session_id, event.value)
 
     @on(Input.Submitted, "#human-input")
     async def send_human(self, event: Input.Submitted) -> None:
