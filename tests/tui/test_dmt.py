@@ -15,6 +15,7 @@ from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
 from pingpong.tui.screens.override import OverrideScreen
 from pingpong.tui.screens.replay import ReplayScreen
+from pingpong.tui.widgets.clamped import ClampedText
 from pingpong.tui.widgets.transcript import MessageCard
 from tests.tui.conftest import CARDS, SEEDS, write_dmt_session
 from tests.tui.helpers import form_filled, wait_for
@@ -232,6 +233,24 @@ def _questions(app) -> None:
         "kind: role_specific\ncharacter: lighthouse-keeper\nlang: en\nquestions:\n"
         "  - id: s01\n    instruction: What do you do when a storm comes?\n"
         "    references: [I light the lamp and watch the rocks until dawn.]\n", encoding="utf-8")
+
+
+async def test_a_card_with_no_question_or_seed_says_so_under_the_situation(app, store):
+    """The hint stays: the empty list's own change event does not wipe it."""
+    from tests.tui.helpers import settled
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        form, situation = await form_with_method(pilot, "pingpong")
+        form.query_one("#new-lang", Select).value = "all"
+        await wait_for(pilot, lambda: "chess-tutor" in [v for _, v in form.query_one("#new-character", Select)._options])
+        form.query_one("#new-character", Select).value = "chess-tutor"
+        await settled(pilot)
+        for method, hint in (("rolebench", "No RoleBench questions for this character"),
+                             ("dmt", "No DMT seeds for this character")):
+            form.query_one("#new-method", Select).value = method  # the card first, then the method
+            await wait_for(pilot, lambda: situation.value is Select.NULL)
+            await settled(pilot)
+            assert hint in form.query_one("#new-situation-text", ClampedText).shown()
 
 
 async def test_rolebench_refuses_a_person_in_the_interrogator_seat(app, store):
