@@ -223,6 +223,23 @@ async def test_characters_import(app, home, tmp_path):
     assert any(home.characters_dir.glob("*.yaml"))
 
 
+async def test_watch_with_no_runs_shows_the_whole_command_at_80_columns(app, home):
+    """The suggested command wraps instead of being cut; once a run exists its counts take one line."""
+    from pingpong.sessions.store import Store
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WatchScreen))
+        counts = app.screen.query_one("#watch-counts", Static)
+        await wait_for(pilot, lambda: "No runs yet" in str(counts.render()) and counts.size.height > 1)
+        drawn = " ".join(counts.render_line(y).text.strip() for y in range(counts.size.height))
+        assert "pingpong run --player offline --interrogator offline --judge offline" in drawn
+        with Store(home.db_path) as other:
+            write_session(other, run_id=other.run_id("nightly"))
+        await wait_for(pilot, lambda: "sessions done" in str(counts.render()))
+        await wait_for(pilot, lambda: counts.size.height == 1)
+
+
 async def test_watch_sees_sessions_written_by_another_thread(app, home):
     from pingpong.sessions.store import Store
 
