@@ -38,6 +38,14 @@ class HumanSeat:
         """Texts submitted but not yet taken."""
         return self._queue.qsize()
 
+    def withdraw(self) -> list[str]:
+        """Take back the texts submitted but not yet taken, oldest first (the seat went to a model:
+        they must never become a later turn's message)."""
+        texts: list[str] = []
+        while not self._queue.empty():
+            texts.append(self._queue.get_nowait())
+        return texts
+
     async def take(self, role: Role, turn: int, speaker: str | None = None) -> str:
         """Engine side: wait for the next submitted text."""
         self.waiting, self.role, self.turn, self.speaker = True, role, turn, speaker

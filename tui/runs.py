@@ -110,6 +110,18 @@ class SessionRuns:
     def __init__(self, app: "App") -> None:
         self.app = app
         self._runs: dict[int, SessionRun] = {}
+        self._unsent: dict[int, str] = {}  # what a person typed in a session's message box, not sent
+
+    def keep_unsent(self, session_id: int, text: str) -> None:
+        """What is in a session's message box when its screen goes: shown again when it comes back
+        (for the app's lifetime; empty forgets it)."""
+        if text:
+            self._unsent[session_id] = text
+        else:
+            self._unsent.pop(session_id, None)
+
+    def unsent(self, session_id: int) -> str:
+        return self._unsent.get(session_id, "")
 
     def get(self, session_id: int) -> SessionRun | None:
         return self._runs.get(session_id)

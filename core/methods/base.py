@@ -40,9 +40,27 @@ class Method(ABC):
         if self.scorer is not None:
             raise UserError(f"session {session_id}: {self.name} sessions are scored by {self.scorer}, "
                             "not by judge models")
+
     people_ask: ClassVar[bool] = True
     """A person may hold the interrogator seat; False where that seat also scores the replies
-    (PingPong v1's tester): a person there would leave the session without scores."""
+    (PingPong v1's tester): a person there would leave the session without scores; or where the
+    method writes every user line itself (RoleBench's instructions): a person there writes nothing."""
+    interrogator_needed: ClassVar[str] = ""
+    """Why a person may not sit in the interrogator seat (shown where people_ask is False)."""
+
+    def people_ask_in(self, situation: Situation) -> bool:
+        """Whether a person in the interrogator seat writes any line of a session in ``situation``
+        (what offers the seat to a person, or refuses it, asks this)."""
+        return self.people_ask
+
+    def interrogator_refusal(self, situation: Situation | None = None) -> str | None:
+        """Why a person may not sit in the interrogator seat (of a session in ``situation``, when
+        known), or None when a person may."""
+        allowed = self.people_ask if situation is None else self.people_ask_in(situation)
+        if allowed:
+            return None
+        return f"{self.name} needs a model in the interrogator seat: {self.interrogator_needed}"
+
     people_rate: ClassVar[Literal["conversation", "rounds"] | None] = None
     """What a person rates in the blind rating queue (`pingpong annotate`): the whole conversation,
     each round, or nothing (None: scored by exact rules, which a person corrects rather than rates)."""

@@ -33,6 +33,7 @@ class PingPongV1(Method):
     people_rate = "conversation"
     scorer = "their tester"
     people_ask = False
+    interrogator_needed = "its tester also scores the replies"
 
     async def converse(self, engine: "SessionEngine") -> None:
         await alternate(engine, seat_lines(engine, self._tester_line), stop=lambda: refused(engine))

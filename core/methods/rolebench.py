@@ -76,6 +76,8 @@ class RoleBench(Method):
     metrics = METRICS
     scale = "0-1"
     scorer = "exact rules"
+    people_ask = False
+    interrogator_needed = "the question is the instruction itself, asked as written"
 
     def planned_turns(self, situation: Situation) -> int:
         return 1

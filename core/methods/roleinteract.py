@@ -55,6 +55,15 @@ class RoleInteract(Method):
     scale = "0-1"
     scorer = "exact rules"
     min_reply_chars = 1   # "B" answers a multiple-choice question
+    interrogator_needed = "the probe set writes every user line of this probe"
+
+    def people_ask_in(self, situation: Situation) -> bool:
+        """A person narrates a group scene and may write a memory probe's padding left to the
+        interrogator seat; every other probe's user lines are the probe set's own."""
+        if is_scene(situation):
+            return True
+        data = situation.data
+        return data.get("kind") == MEMORY and MemoryProbe.model_validate(data["probe"]).padding_from == "interrogator"
 
     async def converse(self, engine: "SessionEngine") -> None:
         if is_scene(engine.situation):

@@ -96,3 +96,18 @@ def test_bundled_padding_pools_cover_the_longest_bundled_probe_without_repeats()
     for lang in ("en", "ru"):
         longest = max(m.padding for p in ProbeLibrary().all(lang) for m in p.memory)
         assert longest > 40 and len(load_padding(lang).lines) >= longest // 2
+
+
+def test_a_person_may_ask_only_where_the_probe_leaves_user_lines_to_the_interrogator_seat():
+    from pingpong.core.methods import get_method
+    from pingpong.core.methods.roleinteract_probes import choice_situation, memory_situation
+    from tests.methods.probe_builders import EMOTION, POOL, memory_probe, probe_set
+
+    method = get_method("roleinteract")
+    pooled, asked = memory_probe(4), memory_probe(4, padding_from="interrogator")
+    assert not method.people_ask_in(choice_situation(probe_set(), EMOTION, "Edda"))
+    assert not method.people_ask_in(memory_situation(probe_set(pooled), pooled, POOL))
+    assert method.people_ask_in(memory_situation(probe_set(asked), asked, POOL))
+    assert "probe set writes every user line" in (method.interrogator_refusal(
+        choice_situation(probe_set(), EMOTION, "Edda")) or "")
+    assert get_method("rolebench").interrogator_refusal() and get_method("pingpong").interrogator_refusal() is None

@@ -297,3 +297,21 @@ async def test_a_conversation_opens_at_its_first_line_and_scrolls_by_page(make_a
         await wait_for(pilot, lambda: transcript.scroll_y > 0)
         await pilot.press("pageup")
         await wait_for(pilot, lambda: transcript.scroll_y == 0)
+
+
+async def test_a_long_situation_is_shown_whole_above_the_conversation(make_app, store):
+    """The blind rater reads the whole situation (it wraps; past 40% of the screen its head scrolls)."""
+    from pingpong.core.domain import Situation
+
+    text = ("Without warning, a supernatural monster that fits the character's world bursts in and attacks "
+            "you both. Describe the fight vividly, turn by turn, ask the character for help and make decisions "
+            "together, and let the battle build to a climax and an ending.")
+    write_session(store, situation=Situation(name="supernatural-battle", lang="en", num_turns=2, text=text))
+    app = make_app(initial=AnnotateRequest(sample=1))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await queue_ready(pilot, app)
+        info = app.screen.query_one("#session-info")
+        await wait_for(pilot, lambda: info.size.height > 2)
+        drawn = " ".join(info.render_line(y).text.strip() for y in range(info.size.height))
+        assert "a climax and an ending." in drawn
+        assert app.screen.query_one("#annotate-head").size.height == info.size.height

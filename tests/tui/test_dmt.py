@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Select, Static
 
-from pingpong.core.domain import SessionSpec
+from pingpong.core.domain import SessionSpec, Situation
 from pingpong.core.methods.dmt_hints import suggest_sub_intent
 from pingpong.situations.seeds import seed_situation
 from pingpong.tui.screens.leaderboard import LeaderboardScreen
@@ -15,6 +15,7 @@ from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
 from pingpong.tui.screens.override import OverrideScreen
 from pingpong.tui.screens.replay import ReplayScreen
+from pingpong.tui.widgets.clamped import ClampedText
 from pingpong.tui.widgets.transcript import MessageCard
 from tests.tui.conftest import CARDS, SEEDS, write_dmt_session
 from tests.tui.helpers import form_filled, wait_for
@@ -223,6 +224,87 @@ async def test_new_session_offers_the_cards_rolebench_questions_and_the_answer_i
     assert stored.spec.method == "rolebench" and stored.situation.name == "lighthouse-keeper-s01"
     (verdict,) = stored.verdicts
     assert [(s.metric, s.status) for s in verdict.scores] == [("spe", "ok")]
+
+
+def _questions(app) -> None:
+    questions = app.home.situations_dir / "rolebench"
+    questions.mkdir(parents=True)
+    (questions / "lighthouse-keeper.yaml").write_text(
+        "kind: role_specific\ncharacter: lighthouse-keeper\nlang: en\nquestions:\n"
+        "  - id: s01\n    instruction: What do you do when a storm comes?\n"
+        "    references: [I light the lamp and watch the rocks until dawn.]\n", encoding="utf-8")
+
+
+async def test_a_card_with_no_question_or_seed_says_so_under_the_situation(app, store):
+    """The hint stays: the empty list's own change event does not wipe it."""
+    from tests.tui.helpers import settled
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        form, situation = await form_with_method(pilot, "pingpong")
+        form.query_one("#new-lang", Select).value = "all"
+        await wait_for(pilot, lambda: "chess-tutor" in [v for _, v in form.query_one("#new-character", Select)._options])
+        form.query_one("#new-character", Select).value = "chess-tutor"
+        await settled(pilot)
+        for method, hint in (("rolebench", "No RoleBench questions for this character"),
+                             ("dmt", "No DMT seeds for this character")):
+            form.query_one("#new-method", Select).value = method  # the card first, then the method
+            await wait_for(pilot, lambda: situation.value is Select.NULL)
+            await settled(pilot)
+            assert hint in form.query_one("#new-situation-text", ClampedText).shown()
+
+
+async def test_rolebench_refuses_a_person_in_the_interrogator_seat(app, store):
+    """RoleBench asks its instruction as written: the form will not seat a person who would type
+    nothing that is used (as for version 1's tester)."""
+    _questions(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        form, situation = await form_with_method(pilot, "rolebench")
+        await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
+        form.query_one("#new-interrogator", Select).value = "human"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: any("rolebench needs a model in the interrogator seat" in n.message
+                                          for n in app._notifications))
+        assert app.screen is form
+    assert store.db.execute("select count(*) from sessions").fetchone()[0] == 0
+
+
+async def test_a_session_whose_user_lines_the_method_writes_never_offers_the_message_box(app, store):
+    """A rolebench question or a roleinteract multiple-choice probe with a person stored in the
+    interrogator seat (an older session): no message box, no Take seat; the method asks."""
+    from pingpong.core.methods.roleinteract_probes import choice_situation
+    from tests.methods.probe_builders import EMOTION, probe_set
+
+    question = Situation(name="lighthouse-keeper-s01", lang="en", text="What do you do when a storm comes?",
+                         num_turns=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for method, situation in (("rolebench", question), ("roleinteract", choice_situation(probe_set(), EMOTION,
+                                                                                            "Maren"))):
+            spec = SessionSpec(method=method, character=CARDS[0].name, situation=situation.name, player="offline",
+                               interrogator="human", judges=["offline"], lang="en")
+            sid = app.start_session(spec, CARDS[0], situation)
+            app.open_live(sid, paused=True)
+            await wait_for(pilot, lambda sid=sid: isinstance(app.screen, LiveScreen) and app.screen.session_id == sid
+                           and app.screen.control is not None)
+            live = app.screen
+            await pilot.pause()
+            assert not live.query_one("#human-box").display
+            assert "Take seat" not in footer_keys(live)
+            await pilot.press("space")
+            await wait_for(pilot, lambda live=live: live.status == "finished" and not live.running)
+            assert not live.query_one("#human-box").display
+            await pilot.press("escape")
+            await wait_for(pilot, lambda live=live: app.screen is not live)
+            assert [m.author for m in store.session(sid).messages] == [method, "offline"]
+
+
+def test_play_refuses_a_person_asking_rolebench_questions(tmp_path, capsys):
+    from pingpong.tui.cli import main
+
+    assert main(["--home", str(tmp_path), "play", "--method", "rolebench", "--character", "tally",
+                 "--situation", "tally-s01", "--interrogator", "human"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "rolebench needs a model in the interrogator seat" in err[0]
 
 
 def test_play_method_rolebench_opens_a_question_of_the_card(tmp_path, capsys):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.new_session import NewSessionScreen
@@ -94,6 +94,68 @@ async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
     assert users == [(1, "human", "hi there"), (2, "human", "and again")]
 
 
+async def test_a_pasted_text_of_several_lines_is_sent_whole(app, store):
+    """A terminal pastes several lines as one Paste event: the message keeps every line's words."""
+    from textual import events
+
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"Listen: ")
+        box.post_message(events.Paste("Первая строка.\nВторая строка.\n\nThird line.\n"))
+        await wait_for(pilot, lambda: box.value != "Listen: ")
+        assert box.value == "Listen: Первая строка. Вторая строка. Third line."
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not live.running)
+    users = [m.text for m in store.session(sid).messages if m.role == "user"]
+    assert users == ["Listen: Первая строка. Вторая строка. Third line."]
+
+
+async def test_unsent_text_is_in_the_box_again_when_the_session_is_reopened(app, store):
+    """Leaving a running session (keep running) and opening it again from Home: the message box holds
+    what was typed and not sent."""
+    from pingpong.core.domain import SessionSpec
+    from pingpong.tui.screens.choice import ChoiceScreen
+    from pingpong.tui.screens.home import HomeScreen
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        first = app.screen
+        await wait_for(pilot, lambda: app.focused is first.query_one("#human-input"))
+        await pilot.press(*"half a thought", "escape", "escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("k")  # keep running
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen is not first
+                       and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        assert box.value == "half a thought"
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press("end", *", finished", "enter")
+        await wait_for(pilot, lambda: not live.running)
+    users = [m.text for m in store.session(sid).messages if m.role == "user"]
+    assert users == ["half a thought, finished"]
+
+
 async def test_quitting_mid_session_leaves_it_interrupted_for_resume(app, store):
     from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS
@@ -147,6 +209,29 @@ async def test_the_final_and_status_stay_in_the_header_at_80_columns(app, store)
         assert info.size.height == 2 and "final " in shown and "[finished]" in shown
 
 
+async def test_rating_a_turn_redraws_the_final_in_the_header(app, store):
+    """o on a finished session: the header's final is the one Home and replay show after the rating."""
+    from pingpong.sessions.scoring import stored_final
+    from pingpong.tui.screens.override import OverrideScreen
+    from tests.tui.conftest import write_session
+
+    sid = write_session(store)
+    before = stored_final(store.session(sid)).text()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.status == "finished")
+        live = app.screen
+        info = live.query_one("#session-info", Static)
+        assert f"final {before}" in str(info.render())
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await pilot.press("1", "1", "1", "ctrl+s")
+        await wait_for(pilot, lambda: app.screen is live and live.human)
+        after = stored_final(store.session(sid)).text()
+        assert after != before
+        assert f"final {after}" in str(info.render())
+
+
 async def test_the_greeting_the_player_was_given_opens_the_transcript(make_app, store):
     """A model interrogator reads the card's greeting before turn 1; a person in the seat saw nothing
     of it. It is shown above turn 1 exactly where the player was given it (not with a RoleLLM strategy)."""
@@ -168,3 +253,44 @@ async def test_the_greeting_the_player_was_given_opens_the_transcript(make_app, 
             assert bool(lines) is shown, prompting
             if shown:
                 assert CARDS[0].greeting in lines[0] and "before turn 1" in lines[0]
+
+
+async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back(app, store):
+    """A message queued for the person's next turn is never used once the seat goes to a model: it is
+    back in the box, unsent, and taking the seat again starts with nothing queued."""
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"typed ahead", "enter")
+        assert live.control.human.pending == 1
+        await pilot.press("h")  # the box is hidden while the text waits: h hands the seat back
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is live)
+        assert live.control.human.pending == 0
+        assert box.value == "typed ahead"
+        await pilot.press("s")  # one turn by the model
+        await wait_for(pilot, lambda: live.control.paused and any(
+            c.turn == 1 and c.role == "assistant" for c in live.query(MessageCard)))
+        await pilot.press("t")  # the seat again, from turn 2: the old text is in the box, not queued
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press("escape", "space")  # out of the box, continue
+        await wait_for(pilot, lambda: live.control.human.waiting)
+        assert live.control.human.pending == 0 and box.value == "typed ahead"
+        box.value = "my own turn two"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: live.control.human.waiting and live.control.human.turn == 3)
+        await pilot.press(*"and three", "enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    users = [(m.turn, m.author, m.text) for m in store.session(sid).messages if m.role == "user"]
+    assert [(t, a) for t, a, _ in users] == [(1, "offline"), (2, "human"), (3, "human")]
+    assert [text for _, _, text in users[1:]] == ["my own turn two", "and three"]

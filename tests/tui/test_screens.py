@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 from pingpong.core.domain import Message
 from pingpong.tui.screens.characters import CharactersScreen
@@ -16,7 +16,7 @@ from pingpong.tui.screens.override import OverrideScreen
 from pingpong.tui.screens.pickers import PathPrompt
 from pingpong.tui.screens.replay import ReplayScreen
 from pingpong.tui.screens.watch import WatchScreen
-from pingpong.tui.widgets.transcript import MessageCard
+from pingpong.tui.widgets.transcript import MessageCard, Transcript
 from tests.tui.conftest import CARDS, SITUATIONS, write_session
 from tests.tui.helpers import wait_for
 
@@ -68,6 +68,32 @@ async def test_replay_steps_and_override(app, store):
                             " order by id").fetchall()
     assert rows == [(2, "in_character", 2.0, "too flat"), (2, "entertaining", 4.0, "too flat"),
                     (2, "fluency", 1.0, "too flat"), (2, "is_refusal", 1.0, "too flat")]
+
+
+async def test_up_and_down_step_the_replayed_turn_that_rating_and_forking_use(app, store):
+    """up/down move the replay's one selected turn: the highlighted card, the explanations panel, the
+    status line, and the turn o rates and f forks from."""
+    sid = write_session(store, turns=3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, sid)
+        await pilot.press("end", "up")
+        assert replay.turn == 2
+        transcript = replay.query_one(Transcript)
+        await wait_for(pilot, lambda: transcript.selected_turn == 2)
+        assert "turn 2 of 3" in str(replay.query_one("#status-line", Static).render())
+        assert "'2' fits" in str(replay.query_one("#explanations Static").render())
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        assert app.screen.turn == 2
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is replay)
+        await pilot.press("up", "down", "down")
+        assert replay.turn == 3
+        await wait_for(pilot, lambda: transcript.selected_turn == 3)
+        await pilot.press("up", "f")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        fork = app.screen.session_id
+    assert store.session(fork).fork_turn == 2
 
 
 async def test_the_rating_dialog_rates_the_whole_conversation(app, store):
@@ -195,6 +221,23 @@ async def test_characters_import(app, home, tmp_path):
         await wait_for(pilot, lambda: app.screen is screen and len(screen.cards) == 3)
         assert "Brine" in str(screen.query_one("#card-text").render())
     assert any(home.characters_dir.glob("*.yaml"))
+
+
+async def test_watch_with_no_runs_shows_the_whole_command_at_80_columns(app, home):
+    """The suggested command wraps instead of being cut; once a run exists its counts take one line."""
+    from pingpong.sessions.store import Store
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WatchScreen))
+        counts = app.screen.query_one("#watch-counts", Static)
+        await wait_for(pilot, lambda: "No runs yet" in str(counts.render()) and counts.size.height > 1)
+        drawn = " ".join(counts.render_line(y).text.strip() for y in range(counts.size.height))
+        assert "pingpong run --player offline --interrogator offline --judge offline" in drawn
+        with Store(home.db_path) as other:
+            write_session(other, run_id=other.run_id("nightly"))
+        await wait_for(pilot, lambda: "sessions done" in str(counts.render()))
+        await wait_for(pilot, lambda: counts.size.height == 1)
 
 
 async def test_watch_sees_sessions_written_by_another_thread(app, home):

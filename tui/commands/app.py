@@ -38,7 +38,7 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     from pingpong.core.config import check_ready, load_models, resolve
     from pingpong.core.domain import SessionSpec
     from pingpong.core.methods import get_method
-    from pingpong.core.vocabulary import TESTER_SCORES
+    from pingpong.core.vocabulary import MAX_TURNS, TESTER_SCORES
     from pingpong.sessions.plan_checks import seated_judges
     from pingpong.situations.library import SituationLibrary
     from pingpong.tui.app import NewSessionRequest, PlayRequest
@@ -46,8 +46,9 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
     models = load_models(home)
     player = args.player or OFFLINE
     interrogator = args.interrogator or OFFLINE
-    if interrogator == HUMAN and not get_method(args.method).people_ask:
-        raise UserError(f"--interrogator: {args.method} needs a model (its tester also scores)")
+    refusal = get_method(args.method).interrogator_refusal()
+    if interrogator == HUMAN and refusal:
+        raise UserError(f"--interrogator: {refusal}")
     judges = seated_judges(args.method, interrogator, args.judge or ([] if args.method in TESTER_SCORES else [OFFLINE]))
     for name in (player, interrogator):
         if name != HUMAN:
@@ -56,8 +57,8 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
         if name == HUMAN:
             raise UserError("--judge: a judge must be a model, not 'human'")
         check_ready(resolve(models, name))
-    if args.turns is not None and not 1 <= args.turns <= 50:
-        raise UserError(f"--turns: expected 1 to 50, got {args.turns}")
+    if args.turns is not None and not 1 <= args.turns <= MAX_TURNS:
+        raise UserError(f"--turns: expected 1 to {MAX_TURNS}, got {args.turns}")
     named = list(args.character or [])
     if args.method == "roleinteract" and args.situation:
         request = _scene_request(args, home, models, player, interrogator, judges)
@@ -81,6 +82,9 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
             "situation": situation.name if situation else args.situation, "player": player,
             "interrogator": interrogator, "judges": judges, "turns": args.turns, "method": args.method,
             "lang": character.lang if character else None, "prompting": prompting, "prompt_format": prompt_format})
+    refusal = get_method(args.method).interrogator_refusal(situation)
+    if interrogator == HUMAN and refusal:
+        raise UserError(f"--interrogator: {refusal}")
     spec = SessionSpec(character=character.name, situation=situation.name, player=player,
                        interrogator=interrogator, judges=judges, num_turns=args.turns,
                        method=args.method, lang=character.lang, prompting=prompting, prompt_format=prompt_format)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Input, Label, Static
 
@@ -77,7 +77,9 @@ class AnnotateScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="session-info")
+        # the situation whole (a blind rater has nothing else to read it in); scrolls past 40%
+        with VerticalScroll(id="annotate-head", can_focus=False):
+            yield Static("", id="session-info")
         with Horizontal(id="live-body"):
             yield Transcript(id="transcript")
             with Vertical(id="annotate-panel"):

@@ -44,6 +44,7 @@ from pingpong.tui.runs import EngineEvent, EngineStopped, SessionRun, replaces_d
 from pingpong.tui.screens.live_scene import GroupScene
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
+from pingpong.tui.widgets.message_input import MessageInput
 from pingpong.tui.widgets.panels import ExplanationsPanel
 from pingpong.tui.widgets.transcript import Transcript
 from pingpong.tui.worker_store import WorkerStore
@@ -134,7 +135,7 @@ class LiveScreen(GroupScene):
             yield ExplanationsPanel(id="explanations")
         with Vertical(id="human-box"):
             yield Static("", id="human-prompt")
-            yield Input(placeholder="type your message, enter sends", id="human-input")
+            yield MessageInput(placeholder="type your message, enter sends", id="human-input")
         yield Static("", id="status-line")
         yield KeysFooter(compact=True)
 
@@ -155,6 +156,7 @@ class LiveScreen(GroupScene):
             return
         self.spend = self.app.session_spend(self.session_id)
         self._show_stored(stored)
+        self.query_one("#human-input", Input).value = self.app.runs.unsent(self.session_id)
         run = self.app.runs.get(self.session_id)
         if run is not None:  # running in the background: take its controls back
             self._attach_run(run)
@@ -347,6 +349,8 @@ class LiveScreen(GroupScene):
         if self.is_scene:  # a person sitting as a member may type ahead of its next line
             return "assistant" if self._holds_member_seat() and self._started["assistant"] < total else None
         for role, seat_role, current in (("user", "interrogator", self.seat), ("assistant", "player", self.player_seat)):
+            if role == "user" and not self._people_ask():
+                continue  # the method writes the user lines: a person sitting there types nothing
             if self._next_seat.get(seat_role, current) == HUMAN and self._started[role] < total:
                 return role
         return None
@@ -410,6 +414,12 @@ class LiveScreen(GroupScene):
         hint.append("   ctrl+g ends the dialogue", style="dim")
         return hint
 
+    @on(Input.Changed, "#human-input")
+    def keep_unsent(self, event: Input.Changed) -> None:
+        """What the box holds outlives this screen: leaving the session and opening it again finds it."""
+        if not self.follow:
+            self.app.runs.keep_unsent(self.session_id, event.value)
+
     @on(Input.Submitted, "#human-input")
     async def send_human(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -424,9 +434,11 @@ class LiveScreen(GroupScene):
 
     # -- the score panel ----------------------------------------------------------------
     def _scores_changed(self) -> None:
+        """Every place a score shows: the cards, the panel and the header's final."""
         transcript = self.query_one(Transcript)
         transcript.set_scores(self.verdicts, self.human)
         self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
+        self._refresh_info()
 
     @on(Transcript.TurnSelected)
     def turn_selected(self, event: Transcript.TurnSelected) -> None:
@@ -559,8 +571,8 @@ class LiveScreen(GroupScene):
             return yours if action == "hand_back" else True
         if action == "to_box":
             return not self.is_scene and self._box_left()
-        if action == "take_seat" and self.stored is not None and not get_method(self.stored.spec.method).people_ask:
-            return False  # its interrogator also scores the replies: a model's seat
+        if action == "take_seat" and not self._people_ask():
+            return False  # its interrogator also scores the replies, or writes nothing: a model's seat
         if action == "end_dialogue":
             return control is not None and self._dmt() and not control.ending and self._dialogue_open()
         if action == "take_seat" and live:
@@ -574,6 +586,11 @@ class LiveScreen(GroupScene):
         if action == "retry":
             return not self.follow and not self.running and self.status in ("failed", "interrupted")
         return True
+
+    def _people_ask(self) -> bool:
+        """A person in the interrogator seat would write this session's user lines (the method's rule)."""
+        stored = self.stored
+        return stored is None or get_method(stored.spec.method).people_ask_in(stored.situation)
 
     def _box_left(self) -> bool:
         """The message box shows (a person holds a seat) but has not the keys: escape left it."""
@@ -665,6 +682,8 @@ class LiveScreen(GroupScene):
             self.query_one("#human-input", Input).focus()  # already yours: back to the box
             return
         self._gave_up["interrogator"] = self._next_seat.get("interrogator", self.seat)
+        if self._held_seat() is None and not self._holds_member_seat():
+            self._take_back_typed_ahead()  # a seat taken again starts with nothing queued
         self.control.set_seat("interrogator", HUMAN)
         self._next_seat["interrogator"] = HUMAN
         self._set_notice("you choose who speaks next from the next line" if self.is_scene
@@ -689,12 +708,23 @@ class LiveScreen(GroupScene):
             if name and self.control is not None:
                 self.control.set_seat(seat, name)
                 self._next_seat[seat] = name
+                self._take_back_typed_ahead()
                 self._set_notice(f"{seat} seat goes to {name} from the next {_role_of_seat(seat)} turn")
                 self._update_human_box()
                 self.refresh_bindings()
 
         self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to", current=self._gave_up.get(seat)),
                              chosen)
+
+    def _take_back_typed_ahead(self) -> None:
+        """Text sent ahead that no turn has taken yet goes back into the message box, unsent: a seat
+        handed to a model must not leave it queued for a later human turn."""
+        if self.control is None:
+            return
+        texts = self.control.human.withdraw()
+        if texts:
+            box = self.query_one("#human-input", Input)
+            box.value = " ".join(t for t in (*texts, box.value) if t)
 
     def action_override(self) -> None:
         transcript = self.query_one(Transcript)

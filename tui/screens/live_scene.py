@@ -45,6 +45,8 @@ class GroupScene(Screen):
 
         def _set_notice(self, text: str, *, warn: bool = False) -> None: ...
         def _take_narrator_seat(self) -> None: ...
+        def _held_seat(self) -> str | None: ...
+        def _take_back_typed_ahead(self) -> None: ...
         def _update_human_box(self) -> None: ...
 
     def _init_cast(self) -> None:
@@ -117,6 +119,8 @@ class GroupScene(Screen):
             if name == NARRATOR:
                 self._take_narrator_seat()
                 return
+            if self._held_seat() is None and not self._holds_member_seat():
+                self._take_back_typed_ahead()  # a seat taken again starts with nothing queued
             self.control.set_member_seat(name, HUMAN)
             self.member_seats[name] = HUMAN
             self._set_notice(f"you sit as {self.label(name)} from its next line")
@@ -142,6 +146,7 @@ class GroupScene(Screen):
                 else:
                     self.control.set_member_seat(seat, model)
                     self.member_seats[seat] = model
+                self._take_back_typed_ahead()
                 self._set_notice(f"{labels.get(seat, seat)} goes to {model}")
                 self._update_human_box()
                 self.refresh_bindings()

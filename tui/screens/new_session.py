@@ -189,6 +189,15 @@ class NewSessionScreen(Screen):
     def _rolebench(self) -> bool:
         return self.query_one("#new-method", Select).value == "rolebench"
 
+    def _nothing_offered(self) -> str:
+        """The hint where the chosen card has no seed (dmt) or question (rolebench) to offer, else ""
+        (the empty list's own change event shows it too, so it is not wiped right after it is set)."""
+        if self._dmt() and not self._seeds:
+            return "No DMT seeds for this character."
+        if self._rolebench() and not self._questions:
+            return "No RoleBench questions for this character: its answers need references."
+        return ""
+
     def _fill_situations(self, want: str | None = None, *, free_text: str = "") -> None:
         """Situations (and free-form), or the chosen card's seeds (dmt) or questions (rolebench); keep the
         current choice if it is still offered."""
@@ -203,7 +212,7 @@ class NewSessionScreen(Screen):
                 sits.value = want if want in names else names[0]
             else:
                 self.query_one("#new-free-text").display = False
-                self.query_one("#new-situation-text", ClampedText).set_text("No DMT seeds for this character.")
+                self.query_one("#new-situation-text", ClampedText).set_text(self._nothing_offered())
             return
         if self._rolebench():
             self._questions = self._all_questions.get(str(self.query_one("#new-character", Select).value), [])
@@ -214,8 +223,7 @@ class NewSessionScreen(Screen):
                 sits.value = want if want in names else names[0]
             else:
                 self.query_one("#new-free-text").display = False
-                self.query_one("#new-situation-text", ClampedText).set_text(
-                    "No RoleBench questions for this character: its answers need references.")
+                self.query_one("#new-situation-text", ClampedText).set_text(self._nothing_offered())
             return
         sits.set_options([(f"{s.name} ({s.lang}, {s.num_turns} turn{'s' if s.num_turns != 1 else ''})", s.name)
                           for s in self._situations]
@@ -303,11 +311,12 @@ class NewSessionScreen(Screen):
         hint = self.query_one("#new-situation-text", ClampedText)
         if self._dmt():
             seed = next((s for s in self._seeds if s.name == event.value), None)
-            hint.set_text(f"{seed.topic} ({seed.intent.value.replace('_', ' ')}). Goal: {seed.goal}" if seed else "")
+            hint.set_text(f"{seed.topic} ({seed.intent.value.replace('_', ' ')}). Goal: {seed.goal}" if seed
+                          else self._nothing_offered())
             return
         if self._rolebench():
             question = next((q for q in self._questions if q.name == event.value), None)
-            hint.set_text(question.text if question else "")
+            hint.set_text(question.text if question else self._nothing_offered())
             return
         sit = next((s for s in self._situations if s.name == event.value), None)
         hint.set_text("Write the situation below; Turns sets its length (default 3)." if free
@@ -381,8 +390,9 @@ class NewSessionScreen(Screen):
         )
         from pingpong.core.methods import get_method
 
-        if spec.interrogator == HUMAN and not get_method(spec.method).people_ask:
-            self.notify("Version 1 needs a model in the interrogator seat (it also judges)", severity="warning")
+        refusal = get_method(spec.method).interrogator_refusal(situation)
+        if spec.interrogator == HUMAN and refusal:
+            self.notify(refusal, severity="warning")
             return
         try:
             session_id = self.app.start_session(spec, card, situation)

@@ -27,13 +27,17 @@ if TYPE_CHECKING:
 
 
 class ReplayScreen(Screen):
-    """left/right (or k/j) step one turn, home/end jump; o rates the shown turn, f forks from it, J re-judges."""
+    """left/right (or up/down, k/j) step one turn, home/end jump; o rates the shown turn, f forks from it, J re-judges."""
 
     app: PingPongApp
 
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", id="replay.next", priority=True),
         Binding("left,k", "step(-1)", "Prev", id="replay.prev", priority=True),
+        # up/down step too (the footer shows the arrows above): the transcript's own turn selection
+        # would leave the shown turn, which o and f act on, the panel and the status line behind
+        Binding("down", "step(1)", "Next", id="replay.down", priority=True, show=False),
+        Binding("up", "step(-1)", "Prev", id="replay.up", priority=True, show=False),
         Binding("home", "jump(0)", "First", id="replay.first", priority=True, show=False),
         Binding("end", "jump(1)", "Last", id="replay.last", priority=True, show=False),
         Binding("o", "override", "Rate", tooltip="Rate the shown turn", id="replay.override"),

@@ -160,16 +160,16 @@ class WatchScreen(Screen):
 
     def _counts(self) -> None:
         run = next((r for r in self.runs if r.id == self.run_id), None)
+        line = self.query_one("#watch-counts", Static)
+        line.set_class(run is None, "-hint")  # the hint wraps (the command shows whole); counts keep one line
         if run is None:
-            self.query_one("#watch-counts", Static).update(
-                "No runs yet. Start one in another terminal, e.g. "
-                "pingpong run --player offline --interrogator offline --judge offline")
+            line.update("No runs yet. Start one in another terminal, e.g. "
+                        "pingpong run --player offline --interrogator offline --judge offline")
             return
         done = run.counts[STATUSES.index("finished")]
         parts = "".join(f", {name} {n}" for name, n in zip(STATUSES, run.counts) if n and name != "finished")
         # the counts first: a long run name may run off the line, the table above shows it too
         text = f"{done} of {run.planned} sessions done{parts}  enter opens  · {run.name}"
-        line = self.query_one("#watch-counts", Static)
         if str(line.render()) != text:
             line.update(text, layout=False)  # one line high (pingpong.tcss): no layout of the screen
 
