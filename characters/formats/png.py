@@ -77,9 +77,14 @@ def png_text_chunks(data: bytes, where: str) -> dict[str, bytes]:
 
 def _decode(keyword: str, payload: bytes, where: str) -> dict:
     try:
-        text = base64.b64decode(b"".join(payload.split()), validate=True).decode("utf-8")
+        raw = base64.b64decode(b"".join(payload.split()), validate=True)
     except (binascii.Error, ValueError):
         raise UserError(f"{where}: PNG chunk '{keyword}' is not base64-encoded card JSON") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # base64 of JSON in another encoding (latin-1, cp1251...)
+        raise UserError(f"{where}: PNG chunk '{keyword}' decodes to card JSON that is not UTF-8 text "
+                        f"(byte {exc.start}); save the card as UTF-8") from None
     obj = parse_json(text, f"{where}: PNG chunk '{keyword}'")
     if not isinstance(obj, dict):
         raise UserError(f"{where}: PNG chunk '{keyword}' holds {type(obj).__name__}, not a card object")

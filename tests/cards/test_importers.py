@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import zipfile
 
@@ -153,6 +154,9 @@ def _write(path, data: bytes):
 BAD = {
     "no card chunk": (lambda d: write_png(d / "plain.png"), r"plain\.png: no character card in this PNG"),
     "bad base64": (lambda d: write_png(d / "b.png", text_chunk("chara", b"@@@")), r"b\.png: PNG chunk 'chara' is not base64"),
+    "latin-1 json in png": (lambda d: write_png(d / "l.png", text_chunk("chara", base64.b64encode(
+        json.dumps(v2_card("Zoë"), ensure_ascii=False).encode("latin-1")))),
+        r"l\.png: PNG chunk 'chara' decodes to card JSON that is not UTF-8 text"),
     "truncated png": (lambda d: _write(d / "t.png", write_png(d / "x.png", text_chunk("chara", b64json(v2_card()))).read_bytes()[:60]),
                       r"t\.png: truncated PNG"),
     "not a png": (lambda d: _write(d / "n.png", b"hello"), r"n\.png: not a PNG file"),
