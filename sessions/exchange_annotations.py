@@ -41,6 +41,8 @@ AUTHOR_KEYS = ("author", "annotator")
 RATED = (*METRICS, "is_refusal")
 ALIASES = {v: k for k, v in METRIC_NAMES_V1.items()}
 """Version 1 names of the metrics, read as ours."""
+DERIVED = frozenset({"final", "final_score"})
+"""Keys a file may add that are made from the rated metrics: skipped without a word."""
 
 
 def content_key(char_name: str, situation_text: str, pairs: list[tuple[str, str]]) -> str:
@@ -61,14 +63,19 @@ def _stored(store) -> dict[tuple[str, str], list[tuple[int, str]]]:
     return found
 
 
-def _ratings(raw: Any, where: str, top: int = 5) -> dict[str, float]:
+def _ratings(raw: Any, where: str, top: int = 5, warnings: list[str] | None = None) -> dict[str, float]:
+    """A line's {metric: value}; a key that is no rated metric is a line in ``warnings`` (a final
+    derived from the three is skipped silently)."""
     if not isinstance(raw, dict) or not raw:
         raise EntryError(f"{where}.human_scores: expected an object of metric: score")
     out: dict[str, float] = {}
     for key, value in raw.items():
         metric = ALIASES.get(key, key)
         if metric not in RATED:
-            continue  # e.g. a final the file derived from the three
+            if key not in DERIVED and warnings is not None:
+                warnings.append(f"{where}.human_scores.{key}: not a metric pingpong stores "
+                                f"({', '.join(RATED)}); ignored")
+            continue
         if metric == "is_refusal":
             if value not in (0, 1):  # True and False compare equal to 1 and 0
                 raise EntryError(f"{where}.human_scores.is_refusal is {value!r}, expected 0 or 1")
@@ -119,8 +126,13 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
             try:
                 author = next((row[k].strip() for k in AUTHOR_KEYS if isinstance(row.get(k), str) and row[k].strip()),
                               file_author)
+                odd = next((k for k in AUTHOR_KEYS if k in row and not (isinstance(row[k], str) and row[k].strip())),
+                           None)
+                if odd is not None and author == file_author:
+                    summary.warnings.append(f"{where}.{odd}: {row[odd]!r} is no name; the file's name "
+                                            f"'{file_author}' is the author")
                 v1 = row.get("version") == 1
-                ratings = _ratings(row.get("human_scores"), where, 10 if v1 else 5)
+                ratings = _ratings(row.get("human_scores"), where, 10 if v1 else 5, summary.warnings)
                 models = (_model(row, "player"), _model(row, "interrogator"), UNKNOWN_MODEL)
                 opening, messages = parse_messages(row.get("messages"), where, models[0], models[1])
                 conv = parse_conversation(row, where, messages, opening, models, JudgeVerdict(judge="", scores=[]))

@@ -95,6 +95,19 @@ def test_authors_per_line_and_lines_that_cannot_be_taken(tmp_path, capsys):
         assert not store.db.execute("select 1 from scores where source = 'judge'").fetchall()
 
 
+def test_a_rating_of_no_metric_and_an_author_that_is_no_name_are_warned_about(tmp_path, capsys):
+    """They used to vanish without a word: a person's `charm` rating, and `annotator: 7` (the file's name became the author)."""
+    home = tmp_path / "home"
+    lines = annotation_lines(synthetic_results("judge-one", n=2), 4)
+    lines[0]["human_scores"] |= {"charm": 4, "final_score": 3.7}  # a derived final is skipped without a word
+    lines[1]["annotator"] = 7
+    assert cli(home, "import", str(write_lines(tmp_path / "ann.jsonl", lines))) == 0
+    warnings = capsys.readouterr().err.strip().splitlines()
+    assert len(warnings) == 2, warnings
+    assert "line 1.human_scores.charm: not a metric pingpong stores" in warnings[0] and "ignored" in warnings[0]
+    assert "line 2.annotator: 7 is no name; the file's name 'ann' is the author" in warnings[1]
+
+
 def test_annotations_export_and_import_round_trip(tmp_path, capsys):
     home = tmp_path / "home"
     doc = synthetic_results("judge-one", n=6)
