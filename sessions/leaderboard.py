@@ -356,7 +356,7 @@ def compute_leaderboard(
 
     facts = [chosen[int(s)] for s in conv_ids]
     # One row per (player, lang) and --by value; each language is a board of its own (its median
-    # length, its v1 spread, its ranks), as the published boards are.
+    # length, its v1 spread, its ranks), as the published boards are, and so is each --by value.
     groups = [(f[1], lang or f[2], f[5]) for f in facts]
     names = sorted(set(groups), key=lambda g: (g[1] or "", g[0], g[2] is not None, g[2] or ""))
     pindex = {g: i for i, g in enumerate(names)}
@@ -371,8 +371,9 @@ def compute_leaderboard(
     order = np.argsort(pconv, kind="stable")
     bounds = np.searchsorted(pconv[order], np.arange(len(names) + 1))
     out: list[LeaderboardRow] = []
-    for board_lang in sorted({g[1] or "" for g in names}):
-        mine = [i for i, g in enumerate(names) if (g[1] or "") == board_lang]
+    boards = sorted({(g[1] or "", g[2]) for g in names}, key=lambda b: (b[0], b[1] is not None, b[1] or ""))
+    for board_lang, board_option in boards:
+        mine = [i for i, g in enumerate(names) if (g[1] or "") == board_lang and g[2] == board_option]
         known = [a for i in mine if (a := avg_len[i]) is not None]
         median = float(np.median(known)) if known else None
         rows = []

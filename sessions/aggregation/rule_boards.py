@@ -56,19 +56,21 @@ def mean_ci(values: Sequence[float], rng: np.random.Generator) -> tuple[float | 
 
 
 def rank_by_score(rows: list[dict[str, Any]], by: str | None = None) -> list[dict[str, Any]]:
-    """Rows by language, each language best first by its "score" and ranked on its own (1, 1, 3 on equal
-    scores), as every board is; unscored rows last, unranked. by: the row field a board is split by
-    (a tiebreak after the player)."""
-    rows.sort(key=lambda r: (r["lang"] or "", r["score"] is None, -(r["score"] or 0.0), r["player"],
-                             str(r.get(by) or "") if by else ""))
-    previous: tuple[str, float] | None = None
+    """Rows by language (and by the value of ``by``, the row field a board is split by), each such
+    board best first by its "score" and ranked on its own (1, 1, 3 on equal scores), as every board
+    is; unscored rows last, unranked."""
+    def board(row: dict[str, Any]) -> tuple[str, str]:
+        return row["lang"] or "", str(row.get(by) or "") if by else ""
+
+    rows.sort(key=lambda r: (*board(r), r["score"] is None, -(r["score"] or 0.0), r["player"]))
+    previous: tuple[tuple[str, str], float] | None = None
     rank = start = 0
     for i, row in enumerate(rows):
-        if i and (row["lang"] or "") != (rows[i - 1]["lang"] or ""):
-            start = i  # a new language's board
+        if i and board(row) != board(rows[i - 1]):
+            start = i  # a new board
         if row["score"] is None:
             continue
-        key = (row["lang"] or "", row["score"])
+        key = (board(row), row["score"])
         if key != previous:
             rank, previous = i - start + 1, key
         row["rank"] = rank

@@ -147,6 +147,7 @@ def test_rolebench_leaderboard_by_prompting(home, fake):
     board = json.loads(pingpong(home, "leaderboard", "--method", "rolebench", "--by", "prompting",
                                 "--format", "json").out)
     assert sorted(r["prompting"] for r in board) == ["fsp", "zsp"]
+    assert [r["rank"] for r in board] == [1, 1]  # each strategy is a board of its own, as each language is
     assert all({"raw", "cus", "spe", "raw_ci"} <= set(r) for r in board)
     table = pingpong(home, "leaderboard", "--method", "rolebench", "--by", "prompting")
     assert table.rc == 0 and "Prompting" in table.out and "fsp" in table.out

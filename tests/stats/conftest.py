@@ -17,13 +17,13 @@ def store(tmp_path):
 
 
 def add_session(store, player, judges, *, text_len=100, lang="en", interrogator="asker", status="finished",
-                character="hero", situation="chat", method="pingpong"):
+                character="hero", situation="chat", method="pingpong", prompting=None):
     """judges: {judge: [(in_character, entertaining, fluency, is_refusal) per turn]}; returns the id."""
     turns = max(len(v) for v in judges.values()) if judges else 1
     card = Character(name=character, char_name="Hero", lang=lang, summary="a hero", persona="A brave hero.")
     sit = Situation(name=situation, lang=lang, text="Talk to the hero.", num_turns=turns)
     spec = SessionSpec(character=character, situation=situation, player=player, interrogator=interrogator,
-                       judges=list(judges), lang=lang, method=method)
+                       judges=list(judges), lang=lang, method=method, prompting=prompting)
     sid = store.create_session(spec, card, sit)
     for t in range(1, turns + 1):
         store.add_message(sid, Message(turn=t, role="user", author=interrogator, text=f"question {t}?"))

@@ -279,3 +279,31 @@ def test_a_run_name_no_run_has_is_one_line_not_an_empty_board(tmp_path, capsys):
     assert main(["--home", str(home), "leaderboard", "--run", "bench", "--format", "json"]) == 0
     assert '"player": "A"' in capsys.readouterr().out
     assert main(["--home", str(home), "leaderboard", "--run", "bench", "--method", "dmt"]) == 0  # a run, no dmt yet
+
+
+@pytest.mark.parametrize("method", ["pingpong", "pingpong-v1"])
+def test_each_by_value_is_a_board_of_its_own_with_its_median_length_and_ranks(store, method):
+    """`--by` splits as languages do: the zsp rows' long replies do not dock the fsp rows, and ranks restart."""
+    from tests.stats.conftest import add_session
+
+    scores = {"alpha": (4, 4, 4, 0), "beta": (5, 5, 5, 0)}
+    for prompting, lengths in (("fsp", {"alpha": 50, "beta": 60}), ("zsp", {"alpha": 200, "beta": 240})):
+        for player, length in lengths.items():
+            add_session(store, player, {"J": [scores[player]] * 2}, text_len=length, method=method, prompting=prompting)
+    rows = compute_leaderboard(store, method=method, scores="judges", by="prompting")
+    assert [(r.by["prompting"], r.player, r.rank) for r in rows] == [
+        ("fsp", "beta", 1), ("fsp", "alpha", 2), ("zsp", "beta", 1), ("zsp", "alpha", 2)]
+    alone = {r.player: r for r in compute_leaderboard(store, method=method, scores="judges", by="prompting")
+             if r.by["prompting"] == "fsp"}
+    assert alone["alpha"].length_norm == pytest.approx(alone["alpha"].final)  # the shorter of its board: no cut
+    assert alone["beta"].length_norm < alone["beta"].final
+
+
+def test_the_rule_boards_rank_each_by_value_on_its_own():
+    from pingpong.sessions.aggregation.rule_boards import rank_by_score
+
+    rows = [{"player": p, "lang": "en", "prompting": s, "score": v}
+            for p, s, v in (("a", "zsp", 0.2), ("b", "zsp", 0.4), ("a", "fsp", 0.3), ("b", "fsp", 0.1))]
+    ranked = rank_by_score(rows, "prompting")
+    assert [(r["prompting"], r["player"], r["rank"]) for r in ranked] == [
+        ("fsp", "a", 1), ("fsp", "b", 2), ("zsp", "b", 1), ("zsp", "a", 2)]
