@@ -194,10 +194,20 @@ class _Reader:
         return found
 
     def marked(self) -> set[str]:
-        """'(B)', '[B]', 'B)' or 'option B' / 'вариант В' anywhere, unless negated ('not (A)', '(A) is wrong')."""
+        """'(B)', '[B]', 'B)', '(A and B)' or 'option B' / 'вариант В' anywhere, unless negated
+        ('not (A)', '(A) is wrong')."""
         found: set[str] = set()
+        lists: list[tuple[int, int]] = []  # a bracketed list is read whole, not as its last 'B)'
+        for m in re.finditer(r"[(\[]", self.text):
+            letters, end = self._list_at(m.end(), first_strict=True)
+            if len(letters) > 1 and self.text[end - 1] in ")]":
+                lists.append((m.start(), end))
+                if not self._negated(m.start()) and not self._denied(end):
+                    found |= letters
         chars = re.escape(self.upper + self.lower)
         for m in re.finditer(rf"[(\[]\s*([{chars}])\s*[)\]]|(?<![\w'’(\[])([{re.escape(self.upper)}])\)", self.text):
+            if any(start <= m.start() < end for start, end in lists):
+                continue
             if not self._negated(m.start()) and not self._denied(m.end()):
                 found.add((m.group(1) or m.group(2)).upper())
         for m in _OPTION_WORD.finditer(self.text):

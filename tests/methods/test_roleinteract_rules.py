@@ -114,6 +114,7 @@ def test_words_with_capitals_are_no_choice(reply):
     "Ни А, ни В.",
     "A)\nB)",
     "I would never choose A.",
+    "Hmm. (A or B)",  # a bracketed list after other words is read whole, not as its last 'B)'
 ])
 def test_conflicting_or_refused_single_answer_is_none(reply):
     assert parse_choice(reply, ABCD, multiple=False) is None
@@ -146,6 +147,10 @@ MULTIPLE = [
     ("A is true, but B and D are wrong.", {"A"}),
     ("Верно А и С, а В — неверно.", {"A", "C"}),
     ("Неверно: В. Верно: А, С.", {"A", "C"}),
+    ("Hmm. (A and B)", {"A", "B"}),
+    ("[offline] (A and B and E)", {"A", "B", "E"}),
+    ("I would say [A, C].", {"A", "C"}),
+    ("Not (A and B), rather (C)", {"C"}),
 ]
 
 
