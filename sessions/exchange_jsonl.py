@@ -378,7 +378,7 @@ def _check_row(key: str, row: dict, where: str) -> None:
 def versus_key(doc: dict, versus: dict) -> tuple:
     """What identifies the session a pairwise verdict of ``doc``'s line names (sessions.store.find_session)."""
     return (versus.get("created_at"), versus.get("player"), versus.get("interrogator"), doc.get("character"),
-            doc.get("situation"))
+            doc.get("situation"), doc.get("method"), doc.get("lang"))
 
 
 def own_key(doc: dict) -> tuple:
@@ -524,7 +524,7 @@ def _encode(column: str, value: Any) -> Any:
 
 def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
     """Store validated session documents in one transaction. A session already stored (same
-    creation time, player, interrogator, character and situation) is skipped, but for the people's
+    creation time, player, interrogator, character, situation, method and language) is skipped, but for the people's
     scores and pairwise picks it lacks: those are added (its judges' scores stay as they are)."""
     summary = ImportSummary(path=name, format="jsonl", conversations=len(docs),
                             merged_what="people's scores added to stored sessions")

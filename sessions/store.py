@@ -1052,10 +1052,11 @@ class Store:
     def insert_session_rows(self, session: dict[str, Any], run: dict[str, Any] | None,
                             children: dict[str, list[dict[str, Any]]]) -> int | None:
         """Insert an imported session with its messages, calls and scores as given (one transaction);
-        None when a session with the same creation time, seats, card and situation exists."""
+        None when a session with the same creation time, seats, card, situation, method and language exists."""
         with self.writing() as db:
             if self.find_session(session["created_at"], session["player"], session.get("interrogator"),
-                                 session.get("character"), session.get("situation")) is not None:
+                                 session.get("character"), session.get("situation"), session.get("method"),
+                                 session.get("lang")) is not None:
                 return None
             run_id = None
             if run is not None:
@@ -1080,13 +1081,15 @@ class Store:
             db.execute("update sessions set parent_session = ? where id = ?", [parent_id, session_id])
 
     def find_session(self, created_at: str, player: str, interrogator: str | None, character: str | None,
-                     situation: str | None) -> int | None:
-        """The id of the session created at that time with those seats, card and situation (what
-        identifies a session across databases: ids change on import), None when there is none."""
+                     situation: str | None, method: str | None, lang: str | None) -> int | None:
+        """The id of the session of that method and language created at that time with those seats,
+        card and situation (what identifies a session across databases: ids change on import), None
+        when there is none."""
         with self._lock:
             row = self._conn.execute(
                 "select min(id) from sessions where created_at = ? and player = ? and interrogator is ?"
-                " and character is ? and situation is ?", [created_at, player, interrogator, character, situation],
+                " and character is ? and situation is ? and method is ? and lang is ?",
+                [created_at, player, interrogator, character, situation, method, lang],
             ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 

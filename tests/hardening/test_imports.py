@@ -382,3 +382,16 @@ def test_an_empty_json_file_is_no_results_file(tmp_path):
     empty.write_bytes(b"\n")
     result = cli("import", str(empty), "--home", str(tmp_path / "b"))
     assert result.rc == 2 and result.err.strip() == f"pingpong: error: {empty}: empty file, not PingPong results JSON"
+
+
+def test_sessions_that_differ_only_in_language_are_two_sessions(session_doc, tmp_path):
+    """Same time, seats, card and situation in another language (or method, checked alike): not one
+    session met twice, whose second line was skipped as stored."""
+    other_lang = copy.deepcopy(session_doc) | {"lang": "ru"}
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in (session_doc, other_lang)), encoding="utf-8")
+    done = cli("import", str(path), "--home", str(tmp_path / "fresh"))
+    assert done.rc == 0, done.err
+    assert "2 new sessions" in done.out, done.out
+    again = cli("import", str(path), "--home", str(tmp_path / "fresh"))
+    assert "0 new sessions" in again.out and "2 already stored" in again.out, again.out
