@@ -814,7 +814,8 @@ class Store:
         changed = {k: v for k, v in (("player", player), ("interrogator", interrogator)) if v}
         seats = {k: v for k, v in parent.spec.seats.items() if k not in changed}
         # a fork is a new conversation: nothing of an imported file's entry describes it
-        spec = parent.spec.model_copy(update={**changed, "seats": seats, "origin": {}})
+        spec = type(parent.spec).model_validate(  # validated again: v1's judge follows a new tester
+            {**parent.spec.model_dump(), **changed, "seats": seats, "origin": {}})
         with self.writing():
             new = self.create_session(spec, parent.character, parent.situation, parent.run_id,
                                       status="interrupted", parent_session=session_id, fork_turn=turn,

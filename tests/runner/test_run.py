@@ -176,3 +176,10 @@ def test_pingpong_v1_sessions_name_their_tester_as_their_judge(tmp_path):
     assert missing.rc == 2 and "--judge: pingpong needs a judge model" in missing.err
     spec = SessionSpec(method="pingpong-v1", character="c", situation="s", player="p", interrogator="t", judges=["j"])
     assert spec.judges == ["t"]
+    first = rows(root, "SELECT min(id) FROM sessions")[0][0]
+    forked = pingpong(root, "sessions", "fork", str(first), "--turn", "1", "--interrogator", "offline")
+    assert forked.rc == 0, forked.err
+    assert rows(root, "SELECT judges, json_extract(spec, '$.judges') FROM sessions ORDER BY id DESC LIMIT 1") == [
+        ('["offline"]', '["offline"]')]  # a new tester is the fork's judge, in the row and in its spec
+    person = pingpong(root, "sessions", "fork", str(first), "--turn", "1", "--interrogator", "human")
+    assert person.rc == 2 and "--interrogator: pingpong-v1 needs a model in the interrogator seat" in person.err

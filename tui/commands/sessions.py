@@ -213,6 +213,12 @@ def fork(args, home: Home) -> int:
     store = _store(home)
     try:
         source = store.session(args.id)
+        if args.interrogator == HUMAN:
+            from pingpong.core.methods import get_method
+
+            refusal = get_method(source.spec.method).interrogator_refusal(source.situation)
+            if refusal:
+                raise UserError(f"--interrogator: {refusal}")
         # every model the fork will call, the ones it inherits too: one line now, before it is written
         seats = (args.player or source.seat("player"), args.interrogator or source.seat("interrogator"),
                  *source.spec.judges)
