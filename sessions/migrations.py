@@ -450,3 +450,14 @@ def m016_judging_leases(db: sqlite_utils.Database) -> None:
     A row is removed when its judging ends; one whose process died counts as free."""
     db.execute("CREATE TABLE judging (session_id INTEGER NOT NULL REFERENCES sessions(id), judge TEXT NOT NULL,"
                " pid INTEGER NOT NULL, host TEXT, started_at TEXT NOT NULL, PRIMARY KEY (session_id, judge))")
+
+
+@migration
+def m017_v1_testers_judge(db: sqlite_utils.Database) -> None:
+    """A PingPong v1 session's judge is its tester, the interrogator, who scored every turn. Earlier
+    releases stored whatever `--judge` a run was given there (a model that never scored), so the
+    session list and the exports named it while `sessions show` named the tester."""
+    tester = "json_array(interrogator)"
+    db.execute(f"UPDATE sessions SET judges = {tester}, spec = json_set(spec, '$.judges', {tester})"
+               f" WHERE method = 'pingpong-v1' AND interrogator IS NOT NULL AND interrogator <> 'human'"
+               f" AND judges IS NOT {tester}")

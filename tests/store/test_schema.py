@@ -183,3 +183,31 @@ def test_opening_an_up_to_date_database_takes_no_write_lock(tmp_path):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_an_older_v1_session_run_with_another_judge_names_its_tester_after_upgrading(tmp_path):
+    """Migration 17: earlier releases stored `--judge X` on v1 sessions the tester scored alone."""
+    import json
+
+    import sqlite_utils
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    old.execute("create table _migrations (name text primary key, applied_at text not null)")
+    for fn in [fn for fn in MIGRATIONS if fn.__name__ < "m017"]:
+        fn(old)
+        old.execute("insert into _migrations values (?, 'then')", [fn.__name__])
+    for sid, method, interrogator in ((1, "pingpong-v1", "tester"), (2, "pingpong", "asker"), (3, "pingpong-v1", "human")):
+        spec = {"method": method, "character": "c", "situation": "s", "player": "p", "interrogator": interrogator,
+                "judges": ["never-scored"]}
+        old.execute("insert into sessions (id, status, method, interrogator, judges, spec) values (?, 'finished', ?, ?, ?, ?)",
+                    [sid, method, interrogator, '["never-scored"]', json.dumps(spec)])
+    old.conn.commit()
+    old.close()
+    store = Store(path)
+    try:
+        got = store.db.execute("select id, judges, json_extract(spec, '$.judges') from sessions order by id").fetchall()
+        assert got == [(1, '["tester"]', '["tester"]'), (2, '["never-scored"]', '["never-scored"]'),
+                       (3, '["never-scored"]', '["never-scored"]')]
+    finally:
+        store.close()
