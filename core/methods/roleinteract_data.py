@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from pingpong.core.domain import NAME_PATTERN
+from pingpong.core.vocabulary import MAX_TURNS
 
 DIMENSIONS: tuple[str, ...] = ("self_style", "self_knowledge", "emotion", "situation", "social_preference")
 """The multiple-choice dimensions. Only `situation` questions may have several correct options."""
@@ -127,7 +128,8 @@ class MemoryProbe(_Model):
 
     id: str = Field(pattern=_ID_PATTERN)
     plant: str = Field(min_length=1, description="user message stating the fact")
-    padding: int = Field(ge=0, strict=True, description="user+player utterances between plant and ask; even")
+    padding: int = Field(ge=0, le=2 * (MAX_TURNS - 2), strict=True,  # its session: padding / 2 + 2 turns
+                         description="user+player utterances between plant and ask; even")
     ask: str = Field(min_length=1, description="the question asked later")
     keywords: list[str] = Field(min_length=1, description="expected in the reply, case-insensitive substrings")
     padding_from: PaddingSource = Field("pool", description="who writes the padding's user lines: the "
@@ -251,6 +253,9 @@ class GroupScene(_Model):
             if q.after is not None and q.after > self.rounds:
                 raise ValueError(f"question {q.id}: after {q.after} utterances, but the scene has only "
                                  f"{self.rounds} rounds")
+        if self.rounds + len(self.questions) > MAX_TURNS:  # a session's turns: one per group line and question
+            raise ValueError(f"{self.rounds} rounds and {len(self.questions)} questions make more than "
+                             f"{MAX_TURNS} turns")
         return self
 
     def member(self, character: str) -> SceneMember:

@@ -60,10 +60,7 @@ STANCES = {
 
 def scene_situation(scene: GroupScene) -> Situation:
     """The scene as a session's situation: its setting as text, one turn per group line and question."""
-    turns = scene.rounds + len(scene.questions)
-    if turns > 50:
-        raise ValueError(f"group scene '{scene.name}': {scene.rounds} rounds and {len(scene.questions)} "
-                         "questions make more than 50 turns")
+    turns = scene.rounds + len(scene.questions)  # at most MAX_TURNS: GroupScene checks it
     return Situation(name=scene.name, lang=scene.lang, text=scene.setting, num_turns=turns,
                      tags=["scene"], data={"kind": "scene", "scene": scene.model_dump(mode="json")})
 

@@ -179,3 +179,22 @@ def test_a_user_scene_with_a_member_who_has_no_card_is_skipped_with_a_warning(tm
     assert rows(tmp_path, "select count(*) from sessions where situation = 'hollowmere-missing-courier'")[0][0] == 1
     named = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--situations", "my-scene", "--run", "s")
     assert named.rc == 2 and f"{path}: no character card 'harbour-master'" in named.err
+
+
+def test_user_probe_and_scene_files_too_long_for_a_session_are_warned_about_and_skipped(tmp_path):
+    """padding 100 (52 turns) or 60 rounds: a bad file like any other, not a traceback that stops the run."""
+    from pingpong.situations.probes import BUNDLED_PROBES_DIR, BUNDLED_SCENES_DIR
+
+    probes = yaml.safe_load((BUNDLED_PROBES_DIR / "tally.yaml").read_text(encoding="utf-8"))
+    probes["memory"][0]["padding"] = 100
+    scene = yaml.safe_load((BUNDLED_SCENES_DIR / "hollowmere-missing-courier.yaml").read_text(encoding="utf-8"))
+    scene |= {"name": "long-night", "rounds": 60}
+    for folder, name, doc in (("probes", "tally.yaml", probes), ("scenes", "long-night.yaml", scene)):
+        (tmp_path / "situations" / folder).mkdir(parents=True)
+        (tmp_path / "situations" / folder / name).write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    result = pingpong(tmp_path, "run", "--method", "roleinteract", *OFFLINE, "--characters", "tally,mirela-the-merchant",
+                      "--every", "10")
+    assert result.rc == 0, result.err
+    assert "Traceback" not in result.err and "internal error" not in result.err
+    assert f"{tmp_path / 'situations' / 'probes' / 'tally.yaml'}: memory.0.padding" in result.err
+    assert f"{tmp_path / 'situations' / 'scenes' / 'long-night.yaml'}: group scene: Value error, 60 rounds" in result.err
