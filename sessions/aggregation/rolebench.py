@@ -53,8 +53,8 @@ def rolebench_leaderboard(conn, *, lang: str | None = None, run: str | None = No
     sessions: dict[tuple[str, str | None, str | None], set[int]] = {}
     for f in facts:
         sessions.setdefault(key_of[f.id], set()).add(f.id)
-    for sid, questions in values.items():
-        if sid in key_of:
+    for sid, questions in sorted(values.items()):  # by session, not by when each one's scores were written:
+        if sid in key_of:                          # the same sessions resample the same after an export
             for (_turn, metric), (value, _flagged) in sorted(questions.items(), key=lambda q: (q[0][0] or 0, q[0][1])):
                 groups.setdefault(key_of[sid], {}).setdefault(metric, []).append(value)
     rows: list[dict[str, Any]] = []

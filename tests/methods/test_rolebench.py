@@ -135,3 +135,28 @@ def test_situations_list_and_show_the_question_sets(tmp_path, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "argument --method: expected one of pingpong" in err and "'bogus'" in err
+
+
+def test_the_board_does_not_depend_on_the_order_the_answers_were_scored_in(tmp_path, capsys):
+    """Sessions finish in any order (several at once, --workers); an export imports them in session
+    order. The same scores must give the same intervals, whichever was written first."""
+    import shutil
+    import sqlite3
+
+    home = tmp_path / "home"
+    assert main(["run", "--home", str(home), "--method", "rolebench", "--player", "offline", "--interrogator", "offline",
+                 "--judge", "offline", "--lang", "en", "--every", "4"]) == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(home / "pingpong.db", other / "pingpong.db")
+    with sqlite3.connect(other / "pingpong.db") as conn:  # the same scores, written latest session first
+        columns = [c[1] for c in conn.execute("pragma table_info(scores)") if c[1] != "id"]
+        rows = conn.execute(f"select {', '.join(columns)} from scores order by session_id desc, id").fetchall()
+        conn.execute("delete from scores")
+        conn.executemany(f"insert into scores ({', '.join(columns)}) values ({', '.join('?' * len(columns))})", rows)
+    capsys.readouterr()
+    boards = []
+    for root in (home, other):
+        assert main(["leaderboard", "--home", str(root), "--method", "rolebench", "--format", "json"]) == 0
+        boards.append(json.loads(capsys.readouterr().out))
+    assert boards[0] == boards[1] and boards[0][0]["raw_ci"]
