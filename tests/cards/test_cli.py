@@ -263,6 +263,11 @@ def test_situations_show_takes_every_name_the_method_listings_give(tmp_path):
         == "role_specific"
     table = run_cli(home, "situations", "show", "ada-lovelace-analytical-engine")
     assert table.returncode == 0 and "first query" in table.stdout and "role_knowledge_qa" in table.stdout
+    question = json.loads(run_cli(home, "situations", "show", "tally-s01", "--method", "rolebench", "--format",
+                                  "json").stdout)
+    assert question["set"] == "tally" and question["instruction"] and question["references"]
+    general = json.loads(run_cli(home, "situations", "show", "general-en-g01", "--format", "json").stdout)
+    assert general["kind"] == "general" and general["in_role"]
     wrong = run_cli(home, "situations", "show", "casual-greeting", "--method", "dmt")
     assert wrong.returncode == 2 and wrong.stderr.strip() == (
         "pingpong: error: unknown dmt situation 'casual-greeting' (see `pingpong situations list --method dmt`)")

@@ -218,6 +218,8 @@ def show_situation(args, home) -> int:
         questions = QuestionLibrary(home)
         if args.name in questions.names():
             return show_question_set(args, questions)
+        if show_question(args, questions):
+            return 0
     if method in (None, "dmt"):
         from pingpong.situations.seeds import SeedLibrary
 
@@ -371,3 +373,36 @@ def show_probe(args, probe_set, probe) -> None:
     else:
         out.print(Panel(Text(probe.plant), title="plant (the fact the user states)", title_align="left"))
         out.print(Panel(Text(probe.ask), title="ask (the question after the padding)", title_align="left"))
+
+
+def show_question(args, lib) -> bool:
+    """One RoleBench question by its situation name ('tally-s01', 'general-en-g03'): the set, the
+    instruction and its references; False when no set has a question so named."""
+    from pingpong.core.methods.rolebench_data import GeneralSet
+
+    for question_set in lib.all():
+        for q in question_set.questions:
+            if f"{question_set.name}-{q.id}" != args.name:
+                continue
+            general = isinstance(question_set, GeneralSet)
+            references: dict[str, object] = {"references": list(q.references)}
+            if general:
+                references["in_role"] = {c: list(answers) for c, answers in q.in_role.items()}
+            if args.format == "json":
+                print_json({"name": args.name, "set": question_set.name, "kind": question_set.kind,
+                            "lang": question_set.lang, "method": "rolebench", "num_turns": 1,
+                            "instruction": q.instruction, **references})
+                return True
+            from rich.panel import Panel
+            from rich.text import Text
+
+            out = console()
+            out.print(fields_grid((("name", args.name), ("lang", question_set.lang), ("method", "rolebench"),
+                                   ("set", f"{question_set.name} ({question_set.kind})"))))
+            out.print(Panel(Text(q.instruction), title="instruction (the player answers it)", title_align="left"))
+            lines = [f"• {r}" for r in q.references]
+            if general:
+                lines += [f"{c}: {a}" for c, answers in q.in_role.items() for a in answers]
+            out.print(Panel(Text("\n".join(lines)), title="references (Rouge-L against these)", title_align="left"))
+            return True
+    return False
