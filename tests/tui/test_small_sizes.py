@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from textual.geometry import Region
 
+from pingpong.tui.app import AnnotateRequest
+from pingpong.tui.screens.annotate import AnnotateScreen
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.replay import ReplayScreen
 from pingpong.tui.widgets.transcript import MessageCard
-from tests.tui.conftest import write_session
+from tests.tui.conftest import write_dmt_session, write_session
 from tests.tui.helpers import settled, wait_for
 
 
@@ -16,6 +18,12 @@ def on_screen(screen, selector: str) -> bool:
     widget = screen.query_one(selector)
     region = widget.region
     return widget.display and region.area > 0 and Region(0, 0, *screen.size).contains_region(region)
+
+
+def seen_in(screen, selector: str, widget) -> bool:
+    """The widget lies whole within the part of the screen the container `selector` shows."""
+    return widget.region.area > 0 and screen.query_one(selector).region.contains_region(widget.region) \
+        and Region(0, 0, *screen.size).contains_region(widget.region)
 
 
 async def test_a_narrow_replay_puts_the_explanations_under_the_transcript(app, store):
@@ -44,3 +52,45 @@ async def test_a_narrow_live_screen_keeps_transcript_and_explanations_on_it(app,
         await settled(pilot)
         assert on_screen(app.screen, "#transcript") and on_screen(app.screen, "#explanations")
         assert all(card.region.right <= 56 for card in app.screen.query(MessageCard))
+
+
+async def test_the_rating_panel_scrolls_to_the_focused_field_and_to_the_judges_revealed(make_app, store):
+    from pingpong.tui.widgets.rating import LabelField
+
+    write_dmt_session(store)
+    app = make_app(initial=AnnotateRequest(methods=["dmt"]))
+    async with app.run_test(size=(120, 15)) as pilot:   # ten DMT metrics, a few rows for them
+        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        screen = app.screen
+        title = lambda: str(screen.query_one("#annotate-title").render())  # noqa: E731
+        for round_ in (1, 2, 3):
+            await wait_for(pilot, lambda r=round_: f"Round {r} of 3" in title())
+            for _ in screen.query(LabelField):
+                await settled(pilot)
+                assert seen_in(screen, "#annotate-panel", app.focused), (app.focused, app.focused.region)
+                await pilot.press("g")
+        screen.query(LabelField).last().focus()
+        await pilot.press("left")   # the panel scrolls, yet left/right still step the rounds
+        await wait_for(pilot, lambda: "Round 2 of 3" in title())
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.saved)
+        await settled(pilot)
+        assert seen_in(screen, "#annotate-panel", screen.query_one("#annotate-judges"))
+
+
+async def test_a_narrow_rating_queue_puts_the_panel_under_the_conversation(make_app, store):
+    write_session(store)
+    app = make_app(initial=AnnotateRequest())
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, AnnotateScreen) and app.screen.stored is not None)
+        await settled(pilot)
+        screen = app.screen
+        assert on_screen(screen, "#transcript") and on_screen(screen, "#annotate-panel")
+        assert all(card.region.right <= 60 for card in screen.query(MessageCard))
+        for key in ("4", "3", "5"):
+            assert seen_in(screen, "#annotate-panel", app.focused)
+            await pilot.press(key)
+        await pilot.press("n", "ctrl+s")
+        await wait_for(pilot, lambda: screen.saved)
+        await settled(pilot)
+        assert seen_in(screen, "#annotate-panel", screen.query_one("#annotate-judges"))

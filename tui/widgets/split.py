@@ -1,9 +1,9 @@
-"""A body of side-by-side panes that stacks them, one under the other, on a narrow screen."""
+"""A body of side-by-side panes that stacks them on a narrow screen, and a panel that scrolls."""
 
 from __future__ import annotations
 
 from textual import events
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 
 TRANSCRIPT_AND_PANEL = 62
 """Columns the transcript and the explanations need side by side: their min-widths in pingpong.tcss."""
@@ -20,3 +20,9 @@ class SplitBody(Horizontal):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < self.stack_below, "-stacked")
+
+
+class PanelScroll(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """A panel of fields that scrolls when it is taller than its room. Textual scrolls the focused
+    field into view; the panel itself takes no focus and binds no keys (arrows, page up/down stay
+    with the fields and the screen)."""
