@@ -94,3 +94,27 @@ async def test_a_narrow_rating_queue_puts_the_panel_under_the_conversation(make_
         await wait_for(pilot, lambda: screen.saved)
         await settled(pilot)
         assert seen_in(screen, "#annotate-panel", screen.query_one("#annotate-judges"))
+
+
+async def test_the_rating_dialog_scrolls_on_a_short_screen(app, store):
+    from textual.widgets import Button
+
+    from pingpong.tui.screens.override import OverrideScreen
+
+    sid = write_dmt_session(store)
+    async with app.run_test(size=(120, 15)) as pilot:   # a DMT round's ten labels, taller than the screen
+        app.action_open_replay(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.stored is not None)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await settled(pilot)
+        dialog = app.screen
+        assert on_screen(dialog, "#override-dialog")
+        assert seen_in(dialog, "#override-dialog", dialog.query_one("#override-title"))   # it opens at its top
+        for _ in range(20):   # tab on to Save: each field scrolls into view on its turn
+            assert seen_in(dialog, "#override-dialog", app.focused), (app.focused, app.focused.region)
+            if isinstance(app.focused, Button):
+                break
+            await pilot.press("tab")
+            await settled(pilot)
+        assert app.focused is dialog.query_one("#override-save")
