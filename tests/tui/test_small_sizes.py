@@ -118,3 +118,32 @@ async def test_the_rating_dialog_scrolls_on_a_short_screen(app, store):
             await pilot.press("tab")
             await settled(pilot)
         assert app.focused is dialog.query_one("#override-save")
+
+
+async def test_a_long_player_name_keeps_its_language_on_the_leaderboard(app, store):
+    from textual.widgets import DataTable
+    from textual.widgets.data_table import ColumnKey
+
+    from pingpong.tui.screens.leaderboard import LeaderboardScreen
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    long = "meta-llama-3.1-70b-instruct-turbo-extended-context"
+    write_session(store, player=long)
+    write_session(store, character=CARDS[1], situation=SITUATIONS[2], player=long)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count == 2)
+
+        def shown() -> set[str]:   # the player cells, each as the column has room for it
+            width = table.columns[ColumnKey("player")].width
+            cells = {str(table.get_row_at(i)[1]) for i in range(2)}
+            assert all(len(c) <= width for c in cells), (width, cells)
+            return cells
+
+        names = shown()   # no room for the whole name: its middle is cut, its start and language stay
+        assert {n[-4:] for n in names} == {"(en)", "(ru)"} and all(n.startswith("meta-llama") for n in names)
+        await pilot.resize_terminal(200, 50)   # room for it: the whole name
+        await wait_for(pilot, lambda: table.columns[ColumnKey("player")].width == len(f"{long} (en)"))
+        assert shown() == {f"{long} (en)", f"{long} (ru)"}
