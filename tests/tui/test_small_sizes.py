@@ -147,3 +147,45 @@ async def test_a_long_player_name_keeps_its_language_on_the_leaderboard(app, sto
         await pilot.resize_terminal(200, 50)   # room for it: the whole name
         await wait_for(pilot, lambda: table.columns[ColumnKey("player")].width == len(f"{long} (en)"))
         assert shown() == {f"{long} (en)", f"{long} (ru)"}
+
+
+def screen_text(app) -> str:
+    """What the terminal shows, as text."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+async def test_side_by_side_shows_both_names_and_the_judges_reason_whole(app, store):
+    from pingpong.core.domain import Score
+    from pingpong.tui.screens.compare import CompareScreen
+
+    long = "meta-llama-3.1-70b-instruct-turbo-extended-context"
+    reason = ("A keeps the keeper's voice in every line: the dry, short sentences, the ships known by their "
+              "engines, the distrust of the mainland. B drifts into a generic assistant tone in its second "
+              "reply and repeats the sailor's words back. Both are fluent, but A is clearly more in character.")
+    a = write_session(store)
+    b = write_session(store, player=long)
+    for order in ("ab", "ba"):
+        store.add_pair_verdict(a, b, "strict-judge", order, Score(metric="pairwise", value=1.0 if order == "ab"
+                                                                  else 0.0, scale="0-1", explanation=reason))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.action_compare()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
+        await settled(pilot)
+        screen = app.screen
+        title_line = screen_text(app).splitlines()[screen.query_one("#pair-b-title").region.y]
+        assert "B #2 meta-llama-3.1" in title_line and "A #1 offline" in title_line
+        for _ in range(4):   # tab to the verdicts, end scrolls them to their last line
+            if app.focused is not None and app.focused.id == "pair-verdicts-box":
+                break
+            await pilot.press("tab")
+        await pilot.press("end")
+        await settled(pilot)
+        shown = " ".join(" ".join(screen_text(app).split()).split())
+        assert "A is clearly more in character." in shown and "You: not picked yet" in shown
