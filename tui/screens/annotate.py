@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Input, Label, Static
 
@@ -25,6 +25,7 @@ from pingpong.core.methods import get_method
 from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, rating_fields
 from pingpong.tui.widgets.scoring import SHORT, conversation_means, fmt_score
+from pingpong.tui.widgets.split import PanelScroll, SplitBody
 from pingpong.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from pingpong.tui.app import PingPongApp
 
 HIDDEN = "The judges' scores, and who played, show once you have saved your ratings."
+TRANSCRIPT_AND_FIELDS = 80
+"""Columns the transcript and the wide rating panel need side by side (their widths in pingpong.tcss);
+narrower, the panel goes under the transcript."""
 
 
 class AnnotateScreen(Screen):
@@ -80,9 +84,9 @@ class AnnotateScreen(Screen):
         # the situation whole (a blind rater has nothing else to read it in); scrolls past 40%
         with VerticalScroll(id="annotate-head", can_focus=False):
             yield Static("", id="session-info")
-        with Horizontal(id="live-body"):
+        with SplitBody(id="live-body", stack_below=TRANSCRIPT_AND_FIELDS):
             yield Transcript(id="transcript")
-            with Vertical(id="annotate-panel"):
+            with PanelScroll(id="annotate-panel"):
                 yield Label("Rate the conversation", id="annotate-title", classes="dialog-title")
                 yield Vertical(id="annotate-fields")
                 yield Input(placeholder="reason (optional)", id="annotate-reason")
@@ -258,7 +262,9 @@ class AnnotateScreen(Screen):
             return
         self.saved = True
         self.refresh_bindings()
-        self.query_one("#annotate-judges", Static).update(self._reveal(stored))
+        judges = self.query_one("#annotate-judges", Static)
+        judges.update(self._reveal(stored))
+        self.call_after_refresh(judges.scroll_visible, animate=False)   # the panel scrolls to what was revealed
         self._status(f"saved: {self.app.shown_key('annotate.next', 'ctrl+n')} next; "
                      f"{self.app.shown_key('annotate.back', 'escape')} stops (you continue here next time)")
 

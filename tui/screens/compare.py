@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
@@ -36,13 +36,13 @@ EMPTY_TEXT = (
 )
 
 
-def _clip(text: str | None, width: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _whole(text: str | None) -> str:
+    """The reason on one paragraph (it wraps; the verdicts panel scrolls when it is long)."""
+    return " ".join((text or "").split())
 
 
-def verdict_text(outcome, width: int = 76) -> Text:
-    """Each judge's verdict in both orders with its reasons, the combined result, and the person's pick."""
+def verdict_text(outcome) -> Text:
+    """Each judge's verdict in both orders with its reasons whole, the combined result, and the person's pick."""
     out = Text()
     for judge, orders in sorted(outcome.judged.items()):
         out.append(judge, style="bold")
@@ -56,7 +56,7 @@ def verdict_text(outcome, width: int = 76) -> Text:
         for shown, label in (("ab", "A first"), ("ba", "B first")):
             v = orders.get(shown)
             if v is not None and (v.explanation or v.error):
-                out.append(f"  {label}: {_clip(v.explanation or v.error, width - 11)}\n", style="dim")
+                out.append(f"  {label}: {_whole(v.explanation or v.error)}\n", style="dim")
     person = outcome.person
     if person is None:
         out.append("You: not picked yet (a: A better, b: B better, t: tie)")
@@ -64,8 +64,7 @@ def verdict_text(outcome, width: int = 76) -> Text:
         head, said = f"{person.by} ({person.created_at[:16].replace('T', ' ')}): ", SAYS.get(person.value, "?")
         out.append(head, style="bold")
         out.append(said, style="bold green")
-        room = max(10, width - len(head) - len(said) - 4)
-        out.append(f'  "{_clip(person.explanation, room)}"' if person.explanation else "  (counts over the judges)")
+        out.append(f'  "{_whole(person.explanation)}"' if person.explanation else "  (counts over the judges)")
     return out
 
 
@@ -104,7 +103,8 @@ class CompareScreen(Screen):
             with Vertical(id="pair-b-side", classes="pair-side"):
                 yield Static("", id="pair-b-title", classes="pair-title")
                 yield Transcript(id="pair-b", classes="pair-transcript")
-        yield Static("", id="pair-verdicts")
+        with VerticalScroll(id="pair-verdicts-box"):   # long reasons: tab to it, then up/down scroll
+            yield Static("", id="pair-verdicts")
         yield EmptyState(EMPTY_TEXT, id="pair-empty")
         yield KeysFooter(compact=True)
 
@@ -123,7 +123,7 @@ class CompareScreen(Screen):
                         "(pingpong compare pairs unforked sessions only)", severity="warning")
         empty = not self.pairs
         self.query_one("#pair-empty").display = empty
-        for widget in ("#pair-info", "#pair-body", "#pair-verdicts"):
+        for widget in ("#pair-info", "#pair-body", "#pair-verdicts-box"):
             self.query_one(widget).display = not empty
         if not empty:
             self._show()
@@ -158,7 +158,7 @@ class CompareScreen(Screen):
 
     def _show_verdicts(self) -> None:
         if self.outcome is not None:
-            self.query_one("#pair-verdicts", Static).update(verdict_text(self.outcome, max(40, self.size.width - 2)))
+            self.query_one("#pair-verdicts", Static).update(verdict_text(self.outcome))
 
     def action_step(self, step: int) -> None:
         if self.pairs:

@@ -33,9 +33,18 @@ RULE_BOARDS = ("roleinteract", "rolebench")
 COLUMNS = {"#": 3, "player": 6, "conv": 5, "refus": 5, "IC": 4, "EN": 4, "FL": 4, "final": 9,
            "len-norm": 9, "len": 4}
 """Column widths are set before the rows go in (the layout never waits on DataTable's measuring); the
-player's is its longest name's, from the header's width up to PLAYER_CAP."""
+player's is its longest name's, from the header's width up to PLAYER_CAP or, wider, the room the screen has."""
 DMT_COLUMNS = {"#": 3, "player": 6, "lang": 4, "conv": 5, "DMT-Score": 13, "metrics": 7, "T": 3}
 PLAYER_CAP = 32
+
+
+def cut_middle(name: str, width: int) -> str:
+    """The name in `width` characters: its middle gives way to an ellipsis, so its start and its end
+    (the "(en)" or "(ru)" that tells a model's rows apart) stay."""
+    if len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    return name[:width - 1 - tail] + "…" + name[len(name) - tail:]
 
 
 class BoardLoaded(TMessage):
@@ -85,6 +94,7 @@ class LeaderboardScreen(Screen):
         self.curve: str | None = None  # the DMT metric plotted; None: all metrics' mean
         self.rows: list[Any] = []
         self._shown: tuple[str, int] | None = None  # the board whose columns the table has, its player width
+        self._loaded: BoardLoaded | None = None  # the board shown last (drawn again when the room for names changes)
         self._store = WorkerStore(lambda: self.app.open_store())
 
     def compose(self) -> ComposeResult:
@@ -98,18 +108,42 @@ class LeaderboardScreen(Screen):
         self.sub_title = "leaderboard"
         self.action_reload()
 
-    def _columns(self, board: str, players: list[str]) -> None:
-        """The board's columns, the player's as wide as its longest name (up to PLAYER_CAP)."""
+    def _player_width(self, board: str, players: list[str]) -> int:
+        """As wide as the longest name, up to PLAYER_CAP or the room the other columns leave, if more."""
+        widths = DMT_COLUMNS if board == "dmt" else COLUMNS
+        pad = 2 * self.query_one(DataTable).cell_padding
+        room = self.size.width - sum(w + pad for col, w in widths.items() if col != "player") - pad - 2  # scrollbar
+        return min(max(PLAYER_CAP, room), max([widths["player"], *map(len, players)]))
+
+    def _columns(self, board: str, players: list[str]) -> list[str]:
+        """The board's columns, the player's as wide as _player_width; the names as they fit it."""
         widths = dict(DMT_COLUMNS if board == "dmt" else COLUMNS)
-        widths["player"] = min(PLAYER_CAP, max([widths["player"], *map(len, players)]))
+        widths["player"] = self._player_width(board, players)
+        fitted = [cut_middle(p, widths["player"]) for p in players]
         if self._shown == (board, widths["player"]):
-            return
+            return fitted
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.fixed_columns = 2  # rank and player stay while a narrow terminal scrolls the scores
         for col, width in widths.items():
             table.add_column(col, key=col, width=width)
         self._shown = (board, widths["player"])
+        return fitted
+
+    def _players(self, message: BoardLoaded) -> list[str]:
+        """The player names a PingPong or DMT board shows, before they are fitted to the column."""
+        if message.board == "dmt":
+            return [r.player for r in message.rows]
+        several = len({r.lang for r in message.rows}) > 1  # each language is ranked on its own
+        return [f"{r.player} ({r.lang})" if several else r.player for r in message.rows]
+
+    def on_resize(self) -> None:
+        """Long names take the room a wider screen has (and give it back)."""
+        loaded = self._loaded
+        if loaded is None or loaded.board in RULE_BOARDS or self._shown is None:
+            return
+        if self._player_width(loaded.board, self._players(loaded)) != self._shown[1]:
+            self.on_board_loaded(loaded)
 
     def on_unmount(self) -> None:
         self._store.close()
@@ -182,18 +216,16 @@ class LeaderboardScreen(Screen):
         if message.board != self.board:
             return  # an answer for the board shown before the last switch
         self.rows = message.rows
+        self._loaded = message
         self.refresh_bindings()  # `c` (curve) is offered over a DMT board with rows only
         self.query_one(PlotextPlot).display = message.board not in RULE_BOARDS
         if message.board in RULE_BOARDS:
             self._show_rules(message)
             return
+        players = self._columns(message.board, self._players(message))
         if message.board == "dmt":
-            self._columns("dmt", [r.player for r in message.rows])
-            self._show_dmt(message)
+            self._show_dmt(message, players)
             return
-        several = len({r.lang for r in message.rows}) > 1  # each language is ranked on its own
-        players = [f"{r.player} ({r.lang})" if several else r.player for r in message.rows]
-        self._columns(message.board, players)
         table = self.query_one(DataTable)
         table.clear()
         for r, player in zip(message.rows, players):
@@ -212,14 +244,14 @@ class LeaderboardScreen(Screen):
         self.query_one("#board-note", Static).update(note)
         self._plot((message.curves or {}) if message.rows else {})  # the judges' curves over an empty board say nothing
 
-    def _show_dmt(self, message: BoardLoaded) -> None:
+    def _show_dmt(self, message: BoardLoaded, players: list[str]) -> None:
         table = self.query_one(DataTable)
         table.clear()
-        for r in message.rows:
+        for r, player in zip(message.rows, players):
             score = "" if r.dmt_score is None else (
                 f"{r.dmt_score:.3f}±{r.dmt_score_ci:.3f}" if r.dmt_score_ci is not None else f"{r.dmt_score:.3f}")
             longest = max((len(v["curve"]) for v in r.metrics.values()), default=0)
-            table.add_row(str(r.rank or ""), r.player, r.lang or "", str(r.conversations), score,
+            table.add_row(str(r.rank or ""), player, r.lang or "", str(r.conversations), score,
                           str(len(r.metrics)), str(longest), key=f"{r.player}|{r.lang}")
         note = self._describe() + f"   plot: {self.curve or 'all metrics (mean)'}"
         if not message.rows:

@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.message import Message as TMessage
 from textual.widgets import Header, Input, Static
 
@@ -46,6 +46,7 @@ from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.message_input import MessageInput
 from pingpong.tui.widgets.panels import ExplanationsPanel
+from pingpong.tui.widgets.split import TRANSCRIPT_AND_PANEL, SplitBody
 from pingpong.tui.widgets.transcript import Transcript
 from pingpong.tui.worker_store import WorkerStore
 
@@ -130,7 +131,7 @@ class LiveScreen(GroupScene):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="session-info")
-        with Horizontal(id="live-body"):
+        with SplitBody(id="live-body", stack_below=TRANSCRIPT_AND_PANEL):
             yield Transcript(id="transcript")
             yield ExplanationsPanel(id="explanations")
         with Vertical(id="human-box"):

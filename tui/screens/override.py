@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -23,6 +23,7 @@ from pingpong.core.domain import METRICS, JudgeVerdict
 from pingpong.core.methods import get_method
 from pingpong.tui.widgets.rating import TOPS, LabelField, RatingField, RefusalField, ScopeField
 from pingpong.tui.widgets.scoring import conversation_means, fmt_score, human_latest, judge_scores, mean_scores
+from pingpong.tui.widgets.split import PanelScroll
 
 if TYPE_CHECKING:
     from pingpong.tui.app import PingPongApp
@@ -72,6 +73,9 @@ class OverrideScreen(ModalScreen[Rating | None]):
 
     app: PingPongApp
 
+    AUTO_FOCUS = ""
+    """on_mount focuses the first field, without scrolling the dialog (Textual's auto focus would centre it)."""
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="override.cancel"),
         Binding("ctrl+s", "save", "Save", id="override.save"),
@@ -103,7 +107,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
         if self.ruled:
             yield from self._compose_ruled()
             return
-        with Vertical(id="override-dialog"):
+        with PanelScroll(id="override-dialog"):
             yield Label("", id="override-title")
             keys = "1-5" if self.top == 5 else "1-9 (0 is 10)"
             yield Static(f"t/c: this turn or the whole conversation; {keys} rates the focused metric, y/n sets "
@@ -120,7 +124,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
     def _compose_labels(self) -> ComposeResult:
         assert self.turn is not None, "labels belong to a round"
         current = human_latest(self.human, self.turn)
-        with Vertical(id="override-dialog"):
+        with PanelScroll(id="override-dialog"):
             yield Label(f"Your labels for round {self.turn}", id="override-title")
             yield Static(f"g good, b bad on the focused metric (0 clears), {self._keys_hint()}.",
                          classes="hint")
@@ -141,7 +145,7 @@ class OverrideScreen(ModalScreen[Rating | None]):
     def _compose_ruled(self) -> ComposeResult:
         assert self.turn is not None, "a rule scores a turn"
         current = human_latest(self.human, self.turn)
-        with Vertical(id="override-dialog"):
+        with PanelScroll(id="override-dialog"):
             yield Label(f"Your corrections for turn {self.turn}", id="override-title")
             yield Static("Scored by exact rules: type the right value (0 to 1) where the rule got it wrong, "
                          f"leave the others empty; {self._keys_hint()}.", classes="hint")
@@ -157,14 +161,15 @@ class OverrideScreen(ModalScreen[Rating | None]):
                 yield Button("Cancel", id="override-cancel")
 
     def on_mount(self) -> None:
+        # the dialog opens at its top (title and hint shown; the first field is near it), tab scrolls on
         if self.labels:
-            self.query_one(LabelField).focus()
+            self.query_one(LabelField).focus(scroll_visible=False)
             return
         if self.ruled:
-            self.query_one(".ruled-value", Input).focus()
+            self.query_one(".ruled-value", Input).focus(scroll_visible=False)
             return
         self._fill()
-        self.query_one("#rate-in_character").focus()
+        self.query_one("#rate-in_character").focus(scroll_visible=False)
 
     def _fill(self) -> None:
         """Title, the judges' figures and the person's current values for the chosen scope."""

@@ -8,7 +8,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.message import Message as TMessage
 from textual.screen import Screen
 from textual.widgets import Header, Static
@@ -18,6 +17,7 @@ from pingpong.tui.screens.live_scene import cast_names
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
 from pingpong.tui.widgets.panels import ExplanationsPanel
+from pingpong.tui.widgets.split import TRANSCRIPT_AND_PANEL, SplitBody
 from pingpong.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class ReplayScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="session-info")
-        with Horizontal(id="live-body"):
+        with SplitBody(id="live-body", stack_below=TRANSCRIPT_AND_PANEL):
             yield Transcript(id="transcript")
             yield ExplanationsPanel(id="explanations")
         yield Static("", id="status-line")
