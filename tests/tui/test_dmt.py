@@ -200,12 +200,7 @@ def test_play_with_a_seed_written_for_another_card_is_one_line(tmp_path, capsys)
 async def test_new_session_offers_the_cards_rolebench_questions_and_the_answer_is_scored(app, store):
     """RoleBench in the form: the situations are the card's questions (a card without any says so),
     and the session started from one is scored by Rouge-L against its references."""
-    questions = app.home.situations_dir / "rolebench"
-    questions.mkdir(parents=True)
-    (questions / "lighthouse-keeper.yaml").write_text(
-        "kind: role_specific\ncharacter: lighthouse-keeper\nlang: en\nquestions:\n"
-        "  - id: s01\n    instruction: What do you do when a storm comes?\n"
-        "    references: [I light the lamp and watch the rocks until dawn.]\n", encoding="utf-8")
+    _questions(app)
     async with app.run_test(size=(100, 30)) as pilot:
         form, situation = await form_with_method(pilot, "rolebench")
         await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
@@ -227,6 +222,7 @@ async def test_new_session_offers_the_cards_rolebench_questions_and_the_answer_i
 
 
 def _questions(app) -> None:
+    """A RoleBench question set of the lighthouse keeper's own, in the app's home."""
     questions = app.home.situations_dir / "rolebench"
     questions.mkdir(parents=True)
     (questions / "lighthouse-keeper.yaml").write_text(
