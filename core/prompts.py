@@ -291,7 +291,8 @@ def check_templates(user_dir: Path | None) -> int:
         files = sorted(p for p in Path(user_dir).iterdir() if p.suffix == ".j2" and not p.name.startswith("."))
     except OSError as exc:
         raise UserError(f"{user_dir}: cannot list the templates folder ({exc.strerror or exc})") from None
-    env = PromptRenderer(user_dir).env
+    renderer = PromptRenderer(user_dir)
+    env = renderer.env
     for file in files:
         source = decode_text(read_limited(file, MAX_CONFIG_BYTES, "template file"), str(file))
         try:
@@ -301,7 +302,7 @@ def check_templates(user_dir: Path | None) -> int:
         except (RecursionError, SyntaxError, MemoryError):
             raise UserError(f"{file}: template nested too deeply to compile") from None
     if files:
-        rehearse(PromptRenderer(user_dir))
+        rehearse(renderer)
     return len(files)
 
 

@@ -62,8 +62,8 @@ class RoleInteract(Method):
         interrogator seat; every other probe's user lines are the probe set's own."""
         if is_scene(situation):
             return True
-        data = situation.data
-        return data.get("kind") == MEMORY and MemoryProbe.model_validate(data["probe"]).padding_from == "interrogator"
+        data = situation.data  # read as stored, not validated again: screens ask this on every key refresh
+        return data.get("kind") == MEMORY and data["probe"].get("padding_from") == "interrogator"
 
     async def converse(self, engine: "SessionEngine") -> None:
         if is_scene(engine.situation):
