@@ -180,3 +180,16 @@ async def test_a_fork_is_never_offered_side_by_side(app, store, home):
         app.action_compare()
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
         assert app.screen.pairs == [(a, b)]
+
+
+async def test_the_pair_line_says_tab_reaches_the_judges_reasons(app, store):
+    judged_pair(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        app.action_compare()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
+        screen = app.screen
+        assert "tab: A, B, the judges' reasons" in str(screen.query_one("#pair-info").render())
+        screen.query_one("#pair-a", Transcript).focus()
+        await pilot.press("tab", "tab")
+        assert app.focused is screen.query_one("#pair-verdicts-box")

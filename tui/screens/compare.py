@@ -144,6 +144,7 @@ class CompareScreen(Screen):
         info.append(f"pair {self.index + 1}/{len(self.pairs)}  ", style="bold")
         info.append(plan.character, style="bold cyan")
         info.append(f" in {plan.situation} ({plan.method})")
+        info.append("   tab: A, B, the judges' reasons (up/down scroll the one in focus)", style="dim")
         self.query_one("#pair-info", Static).update(info)
         for side, stored in (("a", a), ("b", b)):
             title = Text()
