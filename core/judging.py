@@ -331,8 +331,9 @@ def _get(entry: dict, *keys: str) -> Any:
 
 def turn_score(entry: dict, turn: int, metrics: dict[str, tuple[str, ...]] | None = None,
                hi: int = 5) -> TurnScores:
-    """Validate one judge entry; ValueError names the bad field. A turn flagged as a refusal may come
-    without its scores (METHOD.md leaves a refusal's scores out); one it gives must still be valid.
+    """Validate one judge entry; ValueError names the bad field. A turn flagged as a refusal needs no
+    scores (METHOD.md leaves a refusal's scores out): judges often write null or 0 for them, and
+    such a value is dropped while the flag stands; a valid one is kept for people to read.
 
     ``metrics`` maps our metric name to the keys a judge may use for it (first is the documented
     one); the default is PingPong v2's ``<metric>_score``/``<metric>``. Scores are 1..``hi``.
@@ -349,11 +350,11 @@ def turn_score(entry: dict, turn: int, metrics: dict[str, tuple[str, ...]] | Non
     for metric, names in keys.items():
         try:
             values[metric] = as_int(_get(entry, *names), 1, hi)
-        except KeyError:
+        except (KeyError, ValueError) as exc:
             if refusal:  # a refusal's scores are left out of every mean: its flag stands without them
                 continue
-            raise ValueError(f"{names[0]} is missing") from None
-        except ValueError as exc:
+            if isinstance(exc, KeyError):
+                raise ValueError(f"{names[0]} is missing") from None
             raise ValueError(f"{names[0]}: {exc}") from None
     for name, names in (("is_refusal", ("is_refusal",)), *keys.items()):
         for key in names:

@@ -182,3 +182,16 @@ def test_pathological_answers_cost_their_length_and_raise_nothing():
             parse_interrogator(text)
     assert time.process_time() - started < 20  # quadratic was minutes; this only guards against a hang
     assert parse_judge("{" * 5000 + _all(3), [1]).scores[1].values["fluency"] == 3
+
+
+def test_a_refusal_flag_stands_when_its_scores_are_null_zero_or_out_of_scale():
+    # judges often write null or 0 for the scores of a turn they call a refusal; the flag must count
+    parsed = parse_judge(scores(entry(1), entry(2, is_refusal=True, in_character_score=None,
+                                              entertaining_score=0, fluency_score=4)), [1, 2])
+    assert parsed.missing == [] and parsed.problems == []
+    assert parsed.scores[2].is_refusal is True and parsed.scores[2].values == {"fluency": 4}
+    tester = parse_tester(as_tester(is_refusal=True, stay_in_character=None, language_fluency=0,
+                                    entertainment=11), score_turn=2, need_utterance=True)
+    assert tester.problems == [] and tester.scores.is_refusal is True and tester.scores.values == {}
+    # without the flag the same values are still refused
+    assert parse_judge(scores(entry(1, entertaining_score=0)), [1]).missing == [1]
