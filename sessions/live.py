@@ -218,7 +218,7 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str], 
 
     stored = store.session(session_id)
     method = get_method(stored.spec.method)
-    method.check_judgeable(session_id)
+    method.check_judgeable(session_id, judges, stored.spec.interrogator)
     leased = store.lease_judges(session_id, judges)
     if not leased:
         raise JudgedElsewhere(f"session {session_id}: another process is scoring it with {', '.join(judges)} now")

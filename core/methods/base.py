@@ -35,8 +35,9 @@ class Method(ABC):
     """Who scores its sessions when judge models do not ("their tester", "exact rules"), which no other
     model can stand in for; None: judge models do, and `pingpong judge` can add one."""
 
-    def check_judgeable(self, session_id: int) -> None:
-        """UserError when judge models cannot score this method's sessions (re-judging would store nothing)."""
+    def check_judgeable(self, session_id: int, judges: Sequence[str], interrogator: str) -> None:
+        """UserError when ``judges`` cannot score this session (re-judging would store nothing).
+        ``interrogator``: the session's interrogator seat (PingPong v1's tester)."""
         if self.scorer is not None:
             raise UserError(f"session {session_id}: {self.name} sessions are scored by {self.scorer}, "
                             "not by judge models")

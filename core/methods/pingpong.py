@@ -30,14 +30,18 @@ def sentence(problem: str) -> str:
 
 
 def owed_turns(engine: "SessionEngine", judge: str, metrics: Sequence[str]) -> list[int]:
-    """Player turns for which ``judge`` has no ok score yet for every metric."""
+    """Player turns for which ``judge`` has no ok score yet for every metric. A turn it flagged as a
+    refusal is done without its scores (METHOD.md leaves a refusal's scores out)."""
     have: dict[int, set[str]] = {}
+    refused: set[int] = set()
     for verdict in engine.verdicts:
         if verdict.judge == judge:
             for s in verdict.scores:
                 if s.status == "ok" and s.turn is not None:
                     have.setdefault(s.turn, set()).add(s.metric)
-    return [t for t in engine.player_turns() if not set(metrics) <= have.get(t, set())]
+                    if s.metric == "is_refusal" and s.value == 1:
+                        refused.add(s.turn)
+    return [t for t in engine.player_turns() if t not in refused and not set(metrics) <= have.get(t, set())]
 
 
 async def interrogator_line(engine: "SessionEngine", turn: int, who: str,

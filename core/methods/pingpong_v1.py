@@ -8,9 +8,11 @@ written in that call is not used. The tester sees the full card.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pingpong.core.domain import HUMAN, METRICS
+from pingpong.core.errors import UserError
 from pingpong.core.judging import failed_scores, parse_tester
 from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.base import Method
@@ -38,8 +40,16 @@ class PingPongV1(Method):
     async def converse(self, engine: "SessionEngine") -> None:
         await alternate(engine, seat_lines(engine, self._tester_line), stop=lambda: refused(engine))
 
+    def check_judgeable(self, session_id: int, judges: Sequence[str], interrogator: str) -> None:
+        """Only the session's own tester may score it again (`pingpong judge`, a rerun): it retries the
+        tester's failed turns. Another model never scored the conversation it did not hold."""
+        if list(dict.fromkeys(judges)) != [interrogator]:
+            raise UserError(f"session {session_id}: pingpong-v1 sessions are scored by their tester; "
+                            f"`--judge {interrogator}` retries its failed turns")
+
     async def judge(self, engine: "SessionEngine") -> None:
-        """Score the last reply (the tester's final call has no line to write)."""
+        """Score the replies still owed a score: the last one (the tester's final call has no line to
+        write), and on a retry those whose scoring failed, each seen as it was when it was given."""
         from pingpong.core.events import JudgeStarted
 
         who = engine.seats["interrogator"]
@@ -50,6 +60,8 @@ class PingPongV1(Method):
             engine.emit(JudgeStarted(who, tuple(owed)))
         for turn in owed:
             await self._tester_call(engine, who, None, turn)
+            if refused(engine):  # the conversation stops at its first refusal: later replies go unscored
+                return
 
     async def _tester_line(self, engine: "SessionEngine", turn: int, who: str) -> tuple[str, "Usage"] | None:
         previous = turn - 1
@@ -64,8 +76,11 @@ class PingPongV1(Method):
         """Ask the tester (re-asked once); record the score; fail the session without a line."""
         from pingpong.core.engine import Usage
 
+        # a retry's tester sees the conversation up to the reply it scores, as it did the first time
+        seen = engine.transcript if turn is not None or score_turn is None else [
+            m for m in engine.transcript if m.turn <= score_turn]
         messages = engine.renderer.interrogator_judge(
-            engine.character, engine.situation, engine.transcript, turn=turn, score_turn=score_turn,
+            engine.character, engine.situation, seen, turn=turn, score_turn=score_turn,
             num_turns=engine.num_turns, lang=engine.lang, prompt_format=engine.spec.prompt_format,
             prompting=engine.spec.prompting)
         usage = Usage()

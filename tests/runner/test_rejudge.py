@@ -211,14 +211,15 @@ def test_judge_counts_only_its_own_judges_failed_turns(tmp_path):
 def test_judge_refuses_what_judge_models_do_not_score_and_a_dead_judge_before_any_call(tmp_path):
     root = tmp_path / "home"
     offline = ("--player", "offline", "--interrogator", "offline", "--judge", "offline", "--every", "20")
-    for method in ("pingpong-v1", "rolebench"):
-        assert pingpong(root, "run", "--method", method, *offline, "--run", method).rc == 0
+    assert pingpong(root, "run", "--method", "rolebench", *offline, "--run", "rolebench").rc == 0
+    assert pingpong(root, "run", "--method", "pingpong-v1", *offline[:4], "--every", "20", "--run", "pingpong-v1").rc == 0
     assert pingpong(root, "run", *offline, "--run", "v2").rc == 0
-    for method, scorer in (("pingpong-v1", "their tester"), ("rolebench", "exact rules")):
-        refused = pingpong(root, "judge", "--run", method, "--judge", "offline")
-        assert refused.rc == 2 and refused.err.count("\n") == 1 and scorer in refused.err, refused.err
     (root / "config.toml").write_text('[models.dead]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "x"\n',
                                       encoding="utf-8")
+    for method, judge, says in (("pingpong-v1", "dead", "scored by their tester; `--judge offline` retries"),
+                                ("rolebench", "offline", "exact rules")):
+        refused = pingpong(root, "judge", "--run", method, "--judge", judge)
+        assert refused.rc == 2 and refused.err.count("\n") == 1 and says in refused.err, refused.err
     before = _rows(root, "select judges from sessions order by id")
     dead = pingpong(root, "judge", "--run", "v2", "--judge", "dead")
     assert dead.rc == 2 and "unreachable" in dead.err and dead.err.count("\n") == 1, dead.err
@@ -258,3 +259,40 @@ def test_a_session_another_live_process_is_judging_is_left_to_it(tmp_path):
         assert free.rc == 0 and "judged 1 session(s) with second" in free.err, free.err
     assert _rows(root, "select count(*) from scores where by = 'second' and status = 'ok'") != [(0,)]
     assert _rows(root, "select count(*) from judging") == [(0,)]  # every lease ended with its judging
+
+
+def test_a_v1_testers_failed_scores_are_retried_by_a_rerun_and_by_judge_with_its_tester(tmp_path):
+    """The tester scores as it asks; when it gave no valid score for a reply, the same command again
+    (or `pingpong judge --judge TESTER`) asks it again for that reply, as the run's message says. The
+    retry shows the conversation up to that reply only, and no player or new pair is spoiled."""
+    broken = {"on": True}
+
+    def responder(body):
+        answer = json.loads(_default(body)) if "next_user_utterance" in str(body) else None
+        if answer is not None and broken["on"]:
+            answer["stay_in_character"] = 11  # out of scale: never stored as a score
+            return json.dumps(answer)
+        return json.dumps(answer) if answer is not None else _default(body)
+
+    with FakeServer(responder=responder) as server:
+        root = tmp_path / "home"
+        _config(root, server.base_url)
+        args = ("run", "--method", "pingpong-v1", "--player", "player", "--interrogator", "asker",
+                "--characters", "tally", "--situations", "casual-greeting", "--run", "v1")
+        run = pingpong(root, *args)
+        assert run.rc == 1 and "judge turn(s) failed in run 'v1'" in run.err, run.err
+        assert _rows(root, "select distinct turn from scores where status = 'failed'") == [(1,), (2,)]
+        still = pingpong(root, "judge", "--run", "v1", "--judge", "asker")
+        assert still.rc == 1 and "still failed" in still.err, still.err
+        broken["on"] = False
+        before = len(server.chat_requests)
+        again = pingpong(root, *args[:-4], "--characters", "tally,ada-lovelace", "--situations", "casual-greeting",
+                         "--run", "v1")
+        assert again.rc == 0, again.err
+        after = server.chat_requests[before:]
+        retried = [r for r in after if r.body["model"] == "asker"
+                   and "Score player turn 1 and leave" in str(r.body)]
+        assert len(retried) == 1 and "PLAYER TURN 2" not in str(retried[0].body)  # seen as it was then
+    assert sum(1 for r in after if r.body["model"] == "player") == 2  # ada's new pair only
+    assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
+    assert _rows(root, "select status from sessions order by id") == [("finished",), ("finished",)]

@@ -36,15 +36,19 @@ def judge(args, home: Home) -> int:
     store = Store(home.db_path)
     try:
         ids = list(dict.fromkeys(args.sessions))
-        methods = {sid: store.session(sid).spec.method for sid in ids}  # an unknown id: one line, before any call
+        seated = {}  # session -> (method, interrogator); an unknown id: one line, before any call
+        for sid in ids:
+            spec = store.session(sid).spec
+            seated[sid] = spec.method, spec.interrogator
         for run in args.runs:
             found = store.sessions(run=run, status="finished")
             if not found and not store.sessions(run=run):
                 raise UserError(f"--run: no run named '{run}'")
             ids += [s.id for s in found if s.id not in ids]
-            methods.update((s.id, s.method) for s in found)
+            seated.update((s.id, (s.method, s.interrogator)) for s in found)
         for sid in ids:  # before any call: judge_session checks the same, one session at a time
-            get_method(methods[sid]).check_judgeable(sid)
+            method, interrogator = seated[sid]
+            get_method(method).check_judgeable(sid, list(specs), interrogator)
         asyncio.run(check_reachable(specs.values()))  # a dead endpoint: one line now, not a minute of retries
         try:
             with asyncio.Runner() as loop:
