@@ -38,8 +38,8 @@ def judge(args, home: Home) -> int:
         ids = list(dict.fromkeys(args.sessions))
         seated = {}  # session -> (method, interrogator); an unknown id: one line, before any call
         for sid in ids:
-            spec = store.session(sid).spec
-            seated[sid] = spec.method, spec.interrogator
+            stored = store.session(sid).spec
+            seated[sid] = stored.method, stored.interrogator
         for run in args.runs:
             found = store.sessions(run=run, status="finished")
             if not found and not store.sessions(run=run):
