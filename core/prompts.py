@@ -117,6 +117,27 @@ class PromptRenderer:
 
     # -- player ----------------------------------------------------------
 
+    @staticmethod
+    def examples(character: Character, prompting: Prompting | None, last: str) -> tuple[Messages, str]:
+        """The card's example dialogue as ``prompting`` gives it: (prior turns, text for the system
+        prompt). ``last``: what the player answers now, which fsd's examples are picked to match."""
+        examples = list(character.example_dialogue)
+        example_text = character.example_text
+        if prompting == "zsp":
+            examples, example_text = [], ""
+        elif prompting == "fsp":
+            written = "\n\n".join(f"User: {ex.user}\n{character.char_name}: {ex.char}" for ex in examples)
+            example_text = "\n\n".join(t for t in (written, example_text) if t)
+            examples = []
+        elif prompting == "fsd":
+            from pingpong.core.retrieval import select_examples
+
+            examples = select_examples(examples, last)
+        turns: Messages = []
+        for ex in examples:
+            turns += [{"role": "user", "content": ex.user}, {"role": "assistant", "content": ex.char}]
+        return turns, example_text
+
     def player(self, character: Character, transcript: Sequence[Message],
                prompting: Prompting | None = None, prompt_format: PromptFormat = "detailed") -> Messages:
         """The player's request: system persona (with catchphrases), examples, greeting, then the chat.
@@ -137,27 +158,13 @@ class PromptRenderer:
                                  language=language_name(character.lang))
             return [{"role": "system", "content": system},
                     *({"role": m.role, "content": m.text} for m in transcript)]
-        examples = list(character.example_dialogue)
-        example_text = character.example_text
-        if prompting == "zsp":
-            examples, example_text = [], ""
-        elif prompting == "fsp":
-            written = "\n\n".join(f"User: {ex.user}\n{character.char_name}: {ex.char}" for ex in examples)
-            example_text = "\n\n".join(t for t in (written, example_text) if t)
-            examples = []
-        elif prompting == "fsd":
-            from pingpong.core.retrieval import select_examples
-
-            last = next((m.text for m in reversed(transcript) if m.role == "user"), "")
-            examples = select_examples(examples, last)
+        last = next((m.text for m in reversed(transcript) if m.role == "user"), "")
+        turns, example_text = self.examples(character, prompting, last)
         system = self.render(
             "player_system.j2", character=self._card(character), example_text=example_text,
             lore=lore_for(character, transcript), language=language_name(character.lang),
         )
-        messages: Messages = [{"role": "system", "content": system}]
-        for ex in examples:
-            messages.append({"role": "user", "content": ex.user})
-            messages.append({"role": "assistant", "content": ex.char})
+        messages: Messages = [{"role": "system", "content": system}, *turns]
         if character.greeting and self.greets(prompt_format, prompting):
             messages.append({"role": "assistant", "content": character.greeting})
         for m in transcript:

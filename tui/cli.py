@@ -380,6 +380,17 @@ def _method_of_version(args: argparse.Namespace) -> None:
     args.method = args.method or aliased or "pingpong"
 
 
+def _check_prompting(args: argparse.Namespace) -> None:
+    """A prompting strategy says how the card's examples reach the player; the minimal and overview
+    formats send none, so the two together would be stored as a strategy that was never used."""
+    from pingpong.core.errors import UserError
+
+    prompting, prompt_format = getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed")
+    if prompting is not None and prompt_format != "detailed":
+        raise UserError(f"--prompting {prompting}: the {prompt_format} prompt format sends the player no "
+                        "examples; a prompting strategy goes with --prompt-format detailed")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     from importlib import import_module
@@ -390,6 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if hasattr(args, "version"):
             _method_of_version(args)
+        _check_prompting(args)
         home = Home.resolve(getattr(args, "home", None), getattr(args, "db", None), getattr(args, "config", None))
         module, func = args.handler.split(":")
         return int(getattr(import_module(module), func)(args, home) or 0)

@@ -135,20 +135,32 @@ def _last_speaker(transcript: Sequence[Message]) -> str | None:
     return next((m.speaker for m in reversed(_group_lines(transcript)) if m.role == "assistant"), None)
 
 
-def _system(engine: "SessionEngine", scene: GroupScene, member: str) -> str:
+def _request(engine: "SessionEngine", scene: GroupScene, member: str, user: str, last: str) -> Messages:
+    """A member's system prompt (who it is, the scene, its stance), then ``user``. The member under test
+    is the player: the session's prompt format says how much of its card it gets, and its prompting
+    strategy how the card's examples come (fsp as text, fsd as prior turns picked to match ``last``;
+    none by default, as scenes always were)."""
     card = engine.cast[member]
-    preference = scene.member(member).preference
-    return engine.renderer.render(
+    spec = engine.spec
+    card_part, turns, example_text = "detailed", [], ""
+    if member == scene.tested:
+        card_part = spec.prompt_format
+        if card_part == "detailed" and spec.prompting in ("fsp", "fsd"):
+            turns, example_text = engine.renderer.examples(card, spec.prompting, last)
+    system = engine.renderer.render(
         "scene_member_system.j2", member=card.model_dump(mode="json"), setting=scene.setting,
         others=[{"char_name": c.char_name, "summary": c.summary} for n, c in engine.cast.items() if n != member],
-        stance=STANCES[preference], language=language_name(engine.lang))
+        stance=STANCES[scene.member(member).preference], language=language_name(engine.lang),
+        card_part=card_part, example_text=example_text)
+    return [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]
 
 
 def member_prompt(engine: "SessionEngine", scene: GroupScene, member: str) -> Messages:
     """A member's request for its next group line: who it is, the scene, its stance, the lines so far."""
+    heard = _group_lines(engine.transcript)
     user = engine.renderer.render("scene_member_user.j2", member=engine.cast[member].model_dump(mode="json"),
-                                  lines=_lines(engine, _group_lines(engine.transcript)))
-    return [{"role": "system", "content": _system(engine, scene, member)}, {"role": "user", "content": user}]
+                                  lines=_lines(engine, heard))
+    return _request(engine, scene, member, user, heard[-1].text if heard else "")
 
 
 def question_prompt(engine: "SessionEngine", scene: GroupScene, question: SceneQuestion) -> Messages:
@@ -158,7 +170,7 @@ def question_prompt(engine: "SessionEngine", scene: GroupScene, question: SceneQ
         "scene_question_user.j2", member=engine.cast[member].model_dump(mode="json"),
         lines=_lines(engine, _group_lines(engine.transcript)), question=question.question,
         options=list(question.options.items()), multiple=question.multiple, language=language_name(engine.lang))
-    return [{"role": "system", "content": _system(engine, scene, member)}, {"role": "user", "content": user}]
+    return _request(engine, scene, member, user, question.question)
 
 
 def question_text(question: SceneQuestion) -> str:

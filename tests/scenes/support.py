@@ -45,10 +45,11 @@ def scene(**changes) -> GroupScene:
 
 def scene_engine(pool, the_scene: GroupScene | None = None, *, player: str = "player", others: str = "player",
                  interrogator: str = "interrogator", next_speaker: str = "narrator", seats=None,
-                 control=None, history=()) -> SessionEngine:
+                 control=None, history=(), **spec_changes) -> SessionEngine:
     the_scene = the_scene or scene()
     cast = scene_cast(the_scene, None, player=player, others=others, seats=seats)
     spec = SessionSpec(method="roleinteract", character=the_scene.tested, situation=the_scene.name, player=player,
-                       interrogator=interrogator, cast=cast, next_speaker=next_speaker, lang=the_scene.lang)
+                       interrogator=interrogator, cast=cast, next_speaker=next_speaker, lang=the_scene.lang,
+                       **spec_changes)
     return SessionEngine(spec=spec, character=CARDS[the_scene.tested], situation=scene_situation(the_scene),
                          pool=pool, cast=[CARDS[c.character] for c in cast], control=control, history=history)

@@ -72,6 +72,8 @@ def test_play_seats_the_named_members_and_a_person(tmp_path):
     assert request.situation.data["scene"]["name"] == SCENE and request.character.name == "don-quixote"
     whole = _request(tmp_path, "--situation", SCENE, "--player", "human")
     assert len(whole.spec.cast) == 5 and whole.spec.player == HUMAN and whole.spec.seat_of("don-quixote") == HUMAN
+    shaped = _request(tmp_path, "--situation", SCENE, "--prompt-format", "overview")
+    assert shaped.spec.prompt_format == "overview"  # the member under test gets the name and summary
 
 
 def test_sessions_show_names_the_speakers_and_the_rule_scores(tmp_path, capsys):

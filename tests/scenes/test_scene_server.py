@@ -88,3 +88,42 @@ async def test_in_turn_order_never_asks_the_narrator(fake_server, fake_pool):
     assert not fake_server.responder.narrator_asks
     assert [s.value for e in of(events, VerdictReady) for s in e.verdict.scores] == [0.0, 1.0]
     assert not of(events, SpeakerWanted)
+
+
+class Requests(Group):
+    """The Group's answers, keeping every member request whole (system prompt and prior turns)."""
+
+    def __init__(self) -> None:
+        super().__init__(picks=[], answers={"Osric refuses": "A", "Tamsin shrugs": "B"})
+        self.bodies: list[dict] = []
+
+    def __call__(self, body: dict) -> str:
+        if not system_of(body).startswith("You direct a group scene"):
+            self.bodies.append(body)
+        return super().__call__(body)
+
+    def of(self, name: str) -> list[dict]:
+        return [b for b in self.bodies if system_of(b).startswith(f"You are {name},")]
+
+
+async def test_the_prompt_format_and_strategy_reach_the_member_under_test_only(fake_server, fake_pool):
+    """--prompt-format and --prompting are the player's, in a scene as anywhere: the member under test
+    (Edda) gets the name only, or name and summary, or its examples; the other members are unchanged."""
+    seen = {}
+    for changes in ({}, {"prompt_format": "minimal"}, {"prompt_format": "overview"},
+                    {"prompting": "fsp"}, {"prompting": "fsd"}):
+        fake_server.responder = Requests()
+        await collect(scene_engine(fake_pool, next_speaker="turn", **changes))
+        seen[tuple(changes.values()) or ("default",)] = fake_server.responder
+    persona, summary, example = "forty years", "An old lighthouse keeper", "Not while I breathe."
+    for key, requests in seen.items():
+        edda, osric = requests.of("Edda"), requests.of("Osric Vane")
+        assert len(edda) == 3 and osric  # a group line and two answers; Osric keeps his whole card
+        assert all("trusts nobody's sums" in system_of(b) for b in osric)
+        systems = [system_of(b) for b in edda]
+        prior = [m["content"] for b in edda for m in b["messages"][1:-1]]
+        expected = {"default": (True, False, False, []), "minimal": (False, False, False, []),
+                    "overview": (False, True, False, []), "fsp": (True, False, True, []),
+                    "fsd": (True, False, False, ["Is the light ever off?", example] * 3)}[key[0]]
+        assert (all(persona in s for s in systems), all(summary in s for s in systems),
+                all(example in s for s in systems), prior) == expected, key

@@ -181,7 +181,8 @@ def _scene_request(args, home: Home, models: dict, player: str, interrogator: st
         raise UserError(f"--character: {exc}") from None
     spec = SessionSpec(character=scene.tested, situation=scene.name, player=player, interrogator=interrogator,
                        judges=judges, method="roleinteract", lang=scene.lang, cast=cast,
-                       next_speaker=args.next_speaker, prompting=getattr(args, "prompting", None))
+                       next_speaker=args.next_speaker, prompting=getattr(args, "prompting", None),
+                       prompt_format=getattr(args, "prompt_format", "detailed"))
     member_cards = tuple(cards.get(c.character) for c in cast)
     tested = next(card for card in member_cards if card.name == scene.tested)
     return PlayRequest(spec, tested, scene_situation(scene), member_cards)
