@@ -142,7 +142,8 @@ def _request(engine: "SessionEngine", scene: GroupScene, member: str, user: str,
     none by default, as scenes always were)."""
     card = engine.cast[member]
     spec = engine.spec
-    card_part, turns, example_text = "detailed", [], ""
+    card_part, example_text = "detailed", ""
+    turns: Messages = []
     if member == scene.tested:
         card_part = spec.prompt_format
         if card_part == "detailed" and spec.prompting in ("fsp", "fsd"):
