@@ -63,3 +63,13 @@ ISO_639_1 = frozenset("""
     tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
 """.split())
 """The two-letter language codes (ISO 639-1): a folder is read as a language only when it is one."""
+
+
+def prompting_problem(prompting: str | None, prompt_format: str) -> str | None:
+    """Why a prompting strategy cannot go with a prompt format, or None. The strategy says how the
+    card's examples reach the player; the minimal and overview formats send none, so the pair would
+    be stored and reported as a strategy that was never used."""
+    if prompting is not None and prompt_format != "detailed":
+        return (f"prompting {prompting}: the {prompt_format} prompt format sends the player no examples; "
+                "a prompting strategy goes with the detailed prompt format")
+    return None

@@ -116,7 +116,7 @@ def test_a_version_that_names_another_method_is_one_line(tmp_path, capsys, argv)
     # a strategy the format never uses would be stored and reported as if it were
     (["run", "--player", "offline", "--interrogator", "offline", "--judge", "offline", "--prompting", "fsd",
       "--prompt-format", "minimal"], "--prompting fsd: the minimal prompt format sends the player no examples"),
-    (["play", "--prompting", "fsp", "--prompt-format", "overview"], "a prompting strategy goes with --prompt-format detailed"),
+    (["play", "--prompting", "fsp", "--prompt-format", "overview"], "a prompting strategy goes with the detailed"),
 ])
 def test_empty_or_impossible_values_are_one_line_not_a_quiet_default(tmp_path, capsys, argv, message):
     from pingpong.tui.cli import main

@@ -381,14 +381,13 @@ def _method_of_version(args: argparse.Namespace) -> None:
 
 
 def _check_prompting(args: argparse.Namespace) -> None:
-    """A prompting strategy says how the card's examples reach the player; the minimal and overview
-    formats send none, so the two together would be stored as a strategy that was never used."""
+    """--prompting with a --prompt-format that sends no examples: one line (core.prompts says why)."""
     from pingpong.core.errors import UserError
+    from pingpong.core.vocabulary import prompting_problem
 
-    prompting, prompt_format = getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed")
-    if prompting is not None and prompt_format != "detailed":
-        raise UserError(f"--prompting {prompting}: the {prompt_format} prompt format sends the player no "
-                        "examples; a prompting strategy goes with --prompt-format detailed")
+    problem = prompting_problem(getattr(args, "prompting", None), getattr(args, "prompt_format", "detailed"))
+    if problem:
+        raise UserError(f"--{problem}")
 
 
 def main(argv: list[str] | None = None) -> int:

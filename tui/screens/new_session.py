@@ -389,7 +389,13 @@ class NewSessionScreen(Screen):
             prompt_format=self.defaults.get("prompt_format") or "detailed",
         )
         from pingpong.core.methods import get_method
+        from pingpong.core.vocabulary import prompting_problem
 
+        problem = prompting_problem(spec.prompting, spec.prompt_format)
+        if problem:
+            self.notify(f"Prompting {problem} (this form was opened with --prompt-format "
+                        f"{spec.prompt_format}): choose the default prompting", severity="warning")
+            return
         refusal = get_method(spec.method).interrogator_refusal(situation)
         if spec.interrogator == HUMAN and refusal:
             self.notify(refusal, severity="warning")
