@@ -17,13 +17,16 @@ from pingpong.core.domain import ExampleTurn
 
 DEFAULT_K = 5
 
-_WORD = regex.compile(r"\w+")
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}"
+_WORD = regex.compile(rf"[{_UNSPACED}]|(?:(?![{_UNSPACED}])\w)+")
 """Words as Unicode defines them: letters with their combining marks (Devanagari's vowel signs, a
-decomposed accent), which Python's own `re` leaves out of \\w and so splits words at."""
+decomposed accent), which Python's own `re` leaves out of \\w and so splits words at. Chinese and
+Japanese write no spaces between words: each of their characters is a token of its own (as
+RoleBench's Chinese half counts them), or a whole sentence would be one word."""
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercase words of any script ("Привет, Мир!" -> ["привет", "мир"]); "ё" counts as "е". The text
+    """Lowercase words of any script ("Привет, Мир!" -> ["привет", "мир"]; "猫坐" -> ["猫", "坐"]); "ё" counts as "е". The text
     is composed first (NFC): decomposed letters ("е" + a combining diaeresis) would split a word."""
     return _WORD.findall(unicodedata.normalize("NFC", text).casefold().replace("ё", "е"))
 

@@ -95,3 +95,11 @@ def test_a_decomposed_or_combining_script_is_one_word_per_word(text):
 
     assert rouge_l(unicodedata.normalize("NFD", text), [text]) == 1.0
     assert len(WordTokenizer().tokenize(unicodedata.normalize("NFD", text))) == len(text.split())
+
+
+def test_chinese_and_japanese_count_characters_as_tokens():
+    """Without spaces a whole sentence was one "word": a near-identical answer scored 0."""
+    assert WordTokenizer().tokenize("猫坐在垫子上。") == ["猫", "坐", "在", "垫", "子", "上"]
+    assert rouge_l("猫坐在垫子上。", ["猫坐在地毯上。"]) == pytest.approx(4 / 6)
+    assert rouge_l("ねこがすき", ["ねこがだいすき"]) == pytest.approx(2 * (5 / 5) * (5 / 7) / (5 / 5 + 5 / 7))
+    assert WordTokenizer().tokenize("한국어 단어, mixed 漢字") == ["한국어", "단어", "mixed", "漢", "字"]
