@@ -58,6 +58,13 @@ class AnnotateRequest:
 
 
 @dataclass
+class ResumeRequest:
+    """Open the app on a stored session, resumed (`pingpong sessions resume` of one with a person's seat)."""
+
+    session_id: int
+
+
+@dataclass
 class NewSessionRequest:
     """Open the app on the new-session form, prefilled (`pingpong play` with missing choices)."""
 
@@ -80,7 +87,7 @@ class PingPongApp(App):
         Binding("escape", "leave_input", "Leave the text box", show=False, id="leave-input", priority=True),
     ]
 
-    def __init__(self, home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,
+    def __init__(self, home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | ResumeRequest | None = None,
                  watch_interval: float = 1.0, bundled: tuple[Path, Path] | None = None) -> None:
         super().__init__()
         self.home = home
@@ -241,6 +248,8 @@ class PingPongApp(App):
             self.action_new_session(initial.defaults)
         elif isinstance(initial, AnnotateRequest):
             self.action_annotate(initial.sample, initial.players, initial.methods, initial.author)
+        elif isinstance(initial, ResumeRequest):
+            self.open_live(initial.session_id)
 
     async def on_unmount(self) -> None:
         await self.runs.close()  # before the store closes: each session is left interrupted, resumable
@@ -360,12 +369,12 @@ def _is_text_box(widget: object) -> bool:
     return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
 
-def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | None = None,
+def create_app(home: Home, *, initial: PlayRequest | NewSessionRequest | AnnotateRequest | ResumeRequest | None = None,
                watch_interval: float = 1.0, bundled: tuple[Path, Path] | None = None) -> PingPongApp:
     """Build the app for a home folder.
 
-    initial: open a live session (PlayRequest), the prefilled form (NewSessionRequest) or the
-    rating queue (AnnotateRequest).
+    initial: open a live session (PlayRequest), the prefilled form (NewSessionRequest), the
+    rating queue (AnnotateRequest) or a stored session resumed (ResumeRequest).
     watch_interval: seconds between database polls of watched runs and sessions.
     bundled: (cards dir, situations dir) replacing the shipped ones (tests use fixed content); DMT seeds
     are then read from the situations dir's `dmt` folder.

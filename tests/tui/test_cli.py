@@ -46,3 +46,31 @@ def test_play_with_a_missing_key_is_one_line_before_the_tui_opens(tmp_path, monk
                  "--situation", "casual-greeting"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "PP_TEST_MISSING_KEY" in err[0] and "remote" in err[0]
+
+
+def test_a_fork_with_a_person_asking_names_a_command_that_works(tmp_path, capsys):
+    """`sessions fork --interrogator human` used to name `sessions resume N`, which refused. From a
+    script both now say to run it in a terminal, where it opens the TUI on the session."""
+    root = str(tmp_path)
+    assert main(["run", "--home", root, "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                 "--characters", "sherlock-holmes", "--situations", "casual-greeting"]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "fork", "1", "--turn", "1", "--interrogator", "human", "--home", root]) == 0
+    out = capsys.readouterr().out
+    assert "session 2: forked from session 1" in out and "in a terminal: pingpong sessions resume 2" in out
+    assert main(["sessions", "resume", "2", "--home", root]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run `pingpong sessions resume 2` in a terminal" in err
+
+
+async def test_resume_request_opens_the_session_with_the_persons_seat_waiting(make_app, store):
+    from pingpong.tui.app import ResumeRequest
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
+                       interrogator="human", judges=["offline"], num_turns=1, lang="en")
+    sid = store.create_session(spec, CARDS[0], SITUATIONS[0])
+    app = make_app(initial=ResumeRequest(sid))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        assert app.screen.session_id == sid

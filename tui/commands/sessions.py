@@ -230,7 +230,9 @@ def fork(args, home: Home) -> int:
         store.close()
     print(f"session {new}: forked from session {args.id} at turn {args.turn}")
     if args.interrogator == HUMAN:
-        print(f"open it in the TUI to take the interrogator seat: pingpong sessions resume {new}")
+        if _in_terminal():
+            return _open_resumed(new, home)
+        print(f"take the interrogator seat in a terminal: pingpong sessions resume {new}")
         return 0
     args.id = new
     return resume(args, home)
@@ -256,7 +258,7 @@ def resume(args, home: Home) -> int:
         spec = session.spec
         seats = [session.seat("player"), session.seat("interrogator")]
         if session.turns_done < session.num_turns and HUMAN in seats:
-            raise UserError(f"session {args.id}: has a human seat; resume it in the TUI (pingpong)")
+            return _resume_in_tui(args.id, home)
         from pingpong.core.config import check_ready, load_models, resolve
 
         models = load_models(home)
@@ -321,3 +323,25 @@ def resume(args, home: Home) -> int:
     if outcome["status"] == "failed":
         raise RunFailed(f"session {args.id} failed: {outcome['error']}")
     raise RunFailed(f"session {args.id}: stopped before the end (interrupted)")
+
+
+def _in_terminal() -> bool:
+    import sys
+
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _resume_in_tui(session_id: int, home: Home) -> int:
+    """A session with a person's seat goes on in the TUI, where that person types: opened on it in a
+    terminal; from a script, one line saying how."""
+    if not _in_terminal():
+        raise UserError(f"session {session_id}: a person sits in one of its seats; run `pingpong sessions "
+                        f"resume {session_id}` in a terminal (it opens the TUI there), or press r on it in `pingpong`")
+    return _open_resumed(session_id, home)
+
+
+def _open_resumed(session_id: int, home: Home) -> int:
+    from pingpong.tui.app import ResumeRequest, create_app
+
+    create_app(home, initial=ResumeRequest(session_id)).run()
+    return 0
