@@ -112,7 +112,7 @@ def _method(value: str) -> str:
 
 def _method_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default=None, type=_method, metavar="M",
-                   help="evaluation method: pingpong (default), pingpong-v1, ... (see README)")
+                   help="evaluation method: pingpong (default), pingpong-v1, dmt, roleinteract or rolebench")
     p.add_argument("--prompting", choices=("zsp", "fsp", "fsd"), default=None,
                    help="how the player sees the card's examples: zsp none, fsp as text, fsd as prior turns "
                         "(top 5 by BM25); default: every example as prior turns")
@@ -171,8 +171,9 @@ def _leaderboard_args(p: argparse.ArgumentParser) -> None:
                    help="also the mean final score by turn and the good-streak curve (a turn is good at >= 4; "
                         "an approximation from Likert scores, not a DMT-Score: see --method dmt)")
     p.add_argument("--by", choices=BREAKDOWNS, default=None,
-                   help="one row per player, language and value of this: the card's role type, the seed's intent, "
-                        "the player's prompt format (dmt) or prompting strategy (pingpong, pingpong-v1, rolebench, dmt)")
+                   help="one row per player, language and value of this: the card's role type, the situation's or "
+                        "seed's intent, the player's prompt format (pingpong, pingpong-v1, dmt) or prompting strategy "
+                        "(those and rolebench)")
     p.add_argument("--costs", action="store_true",
                    help="also what each player's conversations cost (needs price = {input, output} in config.toml)")
 
@@ -258,7 +259,8 @@ def _export_args(p: argparse.ArgumentParser) -> None:
                    help="PingPong results JSON files, our lossless JSONL, or people's conversation ratings "
                         "as PingPong annotation JSONL")
     p.add_argument("--out", metavar="PATH",
-                   help="file (jsonl, annotations) or folder (pingpong); default stdout for jsonl and annotations")
+                   help="file (jsonl, annotations) or folder (pingpong); default stdout for jsonl and annotations, "
+                        "./pingpong-results for pingpong")
 
 
 def _import_args(p: argparse.ArgumentParser) -> None:

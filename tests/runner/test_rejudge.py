@@ -296,3 +296,12 @@ def test_a_v1_testers_failed_scores_are_retried_by_a_rerun_and_by_judge_with_its
     assert sum(1 for r in after if r.body["model"] == "player") == 2  # ada's new pair only
     assert _rows(root, "select count(*) from scores where status = 'failed'") == [(0,)]
     assert _rows(root, "select status from sessions order by id") == [("finished",), ("finished",)]
+
+
+def test_judge_says_when_the_sessions_already_had_every_score(tmp_path):
+    """It said "judged 2 session(s)" when no judge was asked anything: a user thought they had paid twice."""
+    root = tmp_path / "home"
+    assert pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                    "--characters", "tally", "--situations", "casual-greeting,bedtime", "--run", "r").rc == 0
+    again = pingpong(root, "judge", "--run", "r", "--judge", "offline")
+    assert again.rc == 0 and again.err.strip() == "judged 0 session(s) with offline; 2 already had every score of it"

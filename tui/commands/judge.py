@@ -52,7 +52,7 @@ def judge(args, home: Home) -> int:
         asyncio.run(check_reachable(specs.values()))  # a dead endpoint: one line now, not a minute of retries
         try:
             with asyncio.Runner() as loop:
-                elsewhere = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
+                elsewhere, asked = loop.run(_judge_all(store, models, ids, list(specs), args.concurrency))
         except StorageError as exc:  # verdicts stored so far are kept; the rest is retried next time
             raise RunFailed(f"error: {exc}; judging stopped there: run the same command again to go on") from None
         mine = [sid for sid in ids if sid not in elsewhere]
@@ -62,29 +62,36 @@ def judge(args, home: Home) -> int:
         store.close()
     failed = sum(left.values())
     skipped = f"; {len(elsewhere)} being scored by another process now, left to it" if elsewhere else ""
-    print(f"judged {len(mine)} session(s) with {', '.join(specs)}{skipped}", file=sys.stderr)
+    done = len(mine) - len(asked)
+    before = f"; {done} already had every score of {'them' if len(specs) > 1 else 'it'}" if done else ""
+    print(f"judged {len(asked)} session(s) with {', '.join(specs)}{before}{skipped}", file=sys.stderr)
     if failed:
         raise RunFailed(f"{failed} judge turn(s) still failed in {len(left)} session(s) ({judge_failures(why)}); "
                         "run the same command again to retry them")
     return 0
 
 
-async def _judge_all(store, models, ids: list[int], judges: list[str], concurrency: int) -> set[int]:
-    """Judge the sessions; returns those another process was scoring with the same judges."""
+async def _judge_all(store, models, ids: list[int], judges: list[str],
+                     concurrency: int) -> tuple[set[int], set[int]]:
+    """Judge the sessions; returns (those another process was scoring with the same judges, those a
+    judge was asked about: the rest already had every score of these judges)."""
     import asyncio
 
+    from pingpong.core.events import JudgeStarted
     from pingpong.core.llm import ModelPool
     from pingpong.sessions.live import JudgedElsewhere, judge_session
 
     pool = ModelPool(models)
     gate = asyncio.Semaphore(concurrency)
     elsewhere: set[int] = set()
+    asked: set[int] = set()
 
     async def one(sid: int) -> None:
         async with gate:
             try:
-                async for _event in judge_session(store, pool, sid, judges):
-                    pass
+                async for event in judge_session(store, pool, sid, judges):
+                    if isinstance(event, JudgeStarted):
+                        asked.add(sid)
             except JudgedElsewhere:
                 elsewhere.add(sid)
 
@@ -92,4 +99,4 @@ async def _judge_all(store, models, ids: list[int], judges: list[str], concurren
         await asyncio.gather(*(one(sid) for sid in ids))
     finally:
         await pool.aclose()
-    return elsewhere
+    return elsewhere, asked
