@@ -189,6 +189,17 @@ def test_bad_file_beside_good_file(tmp_path, capsys):
     assert count(tmp_path) == 5
 
 
+def test_a_path_that_does_not_exist_stops_the_import_before_anything_is_stored(tmp_path, capsys):
+    """A glob that matched nothing (`annotations/*.jsonl`) came last: the files before it were imported,
+    then exit 2, and a script took the whole import as failed."""
+    good = write(tmp_path / "good.json", synthetic_results("judge-one", n=5))
+    missing = tmp_path / "annotations" / "*.jsonl"
+    assert cli(tmp_path, "import", str(good), str(missing)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{missing}: no such file; nothing was imported" in err
+    assert not (tmp_path / "home" / "pingpong.db").exists() or count(tmp_path) == 0
+
+
 def test_merged_leaderboard_changes_after_a_human_score(tmp_path, capsys):
     files = [write(tmp_path / f"{j}.json", synthetic_results(j, n=8)) for j in JUDGES]
     assert cli(tmp_path, "import", *map(str, files)) == 0

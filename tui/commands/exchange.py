@@ -26,6 +26,11 @@ def import_(args, home) -> int:
     from pingpong.sessions.exchange import import_paths
     from pingpong.sessions.store import Store
 
+    from pathlib import Path
+
+    missing = next((p for p in args.paths if not Path(p).exists()), None)
+    if missing is not None:  # before anything is imported: a mistyped glob must not leave half an import
+        raise UserError(f"{missing}: no such file; nothing was imported")
     home.ensure()
     with Store(home.db_path) as store:
         done, errors = import_paths(store, args.paths)
