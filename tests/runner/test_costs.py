@@ -141,6 +141,18 @@ def test_costs_without_any_price_is_one_line(home):
     assert result.err.count("\n") == 1 and "--costs: no model in" in result.err and "has a price" in result.err
 
 
+def test_an_offline_board_costs_nothing_and_needs_no_config(tmp_path):
+    """`offline` costs nothing (README): a board of it needs no price, and no config.toml at all."""
+    home = tmp_path / "home"
+    assert pingpong(home, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                    "--every", "20").rc == 0
+    assert not (home / "config.toml").exists()
+    result = pingpong(home, "leaderboard", "--costs", "--format", "json")
+    assert result.rc == 0, result.err
+    [row] = json.loads(result.out)
+    assert row["cost"] == 0.0
+
+
 @pytest.mark.parametrize("price, where", [
     ("{ input = -1, output = 1 }", "models.alpha.price.input"),
     ("{ input = inf, output = 1 }", "models.alpha.price.input"),

@@ -163,10 +163,18 @@ def add_costs(args, home, store, rows: list[dict], *, method: str) -> Extra:
     from pingpong.core.errors import UserError
     from pingpong.sessions.costs import board_spend
 
-    price_of = prices(load_models(home))
-    if not price_of:
-        raise UserError(f"--costs: no model in {home.config_path} has a price; add "
+    from pingpong.core.domain import Price
+
+    models = load_models(home)
+    price_of = prices(models)
+    unpriced = sorted({row["player"] for row in rows} - set(price_of)
+                      - {name for name, spec in models.items() if spec.kind == "offline"})
+    if unpriced and not price_of:
+        where = home.config_path if home.config_path.exists() else f"{home.config_path} (not written yet)"
+        raise UserError(f"--costs: no model in {where} has a price ({', '.join(unpriced)} played); add "
                         "price = {input = ..., output = ...} (per million tokens) to its [models.NAME] table")
+    free = Price(input=0.0, output=0.0)  # the offline models cost nothing
+    price_of = {**{name: free for name, spec in models.items() if spec.kind == "offline"}, **price_of}
     spends = board_spend(store.conn, rows, price_of, method=method, lang=args.lang,
                          run=getattr(args, "run_name", None), include_forks=getattr(args, "include_forks", False))
     for row, spend in zip(rows, spends):
