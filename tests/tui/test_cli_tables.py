@@ -96,6 +96,7 @@ def test_piped_sessions_list_is_aligned_plain_text(home):
     start = lines[0].index("final")
     assert all(NUMBER.fullmatch(line[start - 3:start + 5].strip()) for line in lines[1:])
     assert len(lines[1]) > 160  # long rows stay whole instead of wrapping
+    assert lines[0].split()[:3] == ["id", "status", "method"]  # v1's 1-10 finals beside v2's 1-5 say so
 
 
 def test_fit_drops_the_least_important_columns_first_and_never_narrows_a_number():

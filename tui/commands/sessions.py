@@ -33,12 +33,13 @@ def list_sessions(args, home: Home) -> int:
     from pingpong.tui.commands.table import Column, print_table
 
     columns = [
-        Column("id", 10, number=True), Column("status", 9, least=8), Column("run", 2), Column("character", 8),
+        Column("id", 10, number=True), Column("status", 9, least=8), Column("method", 5), Column("run", 2),
+        Column("character", 8),
         Column("situation", 7), Column("player", 8), Column("interrogator", 6, short="seat"),
         Column("judges", 3), Column("turns", 6, number=True), Column("people", 2, number=True, short="ppl"),
         Column("final", 9, number=True), Column("created", 4, number=True),
     ]
-    body = [[str(r.id), r.status, r.run or "", r.character, r.situation, r.player, r.interrogator_seat,
+    body = [[str(r.id), r.status, r.method, r.run or "", r.character, r.situation, r.player, r.interrogator_seat,
              ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}", str(r.human_turns or ""),
              r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " ")] for r in rows]
     filtered = args.status or args.run_name
