@@ -118,7 +118,7 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
     """Store every line's ratings (one transaction); a line that cannot be taken is one warning."""
     rows, warnings = parse_annotations(text, name)
     summary = ImportSummary(path=name, format="annotations", conversations=len(rows) + len(warnings),
-                            warnings=warnings, merged_what="conversations already stored rated")
+                            warnings=warnings, merged_what="stored conversations newly rated")
     file_author = Path(name).stem
     with store.transaction():
         stored = _stored(store)
@@ -144,13 +144,14 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
                                             [(m.role, m.text) for m in messages]))
             player = models[0]
             sid = next((s for s, p in stored.get(key, []) if player in (p, UNKNOWN_MODEL)), None)
-            if sid is not None:
-                summary.merged += 1
-            else:
+            if sid is None:
                 sid = store_conversation(store, conv, {})
                 stored[key].append((sid, player))
                 summary.new_sessions += 1
-            if not _add_ratings(store, store.session(sid), ratings, author):
+                _add_ratings(store, store.session(sid), ratings, author)
+            elif _add_ratings(store, store.session(sid), ratings, author):
+                summary.merged += 1
+            else:  # this person's ratings of it are stored already
                 summary.skipped += 1
     return summary
 
