@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -30,8 +31,20 @@ from typing import Any
 from pydantic import ValidationError
 
 from pingpong.characters.text import guess_lang, slugify
-from pingpong.core.domain import CUT_NOTE, METRICS, Character, JudgeVerdict, Message, Score, SessionSpec, Situation
+from pingpong.core.domain import (
+    CUT_NOTE,
+    METRICS,
+    NAME_PATTERN,
+    Character,
+    Intent,
+    JudgeVerdict,
+    Message,
+    Score,
+    SessionSpec,
+    Situation,
+)
 from pingpong.core.errors import UserError
+from pingpong.core.methods.dmt_rules import ROLE_TYPES
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
 from pingpong.core.vocabulary import ISO_639_1
 
@@ -272,6 +285,17 @@ def parse_entry(entry: Any, where: str, models: tuple[str, str, str], version: i
     return conv
 
 
+def _own(block: dict, key: str, allowed: tuple[str, ...] | None = None) -> str | None:
+    """A key our export adds to a reference block (a card's or situation's name, role type, intent),
+    when it holds a value we can take; else None, and the entry is read as the reference's own."""
+    value = block.get(key)
+    if not isinstance(value, str):
+        return None
+    if allowed is None:
+        return value if re.fullmatch(NAME_PATTERN, value) else None
+    return value if value in allowed else None
+
+
 def parse_conversation(entry: dict, where: str, messages: list[Message], opening: str | None,
                        models: tuple[str, str, str], verdict: JudgeVerdict, lang: str | None = None) -> Conversation:
     """The card and situation of an entry (or an annotation row) around its parsed messages, in
@@ -295,14 +319,16 @@ def parse_conversation(entry: dict, where: str, messages: list[Message], opening
     name = char["char_name"].strip()
     try:
         character = Character(
-            name=slugify(name, "char-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]), char_name=name,
+            name=_own(char, "name") or slugify(name, "char-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]),
+            char_name=name, role_type=_own(char, "role_type", ROLE_TYPES),
             lang=lang, summary=summary.strip() or (persona.strip()[:300] or name),
             persona=persona.strip() and persona or name,
             example_text=_text(char.get("example_prompt"), f"{where}.character.example_prompt"),
             greeting=greeting, tags=_tags(char.get("tags"), f"{where}.character.tags"),
         )
-        situation = Situation(name=situation_name(sit["text"]), lang=lang, text=sit["text"], num_turns=num_turns,
-                              tags=_tags(sit.get("tags"), f"{where}.situation.tags"))
+        situation = Situation(name=_own(sit, "name") or situation_name(sit["text"]), lang=lang, text=sit["text"],
+                              num_turns=num_turns, tags=_tags(sit.get("tags"), f"{where}.situation.tags"),
+                              intent=_own(sit, "intent", tuple(i.value for i in Intent)))
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])

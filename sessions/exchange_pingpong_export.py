@@ -63,6 +63,10 @@ def reference_character(stored: StoredSession, version: int) -> dict[str, Any]:
              "example_prompt": example, "initial_message": char.greeting}
     if version == 2:
         block["summary"] = char.summary
+    # ours, which the reference ignores: import reads them back, so boards split --by role_type again
+    block["name"] = char.name
+    if char.role_type:
+        block["role_type"] = char.role_type
     return block
 
 
@@ -71,7 +75,10 @@ def reference_situation(stored: StoredSession) -> dict[str, Any]:
     if isinstance(kept, dict):
         return kept
     sit = stored.situation
-    return {"text": sit.text, "tags": list(sit.tags), "num_turns": sit.num_turns}
+    block: dict[str, Any] = {"text": sit.text, "tags": list(sit.tags), "num_turns": sit.num_turns, "name": sit.name}
+    if sit.intent is not None:
+        block["intent"] = sit.intent.value  # ours, as the card's name and role type
+    return block
 
 
 def judge_entry(stored: StoredSession, verdict: JudgeVerdict, version: int) -> dict[str, Any] | None:

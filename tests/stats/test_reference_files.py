@@ -268,3 +268,31 @@ def test_a_reply_cut_at_max_tokens_is_flagged_in_the_export(tmp_path):
     with Store(other / "pingpong.db") as store:
         (summary,) = store.sessions()
         assert [m.truncated for m in store.session(summary.id).messages] == [False, True]
+
+
+def test_our_results_files_bring_back_situation_names_intents_and_role_types(tmp_path, capsys):
+    """Through the reference's format and back, situations were `sit-<hash>` and every `--by intent`
+    or `--by role_type` row "default". The export adds the names, intent and role type as keys of
+    its own (the reference ignores them), and import reads them; a bad value is left out, not fatal."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    assert main(["--home", str(first), "run", "--player", "offline", "--interrogator", "offline", "--judge",
+                 "offline", "--characters", "sherlock-holmes,ada-lovelace", "--situations",
+                 "casual-greeting,you-are-just-a-bot"]) == 0
+    assert main(["--home", str(first), "export", "--format", "pingpong", "--out", str(tmp_path / "res")]) == 0
+    [path] = (tmp_path / "res" / "en").glob("*.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["outputs"][0]["situation"]["name"] = "Not A Name!"  # not a name: the text's hash names it
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["--home", str(second), "import", str(path)]) == 0
+    capsys.readouterr()
+    boards = {}
+    for home in (first, second):
+        for by in ("intent", "role_type"):
+            assert main(["--home", str(home), "leaderboard", "--by", by, "--format", "json"]) == 0
+            boards[home, by] = sorted(str(r[by]) for r in json.loads(capsys.readouterr().out))
+        assert main(["--home", str(home), "sessions", "list", "--format", "json"]) == 0
+        boards[home] = sorted(r["situation"] for r in json.loads(capsys.readouterr().out))
+    assert boards[first, "intent"] == boards[second, "intent"] and "None" not in boards[first, "intent"]
+    assert boards[first, "role_type"] == boards[second, "role_type"] and "None" not in boards[first, "role_type"]
+    assert boards[second] == sorted(["casual-greeting"] * 2 + ["you-are-just-a-bot"] + [
+        n for n in boards[second] if n.startswith("sit-")]) and len(boards[second]) == 4
