@@ -299,3 +299,50 @@ async def test_chromium_shows_the_home_screen(served, tmp_path):
         counts[pixel] = counts.get(pixel, 0) + 1
     assert len(counts) >= 16  # text, borders, footer keys: far from a blank or one-colour page
     assert max(counts.values()) < 0.97 * len(pixels)
+
+
+def test_a_signal_stops_serve_promptly_while_a_browser_tab_is_connected(tmp_path):
+    """kill/systemd reach the server only, not the tab's TUI: it took 20 s and more to stop, no longer
+    answering meanwhile. The tab's session is now closed at once and the command ends cleanly."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", str(port), "--home", str(tmp_path / "h")],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    async def connected_then_stopped() -> float:
+        ws_url = url.replace("http:", "ws:") + "/ws?width=100&height=30"
+        async with aiohttp.ClientSession() as session, session.ws_connect(ws_url) as ws:
+            received, deadline = b"", time.monotonic() + START_TIMEOUT
+            while HOME_TEXT not in ANSI.sub(b"", received).decode("utf-8", "replace"):
+                assert time.monotonic() < deadline, "the app never showed Home"
+                msg = await ws.receive(timeout=START_TIMEOUT)
+                received += msg.data if msg.type == aiohttp.WSMsgType.BINARY else b""
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            while proc.poll() is None and time.monotonic() - started < 60:
+                if ws.closed:
+                    await asyncio.sleep(0.1)
+                    continue
+                try:  # reading answers the server's close, as a browser does
+                    await ws.receive(timeout=0.1)
+                except TimeoutError:
+                    pass
+            return time.monotonic() - started
+
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        took = asyncio.run(connected_then_stopped())
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        out, _ = proc.communicate()
+    assert proc.returncode == 0 and b"Traceback" not in out, out.decode(errors="replace")
+    assert took < 10, f"serve took {took:.1f} s to stop with a tab connected"

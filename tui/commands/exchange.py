@@ -22,11 +22,11 @@ def export(args, home) -> int:
 
 def import_(args, home) -> int:
     """Each file in its own transaction: a bad file is reported (exit 2) and leaves nothing."""
+    from pathlib import Path
+
     from pingpong.core.errors import UserError
     from pingpong.sessions.exchange import import_paths
     from pingpong.sessions.store import Store
-
-    from pathlib import Path
 
     missing = next((p for p in args.paths if not Path(p).exists()), None)
     if missing is not None:  # before anything is imported: a mistyped glob must not leave half an import

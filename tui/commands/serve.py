@@ -8,6 +8,7 @@ paths with spaces or quotes survive the shell).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shlex
@@ -46,11 +47,31 @@ class TuiServer(Server):
     """textual-serve, announcing itself in one line once it listens (its own banner is printed before
     the port is bound), logging only warnings; ctrl+c and SIGTERM stop it gracefully."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._browsers: set[asyncio.Task] = set()   # the handlers of connected browser tabs
+
     def initialize_logging(self) -> None:
         logging.basicConfig(level=logging.WARNING, format="pingpong serve: %(message)s")
 
     async def on_startup(self, app: web.Application) -> None:
         """No banner here: the port is not bound yet."""
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        task = asyncio.current_task()
+        assert task is not None
+        self._browsers.add(task)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self._browsers.discard(task)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """A signal (kill, systemd, a supervisor) reaches this process, not the tabs' TUI processes:
+        each tab's handler is cancelled, which closes its socket and quits its TUI, instead of aiohttp
+        waiting for the tabs (20 s and more) while the server no longer answers."""
+        for task in list(self._browsers):
+            task.cancel()
 
     def announce(self, _banner: str) -> None:
         print(f"pingpong: serving the TUI at {self.public_url} (ctrl+c stops)", flush=True)

@@ -160,10 +160,9 @@ def leaderboard(args, home) -> int:
 def add_costs(args, home, store, rows: list[dict], *, method: str) -> Extra:
     """`--costs`: each row gains the JSON cost fields; returns the table's cost columns."""
     from pingpong.core.config import load_models, prices
+    from pingpong.core.domain import Price
     from pingpong.core.errors import UserError
     from pingpong.sessions.costs import board_spend
-
-    from pingpong.core.domain import Price
 
     models = load_models(home)
     price_of = prices(models)
