@@ -247,3 +247,19 @@ def test_resuming_a_session_on_a_full_disk_stops_with_one_line_and_can_go_on_lat
                                 "`pingpong sessions resume 2` to go on"]
     assert cli("sessions", "resume", "2", *at).rc == 0
     assert _run_pairs(packed, "offline-vs-offline-judged-by-offline-en")[-1][1:] == ("finished", 4)
+
+
+def test_a_full_disk_still_lists_and_shows_sessions_a_dead_process_left_running(home):
+    """`sessions list` and `show` first mark the sessions of dead processes interrupted; on a full disk
+    that write failed and they showed nothing at all, when the user most needs to see the sessions."""
+    conn = sqlite3.connect(home / "pingpong.db")
+    conn.execute("UPDATE sessions SET status = 'running', pid = 999999999, host = ? WHERE id = 1",
+                 [__import__("socket").gethostname()])
+    conn.commit()
+    conn.execute("VACUUM")
+    conn.close()
+    at = ["--home", str(home)]
+    listed, shown = cli_batch([["sessions", "list", "--format", "json", *at], ["sessions", "show", "1", *at]],
+                              prelude=room_for(0))
+    assert listed.rc == 0 and shown.rc == 0, (listed.err, shown.err)
+    assert [row["status"] for row in json.loads(listed.out)] == ["running"]  # shown as stored: it cannot be saved

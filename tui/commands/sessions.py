@@ -19,11 +19,20 @@ def _fmt_num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _mark_orphans(store) -> None:
+    """Sessions of dead processes become interrupted before they are shown; when the database cannot
+    take that write (a full disk), they are shown as stored: reading must not need a write."""
+    try:
+        store.mark_orphans_interrupted()
+    except StorageError:
+        pass
+
+
 def list_sessions(args, home: Home) -> int:
     """Sessions, newest first; orphans of dead processes are marked interrupted first."""
     store = _store(home, reading=True)
     try:
-        store.mark_orphans_interrupted()
+        _mark_orphans(store)
         rows = store.sessions(status=args.status, run=args.run_name, limit=args.limit, newest_first=True)
     finally:
         store.close()
@@ -51,7 +60,7 @@ def list_sessions(args, home: Home) -> int:
 def show_session(args, home: Home) -> int:
     store = _store(home, reading=True)
     try:
-        store.mark_orphans_interrupted()
+        _mark_orphans(store)
         session = store.session(args.id)
     finally:
         store.close()
