@@ -263,3 +263,20 @@ def test_a_full_disk_still_lists_and_shows_sessions_a_dead_process_left_running(
                               prelude=room_for(0))
     assert listed.rc == 0 and shown.rc == 0, (listed.err, shown.err)
     assert [row["status"] for row in json.loads(listed.out)] == ["running"]  # shown as stored: it cannot be saved
+
+
+def test_a_database_damaged_inside_is_one_line_and_an_export_leaves_no_cut_off_file(home, tmp_path):
+    """Pages broken past the ones SQLite reads on opening gave a traceback called "a bug in pingpong"
+    (exit 1), and `export --out` left an empty file behind."""
+    conn = sqlite3.connect(home / "pingpong.db")
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").fetchone()[0]
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(home / "pingpong.db", "r+b") as fh:  # the messages table's first page, header left intact
+        fh.seek((root - 1) * page)
+        fh.write(b"\xff" * page)
+    out = tmp_path / "all.jsonl"
+    result = cli("export", "--format", "jsonl", "--out", str(out), "--home", str(home))
+    line = one_error(result)
+    assert "pingpong.db: the database file is damaged (database disk image is malformed)" in line and ".recover" in line
+    assert not out.exists() and list(tmp_path.glob(".all.jsonl*")) == []
