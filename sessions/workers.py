@@ -274,15 +274,19 @@ class WorkerGroup:
 
         self.poll()
         everyone = [own, *self._latest.values()]
+        # Each worker sees its siblings' conversations as run elsewhere, so that count means nothing
+        # while they work; once all have ended whole, what none of them did was another command's.
+        ended = bool(self.processes) and not self.alive() and not self.failures \
+            and not any(p.interrupted for p in everyone)
         for player, counts in into.players.items():
             parts = [p.players.get(player, PlayerCounts()) for p in everyone]
             counts.total = own.players[player].total
             counts.skipped = already.get(player, 0)
             counts.done = counts.skipped + sum(c.finished_here for c in parts)
             counts.finished_here = counts.done - counts.skipped
-            counts.elsewhere = 0
             for name in SUMMED:
                 setattr(counts, name, sum(getattr(c, name) for c in parts))
+            counts.elsewhere = max(0, counts.total - counts.done - counts.failed) if ended else 0
         for name in RUN_SUMMED:
             setattr(into, name, sum(getattr(p, name) for p in everyone))
         into.errors = [e for p in everyone for e in p.errors][:5]

@@ -146,3 +146,18 @@ def test_workers_of_a_killed_command_stop_and_leave_their_conversations_to_resum
     fake.latency = 0.0
     assert pingpong(slow_home, *args).rc == 0
     assert_complete_once(slow_home, turns=3)
+
+
+def test_two_commands_with_workers_on_one_run_each_say_what_the_other_ran(slow_home, fake):
+    """Each ended "4/8 done", exit 0, and never said the rest was run by the other command."""
+    fake.latency = 0.3
+    args = run_args("--run", "shared", "--concurrency", "1", "--workers", "2")
+    first = spawn(slow_home, *args)
+    second = spawn(slow_home, *args)
+    outs = [proc.communicate(timeout=120) for proc in (first, second)]
+    assert first.returncode == second.returncode == 0, [err for _, err in outs]
+    assert_complete_once(slow_home, turns=3)
+    for out, _ in outs:
+        summary = next(line for line in out.splitlines() if "/8 done" in line)
+        done = int(summary.split("/8 done")[0].split()[-1])
+        assert done == 8 or f"{8 - done} run elsewhere" in summary, summary
