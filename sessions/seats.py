@@ -43,3 +43,32 @@ def seat_detail(writers: Sequence[SPAN], current: str, going_on: bool) -> str:
     last = max(writers, key=lambda s: s[2])[0]
     text = ", ".join(parts)
     return f"{text} → {current}" if going_on and current != last else text
+
+
+def scored_by_rule(method: str) -> bool:
+    """Whether a method is scored by exact rules (RoleBench's Rouge-L, RoleInteract's answers): no
+    judge model is ever asked, whatever models its sessions list."""
+    from pingpong.core.methods import get_method
+
+    return get_method(method).scorer == "exact rules"
+
+
+def asks_as_written(method: str) -> bool:
+    """Whether a method writes every user line itself (RoleBench): the interrogator seat is never called."""
+    from pingpong.core.methods import get_method
+
+    return get_method(method).writes_questions
+
+
+def judges_words(method: str, judges: Sequence[str]) -> str:
+    """The judges as views name them."""
+    return RULE_WORDS if scored_by_rule(method) else ", ".join(judges) or "none"
+
+
+def interrogator_words(method: str, seat: str) -> str:
+    """The interrogator seat as views name it."""
+    return AS_WRITTEN_WORDS if asks_as_written(method) else seat
+
+
+RULE_WORDS = "none (scored by rule)"
+AS_WRITTEN_WORDS = "none (the question as written)"

@@ -42,6 +42,9 @@ class Method(ABC):
             raise UserError(f"session {session_id}: {self.name} sessions are scored by {self.scorer}, "
                             "not by judge models")
 
+    writes_questions: ClassVar[bool] = False
+    """True where the method writes every user line itself (RoleBench's instructions): the
+    interrogator seat's model is never called, and views say so."""
     people_ask: ClassVar[bool] = True
     """A person may hold the interrogator seat; False where that seat also scores the replies
     (PingPong v1's tester): a person there would leave the session without scores; or where the

@@ -160,3 +160,13 @@ def test_the_board_does_not_depend_on_the_order_the_answers_were_scored_in(tmp_p
         assert main(["leaderboard", "--home", str(root), "--method", "rolebench", "--format", "json"]) == 0
         boards.append(json.loads(capsys.readouterr().out))
     assert boards[0] == boards[1] and boards[0][0]["raw_ci"]
+
+
+def test_sessions_show_says_no_model_asks_or_judges_a_rolebench_question(tmp_path, capsys):
+    home = str(tmp_path)
+    assert main(["run", "--home", home, "--method", "rolebench", "--player", "offline", "--interrogator", "offline",
+                 "--judge", "offline", "--every", "40"]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "show", "1", "--home", home]) == 0
+    out = capsys.readouterr().out
+    assert "interrogator none (the question as written), judges none (scored by rule)" in out

@@ -189,7 +189,7 @@ async def test_the_pair_line_says_tab_reaches_the_judges_reasons(app, store):
         app.action_compare()
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
         screen = app.screen
-        assert "tab: A, B, the judges' reasons" in str(screen.query_one("#pair-info").render())
+        assert "tab: A, B, reasons" in str(screen.query_one("#pair-info").render())
         screen.query_one("#pair-a", Transcript).focus()
         await pilot.press("tab", "tab")
         assert app.focused is screen.query_one("#pair-verdicts-box")

@@ -107,6 +107,8 @@ async def test_o_on_the_live_screen_corrects_a_roleinteract_answer(app, store):
         await pilot.press("1", "ctrl+s")
         await wait_for(pilot, lambda: app.screen is live)
         await wait_for(pilot, lambda: "person emotion 1  by " in replies(live)[0].scores.plain)
+        header = str(live.query_one("#session-info").render())
+        assert "judges none (scored by rule)" in header  # the listed judge model is never asked
     assert store.db.execute("select turn, metric, value from scores where source = 'human'").fetchall() == [
         (1, "emotion", 1.0)]
 

@@ -95,6 +95,7 @@ def _print_session(session) -> None:
 
     from pingpong.sessions.replay import conversation_people, steps_of
     from pingpong.sessions.scoring import LIKERT_METHODS
+    from pingpong.sessions.seats import interrogator_words, judges_words
 
     console = _console()
     spec = session.spec
@@ -103,8 +104,9 @@ def _print_session(session) -> None:
         f"{', run ' + session.run if session.run else ''})[/]\n"
         f"character [bold]{escape(shown(session.character.char_name))}[/] ({session.character.name}), "
         f"situation {session.situation.name}: {escape(shown(session.situation.text))}\n"
-        f"player {escape(session.seat_detail('player'))}, interrogator {escape(session.seat_detail())}, "
-        f"judges {', '.join(spec.judges) or '-'}, "
+        f"player {escape(session.seat_detail('player'))}, "
+        f"interrogator {escape(interrogator_words(spec.method, session.seat_detail()))}, "
+        f"judges {escape(judges_words(spec.method, spec.judges))}, "
         f"turns {session.turns_done}/{session.num_turns}, final {session.final.text() or '-'}"
     )
     names = {card.name: card.char_name for card in session.cast}

@@ -28,6 +28,7 @@ from pingpong.core.domain import METRICS, SCALE_BOUNDS, Price
 from pingpong.core.errors import UserError
 from pingpong.sessions.report import Report, collect, conversations
 from pingpong.sessions.scoring import PUBLISHED_WEIGHTS
+from pingpong.sessions.seats import AS_WRITTEN_WORDS, RULE_WORDS, asks_as_written, scored_by_rule
 from pingpong.sessions.store import Store
 from pingpong.tui.report.plot import chart
 
@@ -134,7 +135,8 @@ def environment() -> ImmutableSandboxedEnvironment:
     env.filters.update(num=num, pm=plus_minus, score=score_text, shown=shown, isolated=isolated)
     env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
                        roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS,
-                       generator=GENERATOR)
+                       generator=GENERATOR, scored_by_rule=scored_by_rule, asks_as_written=asks_as_written,
+                       rule_words=RULE_WORDS, as_written_words=AS_WRITTEN_WORDS)
     return env
 
 

@@ -144,7 +144,7 @@ class CompareScreen(Screen):
         info.append(f"pair {self.index + 1}/{len(self.pairs)}  ", style="bold")
         info.append(plan.character, style="bold cyan")
         info.append(f" in {plan.situation} ({plan.method})")
-        info.append("   tab: A, B, the judges' reasons (up/down scroll the one in focus)", style="dim")
+        info.append("   tab: A, B, reasons", style="dim")  # each scrolls with up/down once in focus
         self.query_one("#pair-info", Static).update(info)
         for side, stored in (("a", a), ("b", b)):
             title = Text()

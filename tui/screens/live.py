@@ -539,9 +539,11 @@ class LiveScreen(GroupScene):
             info.append(f"narrator {self.seat or spec.interrogator}")
             info.append(f"  {spec.method}", style="dim")
         elif stored is not None:
-            info.append(f"  player {self.player_seat or spec.player}  interrogator {self.seat_label()}")
-            judges = ", ".join(spec.judges) if spec.judges else "none"
-            info.append(f"  judges {judges}  {spec.method}", style="dim")
+            from pingpong.sessions.seats import interrogator_words, judges_words
+
+            info.append(f"  player {self.player_seat or spec.player}  "
+                        f"interrogator {interrogator_words(spec.method, self.seat_label())}")
+            info.append(f"  judges {judges_words(spec.method, spec.judges)}  {spec.method}", style="dim")
             if self.spend is not None:
                 info.append(f"  spent {self.spend.text()}", style="dim")
         self.query_one("#session-info", Static).update(info)
