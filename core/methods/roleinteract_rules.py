@@ -232,6 +232,10 @@ class _Reader:
         return found
 
 
+_RETRACTED = re.compile(r"\w\s*(?:\?+|\.{2,}|…)\s*(?:no|nope|нет)\b", re.IGNORECASE)
+"""A choice taken back in the same breath: "A? No", "B... no", "В? Нет"."""
+
+
 def parse_choice(text: str, letters: Sequence[str], multiple: bool) -> frozenset[str] | None:
     """The option letters a reply chooses, upper-case Latin, or None when it chooses none.
 
@@ -240,9 +244,15 @@ def parse_choice(text: str, letters: Sequence[str], multiple: bool) -> frozenset
     marked letters anywhere ('(B)', 'B)', 'вариант В'), then bare capital letters that do not
     read as words. Cyrillic look-alikes (А, В, С, Е, Н) count as Latin. Only `letters` count.
     With multiple=False the reply must name exactly one letter: several is a conflict -> None.
+    A choice taken back ("A? No. C.") gives way to the one after it.
     """
     if not letters:
         raise ValueError("parse_choice needs the option letters")
+    retracted = list(_RETRACTED.finditer(text))
+    if retracted:  # "A? No. C.": what follows the last change of mind is the answer, when it names one
+        after = parse_choice(text[retracted[-1].end():], letters, multiple)
+        if after is not None:
+            return after
     reader = _Reader(text, letters)
     for tier in (reader.declared, reader.leading, reader.marked, reader.bare):
         found = tier()

@@ -227,3 +227,13 @@ def test_parse_never_fails_and_stays_within_the_options(text, n, multiple):
     assert found is None or (found and found <= set(letters))
     if not multiple and found is not None:
         assert len(found) == 1
+
+
+@pytest.mark.parametrize("reply, letter", [
+    ("A? No. C.", "C"), ("A... no, C.", "C"), ("Hmm, B? No, C, surely.", "C"), ("В? Нет, С.", "C"),
+    ("A? Nope… D!", "D"),
+    ("B, no doubt.", "B"), ("Is it A? No idea.", "A"),  # no change of mind: the choice stands
+])
+def test_a_choice_taken_back_gives_way_to_the_next(reply, letter):
+    """A character correcting itself ("A? No. C.") was scored as the option it dropped."""
+    assert parse_choice(reply, ABCD, multiple=False) == frozenset({letter})
