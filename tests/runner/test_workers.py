@@ -161,3 +161,22 @@ def test_two_commands_with_workers_on_one_run_each_say_what_the_other_ran(slow_h
         summary = next(line for line in out.splitlines() if "/8 done" in line)
         done = int(summary.split("/8 done")[0].split()[-1])
         assert done == 8 or f"{8 - done} run elsewhere" in summary, summary
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_stops_a_run_as_ctrl_c_does(slow_home, fake, workers):
+    """kill, systemd and `timeout` send SIGTERM: the run stopped dead (its sessions left 'running',
+    and with workers multiprocessing's "leaked semaphore objects" warning on the terminal)."""
+    fake.latency = 0.5
+    args = run_args("--concurrency", "1")
+    proc = two_workers_talking(slow_home, args) if workers == "2" else spawn(slow_home, *args)
+    end = time.monotonic() + 30
+    while running_processes(slow_home) < 1:
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "conversation(s) in flight were saved as interrupted" in err and "leaked" not in err, err
+    assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") == [(0,)]
+    assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'interrupted'")[0][0] >= 1

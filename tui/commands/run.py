@@ -7,6 +7,8 @@ first, then one GET per endpoint, and only then the first model request.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -71,7 +73,7 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
         stopped: StorageError | None = None
         progress, interrupted, failed_judging = runner.progress, False, {}
         try:
-            with asyncio.Runner(loop_factory=loop_factory()) as loop:
+            with asyncio.Runner(loop_factory=loop_factory()) as loop, _terminate_as_ctrl_c():
                 interrupted, progress = loop.run(_main(runner, specs, console, group, home))
             failed_judging = runner.failed_judges()
             if price_of:
@@ -114,6 +116,24 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
                         f" run the same command again (or `pingpong judge --run {setup.name} --judge ...`)"
                         " to retry them")
     return 0
+
+
+@contextmanager
+def _terminate_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM (kill, systemd, a supervisor, `timeout`) stops a run as Ctrl-C does: the conversations
+    in flight saved as interrupted and the workers stopped, instead of leaving them to be found dead
+    (and multiprocessing's warning about leaked semaphores on the terminal). Where SIGINT is ignored
+    (a background job of a script), SIGTERM keeps its own way, or it would stop nothing."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda _signum, _frame: signal.raise_signal(signal.SIGINT))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 async def _main(runner, specs, console, group: WorkerGroup | None, home) -> tuple[bool, "RunProgress"]:
