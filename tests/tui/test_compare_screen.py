@@ -148,6 +148,22 @@ async def test_new_session_form_stores_the_chosen_prompting_strategy(app, store)
     assert store.session(store.sessions()[0].id).spec.prompting == "fsd"
 
 
+async def test_the_form_refuses_a_strategy_its_minimal_prompt_format_would_never_use(make_app, store):
+    """`play --prompt-format minimal` opens the form with that format: fsd there would be stored and
+    reported as a strategy, while the player gets the card's name and no examples."""
+    from pingpong.tui.app import NewSessionRequest
+
+    app = make_app(initial=NewSessionRequest({"prompt_format": "minimal"}))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen) and form_filled(app.screen))
+        app.screen.query_one("#new-prompting", Select).value = "fsd"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: any("goes with the detailed prompt format" in n.message
+                                          for n in app._notifications))
+        assert isinstance(app.screen, NewSessionScreen) and store.sessions() == []
+
+
 async def test_new_session_form_defaults_to_the_default_prompting(app, store):
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
