@@ -63,6 +63,21 @@ async def test_importing_from_the_screen_keeps_a_failed_path_and_asks_before_rep
         await wait_for(pilot, lambda: app.screen is screen and app.cards().get("brine").summary == "A second version.")
 
 
+async def test_a_path_typed_with_a_tilde_is_read_from_the_home_folder(app, tmp_path, monkeypatch):
+    """A path typed into the prompt never passes through a shell: `~/card.yaml` was "no such file"."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    data = CARDS[0].model_dump(mode="json", exclude_defaults=True) | {"name": "tilde", "char_name": "Tilde"}
+    (tmp_path / "tilde.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
+        screen = app.screen
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+        await pilot.press(*"~/tilde.yaml", "enter")
+        await wait_for(pilot, lambda: app.screen is screen and any(c.name == "tilde" for c in screen.cards))
+
+
 def test_sessions_started_here_carry_config_user_name(make_app, home, store):
     from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import SITUATIONS

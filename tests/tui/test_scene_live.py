@@ -113,3 +113,20 @@ async def test_the_person_narrates_takes_a_members_seat_and_hands_the_narrator_b
     assert [m.notes["next_by"] for m in lines][:3] == ["person", "person", "person"]
     assert all(m.notes["next_by"] in ("narrator", "turn") for m in lines[3:])
     assert all(m.speaker for m in stored.messages)
+
+
+async def test_the_forms_prompting_reaches_a_group_scene(app, home, store):
+    """The scene form showed the Prompting choice and then dropped it: the session stored none."""
+    write_scene(home)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        form = app.screen
+        form.query_one("#new-method", Select).value = "roleinteract"
+        await wait_for(pilot, lambda: form.query_one("#new-situation", Select).value == SCENE.name)
+        form.query_one("#new-prompting", Select).value = "fsp"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        session_id = app.screen.session_id
+    assert store.session(session_id).spec.prompting == "fsp"

@@ -379,23 +379,18 @@ class NewSessionScreen(Screen):
                 return
             situation = chosen
         judges = list(self.query_one("#new-judges", SelectionList).selected)
-        prompting = str(self.query_one("#new-prompting", Select).value)
+        shaping = self._prompting()
+        if shaping is None:
+            return
         spec = SessionSpec(
             character=card.name, situation=situation.name,
             player=str(self.query_one("#new-player", Select).value),
             interrogator=str(self.query_one("#new-interrogator", Select).value),
             judges=judges, num_turns=turns, method=str(self.query_one("#new-method", Select).value),
-            lang=card.lang, prompting=None if prompting == DEFAULT_PROMPTING else prompting,
-            prompt_format=self.defaults.get("prompt_format") or "detailed",
+            lang=card.lang, prompting=shaping[0], prompt_format=shaping[1],
         )
         from pingpong.core.methods import get_method
-        from pingpong.core.vocabulary import prompting_problem
 
-        problem = prompting_problem(spec.prompting, spec.prompt_format)
-        if problem:
-            self.notify(f"Prompting {problem} (this form was opened with --prompt-format "
-                        f"{spec.prompt_format}): choose the default prompting", severity="warning")
-            return
         refusal = get_method(spec.method).interrogator_refusal(situation)
         if spec.interrogator == HUMAN and refusal:
             self.notify(refusal, severity="warning")
@@ -407,6 +402,21 @@ class NewSessionScreen(Screen):
             return
         self.app.pop_screen()
         self.app.open_live(session_id)
+
+    def _prompting(self) -> tuple[str | None, str] | None:
+        """(prompting strategy, prompt format) the player gets: the form's strategy and the format
+        `play --prompt-format` opened it with; None (said in a notice) when they do not go together."""
+        from pingpong.core.vocabulary import prompting_problem
+
+        chosen = str(self.query_one("#new-prompting", Select).value)
+        prompting = None if chosen == DEFAULT_PROMPTING else chosen
+        prompt_format = self.defaults.get("prompt_format") or "detailed"
+        problem = prompting_problem(prompting, prompt_format)
+        if problem:
+            self.notify(f"Prompting {problem} (this form was opened with --prompt-format "
+                        f"{prompt_format}): choose the default prompting", severity="warning")
+            return None
+        return prompting, prompt_format
 
     def _start_scene(self) -> None:
         """A group scene: the checked members, the person in the member chosen (or none), the tested
@@ -433,10 +443,14 @@ class NewSessionScreen(Screen):
         except Exception as exc:
             self.notify(str(exc), severity="warning", timeout=8)
             return
+        shaping = self._prompting()
+        if shaping is None:
+            return
         spec = SessionSpec(
             character=scene.tested, situation=scene.name, player=player, interrogator=interrogator,
             judges=list(self.query_one("#new-judges", SelectionList).selected), method=SCENE_METHOD,
             lang=scene.lang, cast=cast, next_speaker=str(self.query_one("#new-next", Select).value),
+            prompting=shaping[0], prompt_format=shaping[1],
         )
         tested = next(card for card in cards if card.name == scene.tested)
         try:

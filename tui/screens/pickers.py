@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -41,7 +43,8 @@ class ModelPicker(ModalScreen[str | None]):
 
 
 class PathPrompt(ModalScreen[str | None]):
-    """Ask for a file path (enter), or escape."""
+    """Ask for a file path (enter), or escape. A leading ~ is the home folder, as a shell reads it:
+    the path typed here never passes through one."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="path.cancel")]
 
@@ -61,7 +64,7 @@ class PathPrompt(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
         if value:
-            self.dismiss(value)
+            self.dismiss(os.path.expanduser(value))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
