@@ -37,7 +37,7 @@ def test_situations_list_and_show_the_group_scenes(tmp_path, capsys):
     (["--situation", SCENE, "--character", "count-dracula", "--character", "jack-calloway"],
      "tests 'don-quixote': it must be in the cast"),
     (["--situation", SCENE, "--turns", "3"], "--turns: a group scene's length comes from its file"),
-    (["--situation", "casual-greeting"], "'casual-greeting' is not a group scene"),
+    (["--situation", "casual-greeting"], "'casual-greeting' is no group scene or probe"),
     (["--situation", SCENE, "--character", "count-dracula=gpt-nope"], "unknown model 'gpt-nope'"),
     (["--situation", SCENE, "--character", "don-quixote=human", "--player", "offline"],
      "the tested member sits in the player seat"),
@@ -85,3 +85,25 @@ def test_sessions_show_names_the_speakers_and_the_rule_scores(tmp_path, capsys):
     assert "tested Don Quixote de la Mancha" in out and "narrator (scene): " in out
     assert "Don Quixote de la Mancha (offline): [offline] My answer: " in out
     assert "roleinteract: social_preference_group = " in out and "; expected C" in out
+
+
+def test_play_opens_one_roleinteract_probe_by_its_listed_name(tmp_path, capsys):
+    """`play --method roleinteract --situation sherlock-holmes-mem-01` said it was no group scene: a
+    probe is played by hand as a run plays it (a person can watch it, or sit as the interrogator)."""
+    from pingpong.tui.commands.app import play_request
+
+    def request(*args: str):
+        parsed = build_parser(["play"]).parse_args(["play", "--home", str(tmp_path), "--method", "roleinteract",
+                                                     *args])
+        parsed.method = "roleinteract"
+        return play_request(parsed, Home(tmp_path))
+
+    memory = request("--situation", "sherlock-holmes-mem-01")
+    assert memory.spec.character == "sherlock-holmes" and memory.spec.situation == "sherlock-holmes-mem-01"
+    assert memory.character.name == "sherlock-holmes" and memory.situation.num_turns > 2  # planted, padded, asked
+    choice = request("--situation", "sherlock-holmes-emotion-02", "--character", "Sherlock Holmes")
+    assert choice.situation.num_turns == 1 and choice.spec.method == "roleinteract"
+    for args, says in ((("--situation", "no-such-probe"), "is no group scene or probe"),
+                       (("--situation", "sherlock-holmes-mem-01", "--character", "ada-lovelace"), "sherlock-holmes's")):
+        assert main(["play", "--home", str(tmp_path), "--method", "roleinteract", *args]) == 2
+        assert says in capsys.readouterr().err

@@ -61,7 +61,11 @@ def play_request(args, home: Home) -> PlayRequest | NewSessionRequest:
         raise UserError(f"--turns: expected 1 to {MAX_TURNS}, got {args.turns}")
     named = list(args.character or [])
     if args.method == "roleinteract" and args.situation:
-        request = _scene_request(args, home, models, player, interrogator, judges)
+        from pingpong.situations.probes import SceneLibrary
+
+        scene = args.situation in SceneLibrary(home).names()
+        request = _scene_request(args, home, models, player, interrogator, judges) if scene \
+            else _probe_request(args, home, player, interrogator, judges)
         _check_database(home)
         return request
     if len(named) > 1:
@@ -139,6 +143,36 @@ def annotate(args, home: Home) -> int:
     return 0
 
 
+def _probe_request(args, home: Home, player: str, interrogator: str, judges: list[str]) -> PlayRequest:
+    """`play --method roleinteract --situation PROBE`: one memory or multiple-choice probe by the name
+    `situations list --method roleinteract` gives it (`sherlock-holmes-mem-03`), built as a run builds
+    it; the card is the probe set's. UserError when the name is no scene and no probe."""
+    from pingpong.characters.library import CardLibrary
+    from pingpong.core.domain import SessionSpec
+    from pingpong.core.methods.roleinteract_probes import probe_name
+    from pingpong.sessions.roleinteract_plan import roleinteract_plan
+    from pingpong.situations.probes import ProbeLibrary, load_padding
+    from pingpong.tui.app import PlayRequest
+
+    probes = ProbeLibrary(home)
+    owner = next((p for p in probes.all() if args.situation in
+                  {probe_name(p, q.id) for q in p.questions} | {probe_name(p, m.id) for m in p.memory}), None)
+    if owner is None:
+        raise UserError(f"--situation: '{args.situation}' is no group scene or probe (see `pingpong situations "
+                        "list --method roleinteract`)")
+    if args.turns is not None:
+        raise UserError("--turns: a probe's length comes from its file")
+    card = CardLibrary(home).get(owner.character)
+    if args.character and [CardLibrary(home).get(name).name for name in args.character] != [card.name]:
+        raise UserError(f"--character: probe '{args.situation}' is {card.name}'s")
+    [item] = roleinteract_plan(probes, lambda: load_padding(owner.lang, home), [player], [card], owner.lang,
+                               [args.situation])
+    spec = SessionSpec(character=card.name, situation=item.situation.name, player=player, interrogator=interrogator,
+                       judges=judges, method="roleinteract", lang=owner.lang,
+                       prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))
+    return PlayRequest(spec, card, item.situation)
+
+
 def _scene_request(args, home: Home, models: dict, player: str, interrogator: str, judges: list[str]):
     """`play --method roleinteract --situation SCENE [--character NAME[=SEAT]]...`: the scene's members
     (all, or those named), the tested one in the player seat, the others with their own seats or the
@@ -151,9 +185,6 @@ def _scene_request(args, home: Home, models: dict, player: str, interrogator: st
     from pingpong.tui.app import PlayRequest
 
     scenes = SceneLibrary(home)
-    if args.situation not in scenes.names():
-        raise UserError(f"--situation: '{args.situation}' is not a group scene (see `pingpong situations list "
-                        "--method roleinteract`)")
     if args.turns is not None:
         raise UserError("--turns: a group scene's length comes from its file (rounds and questions)")
     scene = scenes.get(args.situation)
