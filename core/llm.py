@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol
 
 from pingpong.core.config import api_key, check_ready, offline_spec, resolve
 from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole, finish_label
@@ -27,6 +27,9 @@ from pingpong.core.errors import UserError
 from pingpong.core.reasoning import answer_of, split_reasoning
 from pingpong.core.retry import BadAnswer, Failure, IncompleteStream, RetryPolicy, classify
 from pingpong.core.tokens import estimate_messages, estimate_tokens
+
+if TYPE_CHECKING:
+    import httpx2
 
 ROLE_DEFAULTS: dict[str, dict[str, float]] = {
     "player": {"temperature": 0.6, "top_p": 0.9, "max_tokens": 1536},
@@ -154,12 +157,12 @@ def _whole_answer(data: Any, on_delta: Callable[[str], None] | None) -> _Answer:
     return text, choice.get("finish_reason"), _usage(data), not text and _reasoned(message)
 
 
-def _kind(response: Any) -> str:
+def _kind(response: httpx2.Response) -> str:
     """An answer's content type without its parameters, lower-case ("" when it names none)."""
     return response.headers.get("content-type", "").partition(";")[0].strip().lower()
 
 
-async def _unstreamed(response: Any, kind: str, on_delta: Callable[[str], None] | None) -> _Answer:
+async def _unstreamed(response: httpx2.Response, kind: str, on_delta: Callable[[str], None] | None) -> _Answer:
     """A streamed request's answer that came as something else: a whole completion (a server
     that ignores `stream`) is read as one; anything else (an HTML login page, a web UI) fails
     at once, naming what came and where from."""

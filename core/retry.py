@@ -139,8 +139,8 @@ def classify(exc: BaseException, timeout: float | None = None) -> Failure | None
         retry_after = _headers_retry_after(exc.response.headers) if retryable else None
         return Failure(reason, retryable, status, retry_after, throttled=status == 429)
     if isinstance(exc, openai.APITimeoutError):  # the transport waited `timeout` for a byte
-        return Failure(f"timed out: nothing received for {timeout:g}s (timeout = {timeout:g})"
-                       if timeout else "timed out (client)", True)
+        return Failure(f"timed out waiting for data (timeout = {timeout:g})" if timeout else "timed out (client)",
+                       True)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f": {type(cause).__name__}" if cause is not None else ""
