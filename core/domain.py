@@ -97,6 +97,26 @@ class Situation(_Model):
 CUT_NOTE: tuple[str, str] = ("finish_reason", "length")
 """The note a message carries when the model stopped at its max_tokens (the text is cut short)."""
 
+PLAIN_FINISHES = frozenset({"stop", "eos", "eos_token", "stop_sequence", "end_turn"})
+"""finish_reason values of a reply that ended as the model meant it to (servers spell it several
+ways): a message carries no note for them. Any other value is kept in its notes."""
+
+_FINISH_LABELS = {"length": "cut at max_tokens", "content_filter": "stopped by the provider's content filter"}
+
+
+def finish_notes(finish: str | None) -> dict[str, str]:
+    """The notes of a model's message whose reply ended with ``finish``: the finish_reason unless
+    it is a plain stop (``length``, ``content_filter``, ``tool_calls``, ... are kept)."""
+    return {} if finish is None or finish in PLAIN_FINISHES else {CUT_NOTE[0]: finish}
+
+
+def finish_label(finish: str | None) -> str | None:
+    """How a screen marks a reply that ended with ``finish`` ("cut at max_tokens"), or None for a
+    plain stop."""
+    if finish is None or finish in PLAIN_FINISHES:
+        return None
+    return _FINISH_LABELS.get(finish, f"ended with finish_reason {finish}")
+
 
 class Message(_Model):
     """One completed utterance. Turn n holds a user message then an assistant message."""
@@ -111,12 +131,18 @@ class Message(_Model):
     tokens_estimated: bool = False
     latency_ms: float | None = None
     attempt: int = 1
-    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks; finish_reason: length when cut short)")
+    notes: dict[str, str] = Field(default_factory=dict, description="why the message is what it is (DMT: sub-topic, checks; finish_reason: how the reply ended when not a plain stop, e.g. length when cut short)")
 
     @property
     def truncated(self) -> bool:
         """The model stopped at its max_tokens: the text may end mid-sentence."""
         return self.notes.get(CUT_NOTE[0]) == CUT_NOTE[1]
+
+    @property
+    def ending(self) -> str | None:
+        """How the reply ended when that is worth a mark ("cut at max_tokens", "stopped by the
+        provider's content filter"), from its notes; None for a plain end."""
+        return finish_label(self.notes.get(CUT_NOTE[0]))
 
 
 class Score(_Model):

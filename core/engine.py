@@ -24,7 +24,6 @@ from typing import NoReturn
 
 from pingpong.core.control import Gate, SessionControl
 from pingpong.core.domain import (
-    CUT_NOTE,
     HUMAN,
     Character,
     JudgeVerdict,
@@ -34,6 +33,7 @@ from pingpong.core.domain import (
     SeatRole,
     SessionSpec,
     Situation,
+    finish_notes,
 )
 from pingpong.core.errors import UserError
 from pingpong.core.events import (
@@ -78,7 +78,7 @@ class Usage:
     estimated: bool = False
     latency_ms: float = 0.0
     attempts: int = 0
-    truncated: bool = False  # the last call (whose text is kept) stopped at its max_tokens
+    finish: str | None = None  # how the last call (whose text is kept) ended: its finish_reason
 
     def add(self, c: Completion) -> None:
         self.prompt_tokens += c.prompt_tokens
@@ -86,7 +86,7 @@ class Usage:
         self.estimated = self.estimated or c.tokens_estimated
         self.latency_ms += c.latency_ms
         self.attempts += c.attempts
-        self.truncated = c.finish_reason == "length"
+        self.finish = c.finish_reason
 
 
 class SessionEngine:
@@ -316,11 +316,11 @@ class SessionEngine:
                     self._emit(TurnStarted(turn, "assistant", who))
                 completion = await self.seat_call("player", who, "player", prompt, turn, on_delta=on_delta)
                 usage.add(completion)
-                text = completion.text.strip()
+                text = completion.answer()
                 if len(text) >= self.method.min_reply_chars:
                     return self.model_message(turn, "assistant", who, text, usage)
             self.fail(f"player '{who}' replied with fewer than {self.method.min_reply_chars} characters "
-                      f"{PLAYER_ASKS} times", "player", who)
+                      f"{PLAYER_ASKS} times{completion.why_unusable(who)}", "player", who)
 
     # -- what methods use: a group scene ----------------------------------
 
@@ -348,7 +348,7 @@ class SessionEngine:
                 context={"character": self.cast[member], **(context or {})})
             usage = Usage()
             usage.add(completion)
-            return self.model_message(turn, "assistant", who, completion.text.strip(), usage, speaker=member)
+            return self.model_message(turn, "assistant", who, completion.answer(), usage, speaker=member)
 
     def chosen_speaker(self) -> str | None:
         """A member the person chose to speak next (taken: it counts once), if any."""
@@ -390,12 +390,13 @@ class SessionEngine:
 
     def model_message(self, turn: int, role: Role, who: str, text: str, usage: Usage,
                       speaker: str | None = None) -> Message:
-        """A model's message; one its max_tokens cut short carries the note that says so."""
+        """A model's message; one that did not end with a plain stop (cut at its max_tokens, stopped
+        by a content filter) carries the finish_reason in its notes."""
         return Message(turn=turn, role=role, author=who, text=text,
                        speaker=speaker or ("user" if role == "user" else self.character.name),
                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                        tokens_estimated=usage.estimated, latency_ms=round(usage.latency_ms, 1),
-                       attempt=max(1, usage.attempts), notes=dict([CUT_NOTE]) if usage.truncated else {})
+                       attempt=max(1, usage.attempts), notes=finish_notes(usage.finish))
 
     # -- what methods use: model calls -------------------------------------
 

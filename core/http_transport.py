@@ -249,7 +249,14 @@ class _Body(httpx2.AsyncByteStream):
         self._timeout = read_timeout
         self._left = head.length  # bytes still to come of a body of known length
         self._whole = False
+        self._until: float | None = None  # set by end_within: when to stop waiting for the body's end
         self.response: httpx2.Response | None = None
+
+    def end_within(self, seconds: float) -> None:
+        """The reader has what it wants (a stream's [DONE]): wait at most `seconds` more for the
+        body's end, then stop without it. A server that holds the body open would otherwise keep
+        a whole reply waiting for its timeout; a socket whose body did not end is closed, not kept."""
+        self._until = time.monotonic() + seconds
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         sock, head = self._sock, self._head
@@ -269,13 +276,18 @@ class _Body(httpx2.AsyncByteStream):
             if data:
                 yield data
             if not self._whole:
+                until = self._until
                 try:
-                    await sock.more(self._timeout)
+                    await sock.more(self._timeout if until is None else max(0.0, until - time.monotonic()))
                 except _Closed as exc:
+                    if until is not None:
+                        return
                     if head.chunked or self._left is not None:
                         raise _mapped(exc, httpx2.ReadTimeout) from exc
                     self._whole = True  # a body without a length ends with the connection
                 except _SOCKET_ERRORS as exc:
+                    if until is not None:
+                        return
                     raise _mapped(exc, httpx2.ReadTimeout) from exc
 
     async def aclose(self) -> None:
@@ -283,6 +295,13 @@ class _Body(httpx2.AsyncByteStream):
         if sock is not None:  # unread bytes would be taken for the next answer on the socket
             keep = self._whole and not self._head.closing and (self._left is not None or self._head.chunked)
             self._transport._release(self._key, sock, keep=keep)
+
+
+def end_within(stream: object, seconds: float) -> None:
+    """Tell a body of ours (`_Body.end_within`) that its reader is done with it; any other
+    stream is left to its own ways."""
+    if isinstance(stream, _Body):
+        stream.end_within(seconds)
 
 
 class LeanTransport(httpx2.AsyncBaseTransport):

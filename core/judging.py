@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pingpong.core.domain import METRICS, Scale, Score
+from pingpong.core.reasoning import split_reasoning
 
 
 class ParseError(ValueError):
@@ -25,18 +26,6 @@ class ParseError(ValueError):
 # --------------------------------------------------------------------------- JSON extraction
 
 _OPENERS = {"{": "}", "[": "]"}
-_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
-_REASONING_END = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
-
-
-def answer_part(text: str) -> str:
-    """The text without a reasoning model's thinking: a served model without a reasoning parser
-    writes drafts (often with draft scores) inside <think>...</think> before its answer, and a
-    chat template that opens the tag itself leaves only the closing one in the reply."""
-    ends = list(_REASONING_END.finditer(text))
-    if ends:
-        text = text[ends[-1].end():]
-    return _REASONING.sub("", text)
 
 
 MAX_SPAN_DEPTH = 8
@@ -151,11 +140,23 @@ def _loads(candidate: str) -> Any:
 
 
 def json_candidates(text: str) -> Iterator[Any]:
-    """Every JSON object/array in the answer part of ``text`` (see ``answer_part``): the whole of it
-    when it is one, then each span, the last first (``_latest_first``). Callers take the first that
-    fits, so the spans are scanned only when the whole is not what they want. Code fences need no
+    """Every JSON object/array in the answer part of ``text`` (without a leading reasoning block,
+    see core.reasoning), then, when that part holds none and a bare closing tag was taken for the
+    end of reasoning, in the whole text (the tag may have been prose of the answer's). Callers take
+    the first that fits."""
+    reasoning, answer = split_reasoning(text)
+    found = False
+    for value in _candidates(answer):
+        found = True
+        yield value
+    if not found and reasoning and not reasoning.lstrip().startswith("<"):
+        yield from _candidates(text)
+
+
+def _candidates(text: str) -> Iterator[Any]:
+    """The whole text when it is one JSON value, then each span, the last first (``_latest_first``),
+    so the spans are scanned only when the whole is not what a caller wants. Code fences need no
     handling: the spans inside them are found like any other."""
-    text = answer_part(text)
     whole = text.strip()
     if whole[:1] in ("{", "[") and whole[-1:] in ("}", "]"):  # most answers: one JSON value and nothing else
         try:
@@ -184,6 +185,8 @@ def _no_json_problem(text: str, what: str) -> str:
     snippet = " ".join(text.split())[:120]
     if not snippet:
         return f"the answer was empty; {what} was expected"
+    if not split_reasoning(text)[1].strip():
+        return f"the answer was only reasoning, no answer; {what} was expected"
     if looks_like_refusal(text):
         return f"the model declined instead of answering with {what}: {snippet!r}"
     return f"the answer holds no usable JSON (expected {what}): {snippet!r}"

@@ -12,19 +12,24 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import json
 import random
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol
 
 from pingpong.core.config import api_key, check_ready, offline_spec, resolve
-from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole
+from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole, finish_label
 from pingpong.core.errors import UserError
+from pingpong.core.reasoning import answer_of, split_reasoning
 from pingpong.core.retry import BadAnswer, Failure, IncompleteStream, RetryPolicy, classify
 from pingpong.core.tokens import estimate_messages, estimate_tokens
+
+if TYPE_CHECKING:
+    import httpx2
 
 ROLE_DEFAULTS: dict[str, dict[str, float]] = {
     "player": {"temperature": 0.6, "top_p": 0.9, "max_tokens": 1536},
@@ -76,6 +81,27 @@ class Completion:
     latency_ms: float
     attempts: int
     finish_reason: str | None
+    reasoning: bool = False
+    """The server sent reasoning apart from the content (`reasoning_content` or `reasoning`)."""
+
+    def answer(self) -> str:
+        """The text without a leading reasoning block written inline (core.reasoning), stripped:
+        what the character said."""
+        return answer_of(self.text).strip() if self.text else ""
+
+    def why_unusable(self, model: str) -> str:
+        """What the server said of a reply that was empty or unusable, for the failure line:
+        " (finish_reason: length; cut at max_tokens: raise max_tokens in [models.X.params])", or ""."""
+        notes = [f"finish_reason: {self.finish_reason}"] if self.finish_reason else []
+        raise_it = f"raise max_tokens in [models.{model}.params]"
+        if (self.reasoning or split_reasoning(self.text)[0]) and not self.answer():
+            notes.append("only reasoning, no answer" + (
+                f": the model's reasoning used the budget; {raise_it}" if self.finish_reason == "length" else ""))
+        elif self.finish_reason == "length":
+            notes.append(f"cut at max_tokens; {raise_it}")
+        elif self.finish_reason and finish_label(self.finish_reason):
+            notes.append(str(finish_label(self.finish_reason)))
+        return f" ({'; '.join(notes)})" if notes else ""
 
 
 CHAT_PATH = "/chat/completions"
@@ -106,6 +132,55 @@ def _content(value: Any) -> str:
         return "".join(p if isinstance(p, str) else p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
                        else "" for p in value)
     raise BadAnswer(f"the message content is {type(value).__name__}, not text", retryable=False)
+
+
+_Answer = tuple[str, "str | None", "dict | None", bool]
+"""One attempt's answer: text, finish_reason, usage, whether reasoning came apart from the text."""
+
+_NO_STREAM_OPTIONS: set[tuple[str, str | None]] = set()
+"""(endpoint, model id) whose server refused `stream_options`: their streams go without it."""
+
+
+def _reasoned(part: dict) -> bool:
+    """A message or delta that carries reasoning apart from its content (reasoning parsers put
+    it in `reasoning_content` or `reasoning`)."""
+    return bool(part.get("reasoning_content") or part.get("reasoning"))
+
+
+def _whole_answer(data: Any, on_delta: Callable[[str], None] | None) -> _Answer:
+    """A completion's answer from its whole JSON body."""
+    choice = _first_choice(data)
+    message = choice.get("message") or {}
+    text = _content(message.get("content"))
+    if text and on_delta is not None:
+        on_delta(text)
+    return text, choice.get("finish_reason"), _usage(data), not text and _reasoned(message)
+
+
+def _kind(response: httpx2.Response) -> str:
+    """An answer's content type without its parameters, lower-case ("" when it names none)."""
+    return response.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+async def _unstreamed(response: httpx2.Response, kind: str, on_delta: Callable[[str], None] | None) -> _Answer:
+    """A streamed request's answer that came as something else: a whole completion (a server
+    that ignores `stream`) is read as one; anything else (an HTML login page, a web UI) fails
+    at once, naming what came and where from."""
+    if not kind.endswith("json"):
+        raise BadAnswer(f"the server answered {kind}, not an event stream, from {response.request.url}; "
+                        "check base_url", retryable=False)
+    try:
+        data = _parsed_json(await response.aread())
+    except _UNREADABLE as exc:
+        raise BadAnswer(f"the body is not readable JSON ({type(exc).__name__})", retryable=False) from None
+    return _whole_answer(data, on_delta)
+
+
+def _parsed_json(body: bytes) -> Any:
+    """A body's JSON, as the client's own reading gives it (orjson, the json module's errors)."""
+    from pingpong.core.openai_client import parsed
+
+    return parsed(body)
 
 
 def _usage(data: Any) -> dict | None:
@@ -294,6 +369,11 @@ class _Endpoint:
     secret: str = field(repr=False)   # the API key: never printed
     clients: list[Any] = field(default_factory=list)   # none until the first call, then one
 
+    @functools.cached_property
+    def secret_pattern(self) -> re.Pattern[str] | None:
+        """The key, in any case, as a compiled pattern (None for a key too short to scrub)."""
+        return re.compile(re.escape(self.secret), re.IGNORECASE) if self.secret and len(self.secret) >= 4 else None
+
     def client(self) -> Any:
         """The endpoint's client, made on first use. One carries any number of requests: its
         transport keeps a socket per request in flight (core/http_transport.py)."""
@@ -326,6 +406,9 @@ class OpenAIChatModel:
         while True:
             attempt += 1
             budget = min(spec.timeout, spec.deadline - spent)
+            # a stream's timeout is an idle one (the transport's, per read): a slow model still
+            # streaming is bounded by the deadline alone
+            cap = spec.deadline - spent if stream else budget
             counts.waiting += 1
             try:
                 await limiter.acquire()
@@ -335,15 +418,17 @@ class OpenAIChatModel:
             counts.in_flight += 1
             t0 = time.monotonic()
             try:
-                async with asyncio.timeout(budget):
+                async with asyncio.timeout(cap):
                     result = await self._attempt(messages, params, stream, budget, on_delta)
                 failure = None
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # classified below; unknown ones are bugs and re-raised
-                failure = classify(exc, budget)
+                failure = classify(exc, spec.timeout)
                 if failure is None:
                     raise
+                if stream and isinstance(exc, TimeoutError):
+                    failure = replace(failure, reason="still streaming when the deadline was reached")
             finally:
                 limiter.release()
                 counts.in_flight -= 1
@@ -351,8 +436,9 @@ class OpenAIChatModel:
                 spent += elapsed
             latency_ms = elapsed * 1000
             if failure is None:
-                text, finish, usage = result
-                completion = self._completion(messages, text, finish, usage, latency_ms, attempt)
+                text, finish, usage, reasoning = result
+                completion = self._completion(messages, self._scrub(text), finish, usage, latency_ms, attempt)
+                completion.reasoning = reasoning
                 limiter.on_success()
                 stats.limits[self._ep.key] = limiter.limit
                 counts.ok += 1
@@ -360,7 +446,11 @@ class OpenAIChatModel:
                 counts.completion_tokens += completion.completion_tokens
                 self._record(on_call, role, req, attempt, "ok", None, latency_ms, completion)
                 return completion
-            failure = self._scrub(failure)
+            failure = replace(failure, reason=self._scrub(failure.reason))
+            if stream and self._drop_stream_options(failure):
+                self._record(on_call, role, req, attempt, "retry", failure.reason, latency_ms)
+                counts.retries += 1
+                continue
             if failure.throttled:
                 limiter.on_throttle()
                 stats.limits[self._ep.key] = limiter.limit
@@ -388,8 +478,10 @@ class OpenAIChatModel:
             return f"{failure.reason} (deadline of {self.spec.deadline:g}s reached after {attempt} attempts)"
         return None
 
-    async def _attempt(self, messages, params, stream: bool, timeout: float, on_delta):
-        """One HTTP request: (text, finish_reason, usage dict or None). The stream is always closed.
+    async def _attempt(self, messages, params, stream: bool, timeout: float, on_delta) -> _Answer:
+        """One HTTP request: (text, finish_reason, usage dict or None, reasoning received). The
+        stream is always closed. A reply the server ended with finish_reason "error" is a failed
+        attempt (BadAnswer, retried).
 
         The body goes out through the client's `post_json` and comes back as plain dicts
         (core.openai_client): the typed `create` path validates and rebuilds every message
@@ -402,18 +494,28 @@ class OpenAIChatModel:
                 data = await client.post_json(CHAT_PATH, body, timeout=timeout)
             except _UNREADABLE as exc:
                 raise BadAnswer(f"the body is not readable JSON ({type(exc).__name__})", retryable=False) from None
-            choice = _first_choice(data)
-            text = _content((choice.get("message") or {}).get("content"))
-            if text and on_delta is not None:
-                on_delta(text)
-            return text, choice.get("finish_reason"), _usage(data)
-        body["stream"] = True
-        body["stream_options"] = {"include_usage": True}
-        response = await client.post_json(CHAT_PATH, body, timeout=timeout, stream=True)
+            answer = _whole_answer(data, on_delta)
+        else:
+            body["stream"] = True
+            if (self._ep.key, self.spec.model) not in _NO_STREAM_OPTIONS:
+                body["stream_options"] = {"include_usage": True}
+            response = await client.post_json(CHAT_PATH, body, timeout=timeout, stream=True)
+            answer = await self._streamed(response, on_delta)
+        if answer[1] == "error":
+            raise BadAnswer('the server ended the reply with finish_reason "error"', retryable=True)
+        return answer
+
+    async def _streamed(self, response, on_delta) -> _Answer:
+        """A streamed answer, read as its events arrive; one the server sent whole as JSON is
+        read whole, and any other kind of body (an HTML page) is the wrong address."""
         parts: list[str] = []
         finish = None
         usage = None
+        reasoning = False
         try:
+            kind = _kind(response.response)
+            if kind != "text/event-stream" and kind:
+                return await _unstreamed(response.response, kind, on_delta)
             async for chunk in response:
                 if not isinstance(chunk, dict):
                     raise BadAnswer(f"a stream event is not a JSON object: {str(chunk)[:80]!r}", retryable=False)
@@ -421,11 +523,14 @@ class OpenAIChatModel:
                 for choice in chunk.get("choices") or ():
                     if not isinstance(choice, dict) or choice.get("index") not in (0, None):
                         continue
-                    piece = _content((choice.get("delta") or {}).get("content"))
+                    delta = choice.get("delta") or {}
+                    piece = _content(delta.get("content"))
                     if piece:
                         parts.append(piece)
                         if on_delta is not None:
                             on_delta(piece)
+                    elif not reasoning:
+                        reasoning = _reasoned(delta)
                     finish = choice.get("finish_reason") or finish
         except _UNREADABLE as exc:
             raise BadAnswer(f"a stream event is not readable JSON ({type(exc).__name__})", retryable=False) from None
@@ -434,7 +539,17 @@ class OpenAIChatModel:
                 await asyncio.shield(response.close())
         if finish is None and not response.done:
             raise IncompleteStream(f"no finish_reason nor [DONE] after {len(''.join(parts))} characters")
-        return "".join(parts), finish, usage
+        return "".join(parts), finish, usage, reasoning
+
+    def _drop_stream_options(self, failure: Failure) -> bool:
+        """Whether to send this model's streams without `stream_options` from now on, and try
+        again at once: the server refused the field (400 or 422 naming it; Azure's older API
+        versions, some gateways). Remembered for the rest of the process."""
+        key = (self._ep.key, self.spec.model)
+        if failure.status not in (400, 422) or "stream_options" not in failure.reason or key in _NO_STREAM_OPTIONS:
+            return False
+        _NO_STREAM_OPTIONS.add(key)
+        return True
 
     def _completion(self, messages, text, finish, usage, latency_ms, attempt) -> Completion:
         prompt = _count(usage.get("prompt_tokens")) if usage else None
@@ -446,18 +561,19 @@ class OpenAIChatModel:
             completion = estimate_tokens(text)
         return Completion(text, prompt, completion, estimated, latency_ms, attempt, finish)
 
-    def _scrub(self, failure: Failure) -> Failure:
-        """The reason without the API key, in any case, even cut short at its end by `_short`."""
-        secret = self._ep.secret
-        if not secret or len(secret) < 4:
-            return failure
-        reason = re.sub(re.escape(secret), "***", failure.reason, flags=re.IGNORECASE)
-        if reason.endswith("..."):
-            body = reason[:-3].lower()
+    def _scrub(self, text: str) -> str:
+        """The text (a failure's reason, a reply a proxy wrote the key into) without the API key,
+        in any case, even cut short at its end by `_short`."""
+        pattern, secret = self._ep.secret_pattern, self._ep.secret
+        if pattern is None or not text:
+            return text
+        scrubbed = pattern.sub("***", text)
+        if scrubbed.endswith("..."):
+            body = scrubbed[:-3].lower()
             cut = next((k for k in range(len(secret) - 1, 3, -1) if body.endswith(secret[:k].lower())), 0)
             if cut:
-                reason = reason[:-3 - cut] + "***..."
-        return failure if reason == failure.reason else replace(failure, reason=reason)
+                scrubbed = scrubbed[:-3 - cut] + "***..."
+        return scrubbed
 
     def _record(self, on_call, role, req, attempt, status, error, latency_ms, c: Completion | None = None):
         if on_call is None:

@@ -41,10 +41,15 @@ from openai._httpx2 import request_exceptions, timeout_exceptions  # noqa: E402
 from openai._models import FinalRequestOptions  # noqa: E402
 from openai._streaming import ServerSentEvent  # noqa: E402
 
+from pingpong.core.http_transport import end_within  # noqa: E402
 from pingpong.core.sse import EventReader  # noqa: E402
 
 KINDS = 8
 """Request templates kept per client (method, path, timeout): more kinds go the library's way."""
+
+DONE_GRACE = 0.1
+"""Seconds a stream's body may take to end after its [DONE]: the reply is whole by then, and a
+server that holds the body open loses its socket instead of costing the reply."""
 
 _PER_REQUEST = ("content-length", "transfer-encoding", "cookie")
 """Headers of the first request that are not the kind's: its body's length, the cookies of its time."""
@@ -63,7 +68,7 @@ def _body(json_data: dict[str, Any]) -> bytes:
         return json.dumps(json_data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-def _parsed(content: bytes | str) -> Any:
+def parsed(content: bytes | str) -> Any:
     """An answer's JSON: orjson's reading, or the json module's for what orjson refuses (NaN,
     integers beyond 64 bits), with its error as before."""
     try:
@@ -94,7 +99,12 @@ class LeanAsyncOpenAI(AsyncOpenAI):
         # after a dozen header lookups and checks of what to cast it to.
         response = await self.request(httpx2.Response, options)
         kind = response.headers.get("content-type", "").partition(";")[0].strip()
-        return _parsed(response.content) if kind.endswith("json") else response.text
+        if kind.endswith("json"):
+            return parsed(response.content)
+        try:  # a small wrapper or proxy may call its JSON text/plain, text/html or nothing at all
+            return parsed(response.content)
+        except ValueError:  # not JSON (nor UTF-8): the caller says what came instead
+            return response.text
 
     def _idempotency_key(self) -> str:
         """The library makes a UUID per request for a header that only some clients send;
@@ -204,13 +214,14 @@ class RawStream(AsyncStream[object]):
         reader = EventReader()
         try:
             async for chunk in self._raw(response):
-                if self.done:  # what follows [DONE] is read to its end, so the socket can be kept
+                if self.done:  # what follows [DONE] is read to its end (briefly), so the socket can be kept
                     continue
                 for event, data in reader.feed(chunk):
                     if data.startswith("[DONE]"):
                         self.done = True
+                        end_within(response.stream, DONE_GRACE)
                         break
-                    item = _parsed(data)
+                    item = parsed(data)
                     if isinstance(item, dict) and item.get("error"):
                         raise _stream_error(item["error"], response)
                     yield {"data": item, "event": event} if event and event.startswith("thread.") else item

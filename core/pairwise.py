@@ -113,7 +113,8 @@ async def judge_pair(pool: ModelPool, judge: str, character: Character, situatio
             choice, reason = parse_pairwise(completion.text)
         except ParseError as exc:
             if requests == 2:
-                return PairJudgement(None, error=f"no usable answer after a re-ask: {exc}", requests=requests)
+                return PairJudgement(None, error=f"no usable answer after a re-ask: {exc}{completion.why_unusable(judge)}",
+                                     requests=requests)
             messages = renderer.pairwise_reask(messages, completion.text, str(exc))
             continue
         return PairJudgement(choice, reason, requests=requests)

@@ -108,8 +108,21 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _not_found(exc: BaseException, message: str) -> str:
+    """A 404's reason: the server's word, the URL posted to, and the usual cause when its path
+    has no /v1 (vLLM and Ollama serve the API under it)."""
+    request = getattr(exc, "request", None)
+    url = str(request.url) if request is not None else ""
+    detail = getattr(exc, "body", None)
+    if isinstance(detail, dict) and isinstance(detail.get("detail"), str):  # FastAPI's (vLLM's) body
+        message = detail["detail"]
+    hint = "; does base_url need /v1?" if url and "/v1" not in url else ""
+    return _short(f"HTTP 404: {message} (posted to {url}{hint})" if url else f"HTTP 404: {message}", 400)
+
+
 def classify(exc: BaseException, timeout: float | None = None) -> Failure | None:
-    """Failure for errors of the model call; None for anything else (a bug: let it raise)."""
+    """Failure for errors of the model call; None for anything else (a bug: let it raise).
+    timeout: the model's configured timeout, named in a timeout's reason."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
@@ -118,13 +131,16 @@ def classify(exc: BaseException, timeout: float | None = None) -> Failure | None
         message = body.get("message") if isinstance(body, dict) else None
         message = message if isinstance(message, str) and message else (getattr(exc, "message", None) or str(exc))
         reason = _short(f"HTTP {status}: {message}")
+        if status == 404:
+            return Failure(_not_found(exc, message), False, status)
         if status == 429 and _is_quota(exc):
             return Failure(_short(f"HTTP 429: quota exhausted: {message}"), False, status)
         retryable = status in RETRY_STATUS or status >= 500
         retry_after = _headers_retry_after(exc.response.headers) if retryable else None
         return Failure(reason, retryable, status, retry_after, throttled=status == 429)
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure("timed out (client)", True)
+    if isinstance(exc, openai.APITimeoutError):  # the transport waited `timeout` for a byte
+        return Failure(f"timed out waiting for data (timeout = {timeout:g})" if timeout else "timed out (client)",
+                       True)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f": {type(cause).__name__}" if cause is not None else ""
@@ -140,7 +156,7 @@ def classify(exc: BaseException, timeout: float | None = None) -> Failure | None
     if isinstance(exc, BadAnswer):
         return Failure(_short(f"unusable answer: {exc}"), exc.retryable)
     if isinstance(exc, TimeoutError):
-        return Failure(f"timed out after {timeout:.3g}s" if timeout else "timed out", True)
+        return Failure(f"timed out (timeout = {timeout:g})" if timeout else "timed out", True)
     module = type(exc).__module__ or ""
     if module.startswith(("httpx", "httpcore", "h11", "anyio")) or isinstance(exc, (ConnectionError, EOFError)):
         return Failure(_short(f"connection error: {type(exc).__name__}"), True)

@@ -113,6 +113,8 @@ class JudgeTally:
     asked: int = 0
     failed: int = 0
     calls: list[CallRecord] = field(default_factory=list)
+    why: str | None = None
+    """The newest failed judgement's error, for the line a command ends with."""
 
 
 async def judge_pairs(store: "Store", pool: "ModelPool", judge: str, plans: Sequence[PairPlan], *,
@@ -142,6 +144,7 @@ async def judge_pairs(store: "Store", pool: "ModelPool", judge: str, plans: Sequ
             tally.calls += calls
             if result.choice is None:
                 tally.failed += 1
+                tally.why = result.error or tally.why
 
     await asyncio.gather(*(one(plan, shown) for plan, shown in work))
     return tally

@@ -42,6 +42,7 @@ from pingpong.core.domain import (
     Score,
     SessionSpec,
     Situation,
+    finish_notes,
 )
 from pingpong.core.errors import UserError
 from pingpong.core.methods.dmt_rules import ROLE_TYPES
@@ -174,21 +175,22 @@ def parse_messages(raw: Any, where: str, player: str, interrogator: str) -> tupl
     for i, m in enumerate(raw):
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant", "system"):
             raise EntryError(f"{where}.messages[{i}]: expected {{'role': 'user'|'assistant', 'content': text}}")
+        finish = m.get(CUT_KEY)
         items.append((i, m["role"], _text(m.get("content"), f"{where}.messages[{i}].content", True),
-                      m.get(CUT_KEY) == CUT_NOTE[1]))
+                      finish_notes(finish) if isinstance(finish, str) else {}))
     items = [it for it in items if it[1] != "system"]
     opening = None
     if items and items[0][1] == "assistant":
         opening = items[0][2]
         items = items[1:]
     out = []
-    for n, (i, role, content, cut) in enumerate(items):
+    for n, (i, role, content, notes) in enumerate(items):
         expected = "user" if n % 2 == 0 else "assistant"
         if role != expected:
             raise EntryError(f"{where}.messages[{i}]: expected a '{expected}' message "
                              "(user and assistant must alternate, user first)")
         out.append(Message(turn=n // 2 + 1, role=role, text=content, author=interrogator if role == "user" else player,
-                           notes=dict([CUT_NOTE]) if cut else {}))
+                           notes=notes))
     if not any(m.role == "assistant" for m in out):
         raise EntryError(f"{where}.messages: no player (assistant) message")
     return opening, out

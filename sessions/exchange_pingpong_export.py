@@ -26,7 +26,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from pingpong.core.domain import CUT_NOTE, METRICS, JudgeVerdict
+from pingpong.core.domain import METRICS, JudgeVerdict
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
 from pingpong.sessions.exchange_pingpong import CUT_KEY, FAILED_TURNS
@@ -38,15 +38,15 @@ VERSIONS = (("pingpong", 2), ("pingpong-v1", 1))
 
 def reference_messages(stored: StoredSession) -> list[dict[str, Any]]:
     """The transcript as the reference stores it: an imported opening first, then user/assistant;
-    a message cut at max_tokens carries `finish_reason: length`."""
+    a message that did not end with a plain stop carries its `finish_reason` (`length`: cut at max_tokens)."""
     out: list[dict[str, Any]] = []
     opening = stored.spec.origin.get("opening")
     if isinstance(opening, str):
         out.append({"role": "assistant", "content": opening})
     for m in stored.messages:
         item: dict[str, Any] = {"role": m.role, "content": m.text}
-        if m.truncated:
-            item[CUT_KEY] = CUT_NOTE[1]
+        if m.ending:
+            item[CUT_KEY] = m.notes[CUT_KEY]
         out.append(item)
     return out
 

@@ -71,6 +71,8 @@ class Reply:
     words_per_chunk: int = 3
     done: bool = True
     headers: dict[str, str] = field(default_factory=dict)  # sent with a whole (unstreamed) answer
+    reasoning: str = ""         # sent apart from the content first, as a reasoning parser does (reasoning_content)
+    hold: float = 0.0           # seconds a stream's body stays open after [DONE] (a proxy that holds it)
 
 
 @dataclass
@@ -325,6 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": {"role": "assistant", "content": b.text},
                          "finish_reason": b.finish_reason, "logprobs": None}],
         }
+        if b.reasoning:
+            obj["choices"][0]["message"]["reasoning_content"] = b.reasoning
         if usage:
             obj["usage"] = usage
         self._send_json(200, obj, b.headers)
@@ -347,6 +351,8 @@ class _Handler(BaseHTTPRequestHandler):
 
         delay = fake.chunk_delay if b.chunk_delay is None else b.chunk_delay
         event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])
+        for piece in split_text(b.reasoning, b.words_per_chunk) if b.reasoning else ():
+            event([{"index": 0, "delta": {"content": None, "reasoning_content": piece}, "finish_reason": None}])
         pieces = split_text(b.text, b.words_per_chunk)
         for i, piece in enumerate(pieces):
             if cut_after is not None and i >= cut_after:
@@ -368,6 +374,7 @@ class _Handler(BaseHTTPRequestHandler):
             event([], fake.usage_for(body, b.text))
         if b.done:
             self._chunk(b"data: [DONE]\n\n")
+        self._sleep(b.hold)
         self._chunk(b"")
 
 

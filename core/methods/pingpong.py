@@ -66,7 +66,8 @@ async def interrogator_line(engine: "SessionEngine", turn: int, who: str,
         try:
             return parse_interrogator(completion.text), usage
         except ParseError as second:
-            engine.fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {second}", "interrogator", who)
+            engine.fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {second}"
+                        f"{completion.why_unusable(who)}", "interrogator", who)
 
 
 UserLine = Callable[[int], Awaitable["Message | None"]]
@@ -138,7 +139,8 @@ class PingPong(Method):
             else:
                 second = parse_judge(completion.text, parsed.missing)
                 found.update(second.scores)
-                error = f"no valid scores after a re-ask: {second.problem}" if second.missing else ""
+                error = (f"no valid scores after a re-ask: {second.problem}{completion.why_unusable(name)}"
+                         if second.missing else "")
         scores: list[Score] = []
         for t in turns:
             scores += found[t].scores("1-5") if t in found else \

@@ -314,7 +314,7 @@ async def converse_scene(engine: "SessionEngine") -> None:
             turn, scene.tested, partial(question_prompt, engine, scene, step),
             context={"scene_question": {"scene": scene.name, "id": step.id, "letters": list(step.letters),
                                         "answer": list(step.answer)}})
-        engine.complete(answer.model_copy(update={"notes": {"question": step.id}}))
+        engine.complete(answer.model_copy(update={"notes": {**answer.notes, "question": step.id}}))
 
 
 # -- scoring -------------------------------------------------------------------------------------

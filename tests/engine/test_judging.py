@@ -164,6 +164,20 @@ def test_a_reasoning_judges_draft_is_never_its_score(text):
     assert not parsed.missing and parsed.scores[1].values == {"in_character": 5, "entertaining": 5, "fluency": 5}
 
 
+@pytest.mark.parametrize("explanation", [
+    '"<think> The user says hello. I am an AI" - the reply opens with its reasoning',
+    "the reply leaves a stray </think> tag before the answer",
+    "\"<think>I should</think> Good day\" - it thinks aloud, then answers",
+], ids=["quotes-the-opening-tag", "mentions-the-closing-tag", "quotes-a-whole-block"])
+def test_a_judge_that_quotes_a_reasoning_tag_keeps_its_scores(explanation):
+    """The judge is told to quote the player's turn; a player that thinks aloud gets quoted with its
+    tags, inside the JSON's strings, and that is not the judge's own thinking."""
+    parsed = parse_judge(scores(entry(1, is_refusal_explanation=explanation), entry(2)), [1, 2])
+    assert not parsed.missing and parsed.scores[1].explanations["is_refusal"] == explanation
+    tagged = parse_judge("Here are the scores:\n" + scores(entry(1, is_refusal_explanation=explanation)), [1])
+    assert not tagged.missing
+
+
 def test_thinking_that_never_ends_holds_no_answer():
     parsed = parse_judge("<think>" + _all(4) + " still thinking", [1])
     assert parsed.missing == [1] and not parsed.scores

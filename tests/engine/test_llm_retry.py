@@ -130,12 +130,24 @@ async def test_slow_answer_past_attempt_timeout_then_ok(fake_server):
     assert [r.status for r in calls] == ["retry", "ok"] and "timed out" in calls[0].error
 
 
-async def test_slow_between_chunks_counts_against_the_attempt(fake_server):
-    spec = fake_spec(fake_server, "slow", timeout=1.0, deadline=10)
-    fake_server.script(reply("one two three four five six seven eight", chunk_delay=0.4, words_per_chunk=1), reply("quick"))
+async def test_a_stream_still_arriving_is_not_cut_by_its_timeout(fake_server):
+    """The timeout of a streamed reply is an idle one: a slow local model that keeps sending
+    tokens for longer than it is not cut and asked again; the deadline alone bounds it."""
+    spec = fake_spec(fake_server, "slow", timeout=2.0, deadline=30)
+    text = "one two three four five six seven eight nine ten eleven twelve"
+    fake_server.script(reply(text, chunk_delay=0.3, words_per_chunk=1), reply("quick"))
     async with ModelPool({"slow": spec}, retry=FAST_RETRY) as pool:
         c, calls, _, _ = await _call(pool, "slow")
-    assert c.text == "quick" and calls[0].status == "retry"
+    assert c.text == text and [r.status for r in calls] == ["ok"]
+
+
+async def test_a_stream_that_stalls_past_its_timeout_is_asked_again_naming_the_timeout(fake_server):
+    spec = fake_spec(fake_server, "slow", timeout=0.5, deadline=30)
+    fake_server.script(reply("one two three", chunk_delay=5, words_per_chunk=1), reply("quick"))
+    async with ModelPool({"slow": spec}, retry=FAST_RETRY) as pool:
+        c, calls, _, _ = await _call(pool, "slow")
+    assert c.text == "quick" and [r.status for r in calls] == ["retry", "ok"]
+    assert "timeout = 0.5" in calls[0].error
 
 
 async def test_deadline_exceeded(fake_server):

@@ -100,12 +100,12 @@ async def test_a_client_with_an_event_hook_takes_httpx_s_own_way(fake_server):
 def test_what_orjson_refuses_is_written_and_read_the_json_module_s_way():
     import math
 
-    from pingpong.core.openai_client import _body, _parsed
+    from pingpong.core.openai_client import _body, parsed
 
     big = {"model": "m", "seed": 2**70, "messages": MSGS}
     assert _body(big) == json.dumps(big, ensure_ascii=False, separators=(",", ":")).encode()
     assert json.loads(_body({"model": "m", "messages": MSGS, "top_p": 1e-07}))["top_p"] == 1e-07
-    assert math.isnan(_parsed(b'{"usage": NaN}')["usage"])
-    assert _parsed(b'{"n": 1180591620717411303424}')["n"] == 2**70
+    assert math.isnan(parsed(b'{"usage": NaN}')["usage"])
+    assert parsed(b'{"n": 1180591620717411303424}')["n"] == 2**70
     with pytest.raises(UnicodeEncodeError):  # a lone surrogate: the same error as ever
         _body({"model": "m", "messages": [{"role": "user", "content": "\ud800"}]})

@@ -82,6 +82,7 @@ def test_failed_judgements_exit_1_and_the_same_command_retries_them(home, fake):
     failed = pingpong(home, *args)
     assert failed.rc == 1
     assert "1 pairwise judgement(s) failed" in failed.err and "run the same command again" in failed.err
+    assert "(judge-two: 1 (no usable answer after a re-ask: " in failed.err  # who failed, and why
     assert rows(home, "SELECT count(*) FROM pair_scores WHERE status = 'failed'") == [(1,)]
     retried = pingpong(home, *args)
     assert retried.rc == 0, retried.err

@@ -254,20 +254,22 @@ def test_reference_aggregation_of_our_export_equals_the_leaderboard(tmp_path, ca
     assert len({r["rank"] for r in ours.values()}) > 1  # the players do not all tie
 
 
-def test_a_reply_cut_at_max_tokens_is_flagged_in_the_export(tmp_path):
+@pytest.mark.parametrize("finish", ["length", "content_filter"])
+def test_a_reply_cut_at_max_tokens_is_flagged_in_the_export(tmp_path, finish):
+    """So is one a provider's content filter stopped (any finish but a plain stop)."""
     (tmp_path / "home").mkdir()
     with db(tmp_path) as store:
         sid = conversation(store, "P", 1, {"J1": [(4, 4, 4, 0)]}, reply_len=30)
-        store.db.execute("update messages set notes = '{\"finish_reason\": \"length\"}' where session_id = ?"
-                         " and role = 'assistant'", [sid])
+        store.db.execute("update messages set notes = ? where session_id = ? and role = 'assistant'",
+                         [json.dumps({"finish_reason": finish}), sid])
     (doc,) = exported(tmp_path).values()
-    assert doc["outputs"][0]["messages"][1]["finish_reason"] == "length"
+    assert doc["outputs"][0]["messages"][1]["finish_reason"] == finish
     assert "finish_reason" not in doc["outputs"][0]["messages"][0]
     other = tmp_path / "other"
     assert main(["--home", str(other), "import", *map(str, (tmp_path / "export").glob("en/*.json"))]) == 0
     with Store(other / "pingpong.db") as store:
         (summary,) = store.sessions()
-        assert [m.truncated for m in store.session(summary.id).messages] == [False, True]
+        assert [m.notes.get("finish_reason") for m in store.session(summary.id).messages] == [None, finish]
 
 
 def test_our_results_files_bring_back_situation_names_intents_and_role_types(tmp_path, capsys):

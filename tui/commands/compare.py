@@ -11,7 +11,7 @@ from typing import Any
 
 from pingpong.core.errors import RunFailed, UserError
 from pingpong.core.home import Home
-from pingpong.tui.commands.output import print_json
+from pingpong.tui.commands.output import judge_failures, print_json
 
 HINT = "see each pair side by side: open the TUI (pingpong), select a session and press v"
 
@@ -56,7 +56,9 @@ def compare(args, home: Home) -> int:
         print(f"judged {tally.asked} order(s) of {len(plans)} pair(s) with {args.judge}{cost}; {HINT}",
               file=sys.stderr)
     if tally.failed:
-        raise RunFailed(f"{tally.failed} pairwise judgement(s) failed; run the same command again to retry them")
+        raise RunFailed(f"{tally.failed} pairwise judgement(s) failed "
+                        f"({judge_failures({args.judge: (tally.failed, tally.why)})}); "
+                        "run the same command again to retry them")
     return 0
 
 

@@ -123,7 +123,7 @@ def _print_session(session) -> None:
                 console.print(f"[bold]{escape(shown(speaker))}[/] [dim]({escape(msg.author)})[/]: {escape(shown(msg.text))}")
             elif msg is not None:
                 colour = "cyan" if msg.role == "user" else "magenta"
-                cut = " [bold yellow](cut at max_tokens)[/]" if msg.truncated else ""
+                cut = f" [bold yellow]({escape(msg.ending)})[/]" if msg.ending else ""
                 console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(shown(msg.text))}")
         likert = step.judges if spec.method in LIKERT_METHODS else {}
         for judge, s in step.judges.items():  # labels (dmt) and rule scores (rolebench, roleinteract): value and why

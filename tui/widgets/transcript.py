@@ -39,7 +39,7 @@ class Speaker:
 
 
 def card_head(turn: int, role: str, author: str, speaker: Speaker | None, *, writing: bool = False,
-              cut: bool = False) -> Text:
+              ending: str | None = None) -> Text:
     """A card's first line: the turn, who speaks (role or character) and who wrote it."""
     head = Text()
     head.append(f"{turn}", style="bold")
@@ -54,8 +54,8 @@ def card_head(turn: int, role: str, author: str, speaker: Speaker | None, *, wri
         head.append(author, style="bold")
     if writing:
         head.append("  writing…", style="italic dim")
-    if cut:
-        head.append("  cut at max_tokens", style="bold yellow")
+    if ending:  # "cut at max_tokens", "stopped by the provider's content filter"
+        head.append(f"  {ending}", style="bold yellow")
     return head
 
 
@@ -66,7 +66,7 @@ class MessageCard(Static):
     MessageCard { height: auto; padding: 0 1; margin: 0 0 1 0; }
     """
 
-    def __init__(self, turn: int, role: str, author: str, text: str, *, cut: bool = False,
+    def __init__(self, turn: int, role: str, author: str, text: str, *, ending: str | None = None,
                  speaker: Speaker | None = None, notes: dict[str, str] | None = None) -> None:
         super().__init__(classes=f"-{role}")
         self.turn = turn
@@ -75,7 +75,7 @@ class MessageCard(Static):
         self.body = text
         self.notes = dict(notes or {})
         self.scores = Text()
-        self.cut = cut  # the model stopped at its max_tokens
+        self.ending = ending  # how the model's reply ended, when not with a plain stop
         self.speaker = speaker
         if author == HUMAN:
             self.add_class("-human")
@@ -86,7 +86,7 @@ class MessageCard(Static):
         self.redraw()
 
     def redraw(self) -> None:
-        parts = [card_head(self.turn, self.role, self.author, self.speaker, cut=self.cut), Text(self.body)]
+        parts = [card_head(self.turn, self.role, self.author, self.speaker, ending=self.ending), Text(self.body)]
         note = round_note(self.role, self.notes)
         if note:
             parts.append(note)
@@ -199,7 +199,7 @@ class Transcript(VerticalScroll):
     def _card(self, message: Message, *, blind: bool = False) -> MessageCard:
         """A message's card; blind: without the author (a rating queue hides who played)."""
         return MessageCard(message.turn, message.role, "" if blind else message.author, message.text,
-                           cut=message.truncated, speaker=self._speaker(message.speaker), notes=message.notes)
+                           ending=message.ending, speaker=self._speaker(message.speaker), notes=message.notes)
 
     # -- content ------------------------------------------------------------------------
     def cards(self) -> list[MessageCard]:
