@@ -82,6 +82,12 @@ _STORAGE_PROBLEMS = {  # SQLite's primary result codes a user's machine causes, 
 }
 
 
+def is_damage(exc: BaseException) -> bool:
+    """Whether an error is SQLite finding the database file damaged (malformed pages, not a database)."""
+    return isinstance(exc, sqlite3.DatabaseError) and \
+        getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
 class Busy(Exception):
     """Another connection holds the database's write lock right now (Store.transaction(wait=False))."""
 

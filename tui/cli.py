@@ -436,13 +436,11 @@ def main(argv: list[str] | None = None) -> int:
 def _damaged_database(exc: BaseException, args: argparse.Namespace) -> str | None:
     """The line for a database damaged inside (SQLite finds it only on reaching the broken pages, past
     the checks made when it is opened), or None. The user's disk, not a bug in pingpong."""
-    import sqlite3
-
-    if not isinstance(exc, sqlite3.DatabaseError) or \
-            getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-        return None
     from pingpong.core.home import Home
+    from pingpong.sessions.store import is_damage
 
+    if not is_damage(exc):
+        return None
     path = Home.resolve(getattr(args, "home", None), getattr(args, "db", None), None).db_path
     return (f"{path}: the database file is damaged ({exc}); keep a copy of it, then "
             f"`sqlite3 {path} .recover | sqlite3 repaired.db` saves what can be read")
