@@ -76,3 +76,16 @@ def test_models_bad_config_exits_2(tmp_path):
     proc = _run("models", "--home", str(tmp_path))
     assert proc.returncode == 2 and "models.x.wat: unknown field" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_models_notes_a_model_the_server_does_not_list(tmp_path, fake_server):
+    """A misspelt `model` passed as reachable and failed only in the run."""
+    (tmp_path / "config.toml").write_text(f"""
+[models.typo]
+base_url = "{fake_server.base_url}"
+model = "fake-modle"
+""")
+    proc = _run("models", "--format", "json", "--home", str(tmp_path))
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert rows["typo"]["reachable"] == "yes"  # some servers answer to any name: a note, not a refusal
+    assert rows["typo"]["reason"] == "but 'fake-modle' is not among the models it lists: fake-model"

@@ -15,8 +15,11 @@ from pingpong.tui.commands.output import print_json
 CHECK_TIMEOUT = 3.0
 
 
-def _probe(base_url: str, key: str | None, timeout: float = CHECK_TIMEOUT) -> tuple[str, str | None]:
-    """("yes", None) when GET /models answers 2xx, else ("no", why)."""
+def _probe(base_url: str, key: str | None, model: str | None = None,
+           timeout: float = CHECK_TIMEOUT) -> tuple[str, str | None]:
+    """("yes", None) when GET /models answers 2xx, else ("no", why). When the answer lists the
+    models the server serves and `model` is not among them, it is still "yes" (llama.cpp answers
+    to any name) with a note: a misspelt model is then seen before a run."""
     url = base_url.rstrip("/") + "/models"
     headers = {"Accept": "application/json"}
     if key:
@@ -26,10 +29,10 @@ def _probe(base_url: str, key: str | None, timeout: float = CHECK_TIMEOUT) -> tu
 
     try:
         with direct_opener().open(request, timeout=timeout) as resp:
-            resp.read(1 << 16)
-            return "yes", None
+            return "yes", _unlisted(resp.read(1 << 20), model)
     except urllib.error.HTTPError as exc:
-        return "no", f"HTTP {exc.code} {exc.reason}"
+        hint = "; does base_url need /v1?" if exc.code == 404 and "/v1" not in base_url else ""
+        return "no", f"HTTP {exc.code} {exc.reason}{hint}"
     except urllib.error.URLError as exc:
         reason = exc.reason
         return "no", f"{type(reason).__name__}: {reason}" if isinstance(reason, Exception) else str(reason)
@@ -39,6 +42,20 @@ def _probe(base_url: str, key: str | None, timeout: float = CHECK_TIMEOUT) -> tu
         return "no", f"{type(exc).__name__}: {exc}"
 
 
+def _unlisted(body: bytes, model: str | None) -> str | None:
+    """A note when the server's model list ({"data": [{"id": ...}]}) leaves out `model`, else None."""
+    import json
+
+    try:
+        listed = [m["id"] for m in json.loads(body)["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not model or not listed or model in listed:
+        return None
+    shown = ", ".join(listed[:5]) + (f" and {len(listed) - 5} more" if len(listed) > 5 else "")
+    return f"but '{model}' is not among the models it lists: {shown}"
+
+
 def model_rows(home, check: bool = True) -> list[dict]:
     """One dict per configured model (built-in offline included), checked concurrently."""
     import os
@@ -46,7 +63,7 @@ def model_rows(home, check: bool = True) -> list[dict]:
     from pingpong.core.config import is_local, key_status, load_models, shown_url
 
     rows: list[dict[str, object]] = []
-    probes: dict[int, tuple[str, str | None]] = {}
+    probes: dict[int, tuple[str, str | None, str | None]] = {}
     for spec in load_models(home).values():
         row: dict[str, object] = {
             "name": spec.name, "kind": spec.kind, "base_url": shown_url(spec.base_url) if spec.base_url else None, "model": spec.model,
@@ -61,11 +78,11 @@ def model_rows(home, check: bool = True) -> list[dict]:
             row["reason"] = f"{spec.api_key_env} is not set"
         else:
             key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
-            probes[len(rows)] = (spec.base_url or "", key)
+            probes[len(rows)] = (spec.base_url or "", key, spec.model)
         rows.append(row)
     if probes:
         with ThreadPoolExecutor(max_workers=min(16, len(probes))) as pool:
-            futures = {i: pool.submit(_probe, url, key) for i, (url, key) in probes.items()}
+            futures = {i: pool.submit(_probe, url, key, model) for i, (url, key, model) in probes.items()}
             for i, fut in futures.items():
                 rows[i]["reachable"], rows[i]["reason"] = fut.result()
     return rows
