@@ -22,13 +22,13 @@ def export(args, home) -> int:
 
 def import_(args, home) -> int:
     """Each file in its own transaction: a bad file is reported (exit 2) and leaves nothing."""
-    from pathlib import Path
+    import os
 
     from pingpong.core.errors import UserError
     from pingpong.sessions.exchange import import_paths
     from pingpong.sessions.store import Store
 
-    missing = next((p for p in args.paths if not Path(p).exists()), None)
+    missing = next((p for p in args.paths if not os.path.lexists(p)), None)
     if missing is not None:  # before anything is imported: a mistyped glob must not leave half an import
         raise UserError(f"{missing}: no such file; nothing was imported")
     home.ensure()
