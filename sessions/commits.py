@@ -5,13 +5,16 @@ A batch run holds dozens of conversations on one event loop. Answers that arrive
 would each pay for a transaction of their own; here their writes are queued, and one
 callback at the end of the loop's pass commits them all. Each session waits until its own
 write is committed before it goes on, so nothing a later call depends on is ever left
-uncommitted, and a write that fails is undone alone (a savepoint) and raised in its session.
+uncommitted, and a write that fails is undone alone (a savepoint) and raised in its session. A
+claim whose conversation was cancelled before the commit (Ctrl-C) is dropped: it would leave a
+session marked running by a process that never learnt of it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import weakref
 from collections.abc import Callable
 
 from pingpong.sessions.store import BUSY_TIMEOUT_MS, Busy, Store
@@ -36,11 +39,17 @@ class CommitGroup:
         self.commits = 0   # transactions committed (for benchmarks and tests)
         self.writes = 0    # writes they carried
         self.busy = 0      # tries that found the database locked by another process
+        self._droppable: weakref.WeakSet[asyncio.Future[None]] = weakref.WeakSet()  # claims (unless_cancelled)
 
-    async def write(self, write: Callable[[], None]) -> None:
-        """Run `write` inside the next shared transaction; return once that is committed."""
+    async def write(self, write: Callable[[], None], *, unless_cancelled: bool = False) -> None:
+        """Run `write` inside the next shared transaction; return once that is committed.
+        unless_cancelled: drop it when the caller is cancelled before the commit (a claim, whose
+        caller would never learn of the session it made); other writes, a completed message among
+        them, are committed whatever becomes of their caller."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        if unless_cancelled:
+            self._droppable.add(done)
         self._queued.append((write, done))
         if not self._scheduled:
             self._scheduled = True
@@ -53,6 +62,9 @@ class CommitGroup:
         loop = asyncio.get_running_loop()
         waited = 0.0 if self._busy_since is None else loop.time() - self._busy_since
         failed: dict[int, BaseException] = {}
+        queued = [(write, done) for write, done in queued if not (done.cancelled() and done in self._droppable)]
+        if not queued:
+            return
         try:
             with self.store.writing(wait=waited * 1000 >= BUSY_TIMEOUT_MS):
                 for i, (write, _done) in enumerate(queued):

@@ -383,7 +383,8 @@ class BatchRunner:
                 sid = started.session_id
             claimed.append((action, sid, started))
 
-        await self.commits.write(claim)  # shares the loop's next commit, whose BEGIN IMMEDIATE guards it
+        # shares the loop's next commit, whose BEGIN IMMEDIATE guards it; dropped if Ctrl-C comes first
+        await self.commits.write(claim, unless_cancelled=True)
         return claimed[0]
 
     def _status(self, sid: int | None) -> str | None:

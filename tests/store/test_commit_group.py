@@ -141,3 +141,19 @@ async def test_a_session_opened_by_this_process_starts_without_a_claim_of_its_ow
         assert set(stored.spec.seats) >= {"player", "interrogator"}
     assert commits[1] == commits[0] - 1
     await pool.aclose()
+
+
+async def test_a_claim_cancelled_before_its_commit_is_dropped_but_a_message_never_is(store, character, situation):
+    """Ctrl-C while workers claimed their first conversations left sessions marked running by a
+    process that never learnt of them. A claim (unless_cancelled) whose caller is cancelled before the
+    commit is dropped; a completed message is committed whatever becomes of its conversation."""
+    sid, = _sessions(store, character, situation, 1)
+    group = CommitGroup(store)
+    claim = asyncio.ensure_future(group.write(_say(store, sid, "claimed"), unless_cancelled=True))
+    message = asyncio.ensure_future(group.write(_say(store, sid, "said", turn=2)))
+    await asyncio.sleep(0)   # both queued, the commit not run yet
+    claim.cancel()
+    message.cancel()
+    await asyncio.gather(claim, message, return_exceptions=True)
+    await asyncio.sleep(0)
+    assert [m.text for m in store.session(sid).messages] == ["said"]
