@@ -14,15 +14,21 @@ from tests.tui.helpers import wait_for
 from tests.tui.scenes import SCENE, write_scene
 
 
+async def scene_form(app, pilot) -> NewSessionScreen:
+    """The new-session form with the group scene chosen and its cast checked."""
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+    form = app.screen
+    form.query_one("#new-method", Select).value = "roleinteract"
+    await wait_for(pilot, lambda: form.query_one("#new-situation", Select).value == SCENE.name)
+    await wait_for(pilot, lambda: len(form.query_one("#new-cast", SelectionList).selected) == 3)
+    return form
+
+
 async def test_a_person_joins_a_three_character_scene_and_chooses_the_next_speaker_twice(app, home, store):
     write_scene(home)
     async with app.run_test(size=(100, 34)) as pilot:
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
-        form = app.screen
-        form.query_one("#new-method", Select).value = "roleinteract"
-        await wait_for(pilot, lambda: form.query_one("#new-situation", Select).value == SCENE.name)
-        await wait_for(pilot, lambda: len(form.query_one("#new-cast", SelectionList).selected) == 3)
+        form = await scene_form(app, pilot)
         form.query_one("#new-sit-as", Select).value = "net-mender"
         form.query_one("#new-next", Select).value = "turn"
         await pilot.pause()
@@ -119,11 +125,7 @@ async def test_the_forms_prompting_reaches_a_group_scene(app, home, store):
     """The scene form showed the Prompting choice and then dropped it: the session stored none."""
     write_scene(home)
     async with app.run_test(size=(100, 34)) as pilot:
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewSessionScreen))
-        form = app.screen
-        form.query_one("#new-method", Select).value = "roleinteract"
-        await wait_for(pilot, lambda: form.query_one("#new-situation", Select).value == SCENE.name)
+        form = await scene_form(app, pilot)
         form.query_one("#new-prompting", Select).value = "fsp"
         await pilot.pause()
         await pilot.press("ctrl+s")
