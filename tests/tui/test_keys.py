@@ -3,6 +3,7 @@ keymap, and the interrogator seat as every view tells it after a resume."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -199,6 +200,7 @@ async def test_keymap_remaps_a_binding_by_its_id(make_app, home, store):
     ('back = "b"', "keymap.back: several bindings end with this id"),
     ('new = "l"', "keymap: 'l' would be both home.new and home.leaderboard; give one of them another key"),
     ('"replay.override" = "f"', "keymap: 'f' would be both replay.override and replay.fork"),
+    ('"home.new" = "ctrl+p"', "keymap: 'ctrl+p' would be both home.new and the command palette"),
     ("take_seat = 3", "keymap.take_seat: expected keys in quotes"),
 ])
 def test_a_wrong_keymap_entry_is_one_line_and_exit_2(tmp_path, entry, message):
@@ -206,7 +208,7 @@ def test_a_wrong_keymap_entry_is_one_line_and_exit_2(tmp_path, entry, message):
     from pingpong.core.home import Home
     from pingpong.tui.keymap import load_keymap
 
-    with pytest.raises(UserError, match=message.replace("(", r"\(")):
+    with pytest.raises(UserError, match=re.escape(message)):
         load_keymap(Home(tmp_path))
     done = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(tmp_path)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
