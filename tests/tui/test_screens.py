@@ -167,7 +167,7 @@ async def test_leaderboard_shows_rows(app, store):
         await pilot.press("m")
         await wait_for(pilot, lambda: "judges" in str(app.screen.query_one("#board-note").render()))
         await pilot.press("m")  # people's scores: nobody scored yet, which the note says (not "no judged sessions")
-        await wait_for(pilot, lambda: "No sessions people scored yet" in str(app.screen.query_one("#board-note").render()))
+        await wait_for(pilot, lambda: "No sessions people scored in this board yet" in str(app.screen.query_one("#board-note").render()))
         assert table.row_count == 0
 
 
