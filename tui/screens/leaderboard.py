@@ -220,7 +220,7 @@ class LeaderboardScreen(Screen):
             curves, error = None, None
             try:  # a curve per row: per (player, lang), as each language is a board of its own
                 langs = [lang] if lang is not None else list(dict.fromkeys(r.lang for r in rows))
-                curves = lines_by_lang(store, method=board, langs=langs)
+                curves = lines_by_lang(store, method=board, langs=langs, scores=scores)
             except Exception as exc:
                 error = f"score-by-turn plot unavailable: {exc}"
             stored = _stored_langs(store, board, rows)
