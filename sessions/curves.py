@@ -1,5 +1,6 @@
 """Scores along the conversation, for the Likert methods: the mean score by turn index, and
 the "good streak" curve (the share of conversations whose first tau turns all score >= 4).
+Both follow the leaderboard's `scores`: the judges', people's, or merged (a person's in place).
 
 The streak curve borrows DMT-Score's prefix idea but is computed from PingPong's 1-5 scores;
 it is not DMT-Score, which the `dmt` method computes from its own per-round good/bad labels.
@@ -14,18 +15,44 @@ from typing import Any
 import numpy as np
 
 from pingpong.core.domain import METRICS
+from pingpong.core.errors import UserError
 from pingpong.sessions import queries
 from pingpong.sessions.leaderboard import connection
-from pingpong.sessions.scoring import DEFAULT_WEIGHTS, normalise_weights
+from pingpong.sessions.scoring import DEFAULT_WEIGHTS, SCORE_SOURCES, current_human, normalise_weights
 
 
-def _means(store: Any, method: str, lang: str | None, run: str | None
+def _means(store: Any, method: str, lang: str | None, run: str | None, scores: str = "merged"
            ) -> dict[str, dict[int, dict[int, dict[str, float]]]]:
-    """{player: {session: {turn: {metric: mean over judges}}}}."""
+    """{player: {session: {turn: {metric: value}}}}, as the leaderboard counts `scores`: "judges", the
+    mean over judges; "human", people's current scores; "merged", a person's score in place of the
+    judges' where there is one. A person's rating of the whole conversation stands for each turn of its
+    metric, and a session a person marked as a refusal is left out (as the board leaves it out)."""
+    if scores not in SCORE_SOURCES:
+        raise UserError(f"--scores: '{scores}' is not one of {', '.join(SCORE_SOURCES)}")
+    conn = connection(store)
     flt = queries.SessionFilter(method=method, lang=lang, run=run)
     out: dict[str, dict[int, dict[int, dict[str, float]]]] = defaultdict(lambda: defaultdict(dict))
-    for player, sid, turn, metric, mean in queries.turn_means(connection(store), flt):
-        out[player][sid].setdefault(int(turn), {})[metric] = float(mean)
+    if scores != "human":
+        for player, sid, turn, metric, mean in queries.turn_means(conn, flt):
+            out[player][sid].setdefault(int(turn), {})[metric] = float(mean)
+    human = current_human(queries.human_rows_matching(conn, flt)) if scores != "judges" else {}
+    if not human:
+        return out
+    players = {facts.id: facts.player for facts in queries.sessions_matching(conn, flt)}
+    for sid, values in human.items():
+        if sid not in players:
+            continue
+        if any(metric == "is_refusal" and value >= 1 for (_, metric), value in values.items()):
+            out[players[sid]].pop(sid, None)
+            continue
+        turns = out[players[sid]][sid]
+        for (rated, metric), value in values.items():
+            if rated is not None and metric in METRICS:
+                turns.setdefault(int(rated), {})[metric] = value
+        for (rated, metric), value in values.items():
+            if rated is None and metric in METRICS:
+                for at_turn in turns.values():
+                    at_turn[metric] = value
     return out
 
 
@@ -37,8 +64,10 @@ def score_by_turn(
     lang: str | None = None,
     run: str | None = None,
     weights: Sequence[float] = DEFAULT_WEIGHTS,
+    scores: str = "merged",
 ) -> dict[str, list[tuple[int, float]]]:
-    """{player: [(turn, mean score), ...]} over finished sessions and the judges' scorings.
+    """{player: [(turn, mean score), ...]} over finished sessions, scored by `scores` (judges, human
+    or merged, as the leaderboard's).
 
     metric: one of METRICS or "final" (weighted sum of the three for that turn). As on the
     leaderboard, a judge's scoring that flagged a refusal is left out.
@@ -47,7 +76,9 @@ def score_by_turn(
         raise ValueError(f"unknown metric {metric!r}")
     w = normalise_weights(weights)
     out: dict[str, list[tuple[int, float]]] = {}
-    for player, sessions in sorted(_means(store, method, lang, run).items()):
+    for player, sessions in sorted(_means(store, method, lang, run, scores).items()):
+        if not any(sessions.values()):
+            continue  # no scored turn (a people's board without this player's sessions)
         by_turn: dict[int, list[float]] = defaultdict(list)
         for turns in sessions.values():
             for turn, values in turns.items():
@@ -66,12 +97,14 @@ def lines_by_lang(
     langs: Sequence[str | None],
     run: str | None = None,
     weights: Sequence[float] = DEFAULT_WEIGHTS,
+    scores: str = "merged",
 ) -> dict[str, list[tuple[int, float]]]:
     """score_by_turn's final per (player, lang), as each language is a board of its own: a line is
     named by its player alone when there is one language, else "player (lang)"."""
     return {player if len(langs) == 1 else f"{player} ({lang})": points
             for lang in langs
-            for player, points in score_by_turn(store, method=method, lang=lang, run=run, weights=weights).items()}
+            for player, points in score_by_turn(store, method=method, lang=lang, run=run, weights=weights,
+                                                scores=scores).items()}
 
 
 def streak_curve(good: Sequence[Sequence[bool]]) -> tuple[list[float], float | None]:
@@ -89,11 +122,11 @@ def streak_curve(good: Sequence[Sequence[bool]]) -> tuple[list[float], float | N
 
 
 def good_streaks(store: Any, *, threshold: float = 4, method: str = "pingpong", lang: str | None = None,
-                 run: str | None = None) -> dict[str, dict[str, dict[str, Any]]]:
-    """{player: {metric: {"by_turn": [Score_tau...], "score": mean}}}, a turn being good when the
-    judges' mean score for it is >= threshold."""
+                 run: str | None = None, scores: str = "merged") -> dict[str, dict[str, dict[str, Any]]]:
+    """{player: {metric: {"by_turn": [Score_tau...], "score": mean}}}, a turn being good when its
+    score (the judges' mean, a person's, or merged: `scores`) is >= threshold."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for player, sessions in sorted(_means(store, method, lang, run).items()):
+    for player, sessions in sorted(_means(store, method, lang, run, scores).items()):
         out[player] = {}
         for metric in METRICS:
             flags = [[turns[t][metric] >= threshold for t in sorted(turns) if metric in turns[t]]

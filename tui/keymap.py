@@ -83,13 +83,15 @@ def load_keymap(home: Home) -> dict[str, str]:
 
 
 def _check_clashes(keymap: dict[str, str], where: str) -> None:
-    """UserError when a remapped key is also another binding's on the same screen (the app's keys
-    count on every screen): one of them would silently lose it."""
+    """UserError when a remapped key is also another binding's on the same screen (the app's keys,
+    and the command palette's, count on every screen): one of them would silently lose it."""
     from textual.screen import Screen
 
     from pingpong.tui.app import PingPongApp
 
     everywhere = [b for b in PingPongApp.BINDINGS if isinstance(b, Binding)]
+    if PingPongApp.ENABLE_COMMAND_PALETTE:  # Textual's own key, in no BINDINGS: it wins over a screen's
+        everywhere.append(Binding(PingPongApp.COMMAND_PALETTE_BINDING, "the command palette"))
     for cls in _screens():
         own = [b for b in cls.BINDINGS if isinstance(b, Binding)]
         seen: dict[str, Binding] = {}

@@ -137,3 +137,40 @@ def test_good_streaks_from_the_store(store):
     assert scores["in_character"]["by_turn"] == pytest.approx([0.5, 0.5])
     # entertaining: conv1 (4, 3) good, bad; conv2 (5, 5): tau1 1, tau2 1/2 -> 0.75
     assert scores["entertaining"]["score"] == pytest.approx(0.75)
+
+
+def test_score_by_turn_follows_the_boards_scores(store, tmp_path, capsys):
+    """The curves were always the judges': a person's score changed the board's table (merged, people's)
+    but neither the TUI's plot nor `leaderboard --curves --scores human`'s by_turn."""
+    from pingpong.sessions.leaderboard import compute_leaderboard
+
+    p = add_session(store, "P", {"J1": [(4, 4, 4, 0), (2, 2, 2, 0)]})
+    add_session(store, "Q", {"J1": [(3, 3, 3, 0)]})
+    store.add_human_score(p, 2, "in_character", 5, "ann")
+    store.add_human_score(p, None, "entertaining", 1, "ann")  # the whole conversation: every turn
+    assert score_by_turn(store, metric="in_character", scores="judges") == {"P": [(1, 4.0), (2, 2.0)], "Q": [(1, 3.0)]}
+    assert score_by_turn(store, metric="in_character") == {"P": [(1, 4.0), (2, 5.0)], "Q": [(1, 3.0)]}
+    assert score_by_turn(store, metric="entertaining", scores="merged")["P"] == [(1, 1.0), (2, 1.0)]
+    assert score_by_turn(store, metric="in_character", scores="human") == {"P": [(2, 5.0)]}
+    assert {r.player for r in compute_leaderboard(store, scores="human")} == {"P"}
+    assert good_streaks(store, scores="human")["P"]["in_character"]["by_turn"] == [1.0]
+    with pytest.raises(Exception, match="--scores: 'people'"):
+        score_by_turn(store, scores="people")
+
+
+def test_leaderboard_curves_cli_follows_scores(tmp_path, capsys):
+    from pingpong.sessions.store import Store
+    from pingpong.tui.cli import main
+
+    home = tmp_path / "home"
+    with Store(home / "pingpong.db") as s:
+        p = add_session(s, "P", {"J1": [(4, 4, 4, 0), (2, 2, 2, 0)]})
+        add_session(s, "Q", {"J1": [(3, 3, 3, 0)]})
+        for metric in ("in_character", "entertaining", "fluency"):
+            s.add_human_score(p, 2, metric, 5, "ann")
+    by_turn = {}
+    for scores in ("judges", "human"):
+        assert main(["--home", str(home), "leaderboard", "--curves", "--scores", scores, "--format", "json"]) == 0
+        by_turn[scores] = {r["player"]: r["by_turn"] for r in json.loads(capsys.readouterr().out)}
+    assert by_turn["judges"]["P"] == [pytest.approx(4.0), pytest.approx(2.0)]
+    assert by_turn["human"] == {"P": [pytest.approx(5.0)]}

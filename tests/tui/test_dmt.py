@@ -249,20 +249,54 @@ async def test_a_card_with_no_question_or_seed_says_so_under_the_situation(app, 
             assert hint in form.query_one("#new-situation-text", ClampedText).shown()
 
 
-async def test_rolebench_refuses_a_person_in_the_interrogator_seat(app, store):
-    """RoleBench asks its instruction as written: the form will not seat a person who would type
-    nothing that is used (as for version 1's tester)."""
+async def test_rolebench_never_seats_a_person_in_the_interrogator_seat(app, store):
+    """RoleBench asks its instruction as written: the form hides the seat (a person would type nothing
+    that is used), and a person chosen there before the method was is not stored."""
     _questions(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        form, situation = await form_with_method(pilot, "rolebench")
-        await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
+        form, situation = await form_with_method(pilot, "pingpong")
         form.query_one("#new-interrogator", Select).value = "human"
+        form.query_one("#new-method", Select).value = "rolebench"
+        await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
+        assert not form.query_one("#new-interrogator").display
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+    (stored,) = store.sessions()
+    assert store.session(stored.id).spec.interrogator == "offline"
+
+
+async def test_the_form_says_which_seats_a_method_never_uses(app, store):
+    """pingpong-v1 offered judges, then stored its tester; RoleBench offered an interrogator, judges and
+    turns it never uses. The rows say so in place of the choice."""
+    from textual.widgets import Input, SelectionList, Static
+
+    _questions(app)
+    async with app.run_test(size=(100, 40)) as pilot:
+        form, situation = await form_with_method(pilot, "pingpong-v1")
+        await pilot.pause()
+
+        def shown(row: str) -> str:
+            note = form.query_one(f"#new-{row}-note", Static)
+            return str(note.render()) if note.display and not form.query_one(f"#new-{row}").display else ""
+
+        assert "scored by their tester (the interrogator above)" in shown("judges")
+        assert shown("interrogator") == "" and shown("turns") == ""
+        form.query_one("#new-judges", SelectionList).deselect_all()
         await pilot.pause()
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: any("rolebench needs a model in the interrogator seat" in n.message
-                                          for n in app._notifications))
-        assert app.screen is form
-    assert store.db.execute("select count(*) from sessions").fetchone()[0] == 0
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+        live = app.screen
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+        assert store.session(live.session_id).spec.judges == ["offline"]
+        await pilot.press("escape")
+        form, situation = await form_with_method(pilot, "rolebench")
+        await wait_for(pilot, lambda: situation.value == "lighthouse-keeper-s01")
+        assert "scored by exact rules" in shown("judges") and "asked as written" in shown("interrogator")
+        assert shown("turns").startswith("1")
+        form.query_one("#new-method", Select).value = "pingpong"
+        await pilot.pause()
+        assert all(shown(row) == "" for row in ("judges", "interrogator", "turns"))
+        assert form.query_one("#new-turns", Input).display and form.query_one("#new-judges").display
 
 
 async def test_a_session_whose_user_lines_the_method_writes_never_offers_the_message_box(app, store):

@@ -3,6 +3,7 @@ keymap, and the interrogator seat as every view tells it after a resume."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -199,6 +200,7 @@ async def test_keymap_remaps_a_binding_by_its_id(make_app, home, store):
     ('back = "b"', "keymap.back: several bindings end with this id"),
     ('new = "l"', "keymap: 'l' would be both home.new and home.leaderboard; give one of them another key"),
     ('"replay.override" = "f"', "keymap: 'f' would be both replay.override and replay.fork"),
+    ('"home.new" = "ctrl+p"', "keymap: 'ctrl+p' would be both home.new and the command palette"),
     ("take_seat = 3", "keymap.take_seat: expected keys in quotes"),
 ])
 def test_a_wrong_keymap_entry_is_one_line_and_exit_2(tmp_path, entry, message):
@@ -206,7 +208,7 @@ def test_a_wrong_keymap_entry_is_one_line_and_exit_2(tmp_path, entry, message):
     from pingpong.core.home import Home
     from pingpong.tui.keymap import load_keymap
 
-    with pytest.raises(UserError, match=message.replace("(", r"\(")):
+    with pytest.raises(UserError, match=re.escape(message)):
         load_keymap(Home(tmp_path))
     done = subprocess.run([sys.executable, "-m", "pingpong.tui.cli", "--home", str(tmp_path)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
@@ -284,3 +286,44 @@ def test_the_help_screen_lists_every_binding_a_keymap_can_remap():
     listed = "\n".join(line for _, cls in [*_screens(), ("Everywhere", PingPongApp)] for line in key_lines(cls.BINDINGS, {}))
     assert [i for i in binding_ids() if f"*({i})*" not in listed] == []
     assert "*(scope.turn)*" in listed and "*(picker.cancel)*" in listed
+
+
+async def test_remapped_keys_reach_the_hints_of_cards_and_side_by_side_and_keep_their_footer_place(make_app, home,
+                                                                                                   store):
+    """[keymap] changed the footer, but the cards bar, the cards' empty state, the pick hint and the empty
+    side-by-side text kept naming i, g, a, b, t and v; and the footer moved a remapped key to its end."""
+    from textual.widgets._footer import FooterKey
+
+    from pingpong.tui.screens.characters import CardsRead, CharactersScreen
+    from pingpong.tui.screens.compare import CompareScreen
+    from tests.tui.test_compare_screen import judged_pair
+
+    home.config_path.write_text('[keymap]\n"cards.import" = "I"\n"cards.lang" = "L"\n"compare.a" = "1"\n'
+                                '"compare.tie" = "="\n"home.compare" = "V"\n', encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded)
+        app.action_compare()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.query("#pair-empty"))
+        assert "press V to compare" in str(app.screen.query_one("#pair-empty").render())
+        await pilot.press("escape")
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
+        cards = app.screen
+        bar = str(cards.query_one("#cards-bar").render())
+        assert "L language  s spot-check  I import" in bar
+        await pilot.pause()
+        footer = [key.description for key in cards.query(FooterKey) if key.description]
+        assert footer[:4] == ["Spot-check", "Import", "Language", "Back"]
+        cards.post_message(CardsRead(None, [], [], None))
+        await wait_for(pilot, lambda: not cards.cards)
+        assert "Press I to import a card file" in str(cards.query_one("#card-text").render())
+        assert "or L to switch language" in str(cards.query_one("#card-text").render())
+        await pilot.press("escape")
+        judged_pair(store)
+        app.action_compare()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.outcome is not None)
+        pair = app.screen
+        assert "(1: A better, b: B better, =: tie)" in str(pair.query_one("#pair-verdicts").render())
+        await pilot.press("1")
+        await wait_for(pilot, lambda: pair.outcome.person is not None and pair.outcome.person.value == 1.0)

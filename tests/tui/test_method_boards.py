@@ -67,3 +67,45 @@ async def test_d_shows_the_roleinteract_rolebench_and_version_1_boards(root):
 
         await pilot.press("d")
         await wait_for(pilot, lambda: board.board == "pingpong" and table.row_count == 0)
+
+
+async def test_an_empty_board_says_which_filter_leaves_its_sessions_out(root):
+    """With finished sessions stored, a board emptied by m (people's scores) or g (a language none is in)
+    told people to run sessions; the note says what the filter leaves out, on every board."""
+    app = create_app(Home(root))
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.action_leaderboard()
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and bool(app.screen.query(DataTable)))
+        board = app.screen
+        table = board.query_one(DataTable)
+        note = board.query_one("#board-note", Static)
+
+        def says(text: str) -> bool:
+            return text in str(note.render()) and "computing" not in str(note.render())
+
+        for name in ("roleinteract", "rolebench", "pingpong-v1"):
+            while board.board != name:
+                await pilot.press("d")
+            await wait_for(pilot, lambda: table.row_count == 1 and says("scores: "))
+            await pilot.press("m", "m")  # people's scores: nobody scored these sessions
+            await wait_for(pilot, lambda: says("No sessions people scored in this board yet"))
+            assert "pingpong run" not in str(note.render()) and table.row_count == 0
+            await pilot.press("m", "g", "g")  # merged scores, sessions in ru: there are none
+            await wait_for(pilot, lambda: says(f"No {name} sessions in ru; stored languages: en"))
+            await pilot.press("g")
+            await wait_for(pilot, lambda: table.row_count == 1)
+
+
+def test_the_empty_board_note_names_the_filter_on_every_board():
+    from pingpong.tui.screens.leaderboard import BOARDS, empty_note
+
+    def key(binding: str, default: str) -> str:
+        return {"board.lang": "L", "home.new": "N"}.get(binding, default)
+
+    for board in BOARDS:
+        assert empty_note(board, "merged", "ru", ["en"], key) == (
+            f"No {board} sessions in ru; stored languages: en (L switches the language).")
+        assert empty_note(board, "human", "en", ["en"], key).startswith(
+            "No sessions people scored in this board in en yet: rate some (")
+        assert "pingpong run" in empty_note(board, "merged", None, [], key) or "N on the home screen" in \
+            empty_note(board, "merged", None, [], key)

@@ -123,3 +123,29 @@ async def test_rule_scores_read_to_three_decimals_as_the_cli_prints_them(app, st
         reply = [c for c in replay.query(MessageCard) if c.role == "assistant"][0]
         assert "raw 0.657  cus 1" in reply.scores.plain
         assert "raw: 0.657" in str(replay.query_one("#explanations Static").render())
+
+
+async def test_replay_says_a_rule_scored_turn_without_a_score_is_never_scored(app, store):
+    """A RoleInteract memory probe's padding turns said "No judge has scored this turn yet", and a RoleBench
+    question's header named the interrogator seat's model, which is never called."""
+    from pingpong.core.domain import Message
+
+    probe = write_rule_session(store, "roleinteract", {"memory": 1.0})
+    store.add_message(probe, Message(turn=2, role="user", author="roleinteract", text="Nice weather today."))
+    store.add_message(probe, Message(turn=2, role="assistant", author="offline", text="Fog by noon."))
+    question = write_rule_session(store, "rolebench", {"raw": 0.5})
+    judged = write_session(store, status="running", turns=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = await open_replay(app, pilot, probe)
+        await pilot.press("right")
+        await wait_for(pilot, lambda: replay.turn == 2)
+        panel = str(replay.query_one("#explanations Static").render())
+        assert "Not scored: roleinteract's rules score only the answers to its questions" in panel
+        assert "No judge" not in panel
+        await pilot.press("escape")
+        replay = await open_replay(app, pilot, question)
+        assert "interrogator none (the question as written)" in str(replay.query_one("#session-info").render())
+        await pilot.press("escape")
+        replay = await open_replay(app, pilot, judged)
+        assert "interrogator offline" in str(replay.query_one("#session-info").render())
+        assert "Turn 1" in str(replay.query_one("#explanations Static").render())

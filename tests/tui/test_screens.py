@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from textual.widgets import DataTable, Input, Static
 
 from pingpong.core.domain import Message
@@ -167,7 +168,7 @@ async def test_leaderboard_shows_rows(app, store):
         await pilot.press("m")
         await wait_for(pilot, lambda: "judges" in str(app.screen.query_one("#board-note").render()))
         await pilot.press("m")  # people's scores: nobody scored yet, which the note says (not "no judged sessions")
-        await wait_for(pilot, lambda: "No sessions people scored yet" in str(app.screen.query_one("#board-note").render()))
+        await wait_for(pilot, lambda: "No sessions people scored in this board yet" in str(app.screen.query_one("#board-note").render()))
         assert table.row_count == 0
 
 
@@ -334,3 +335,29 @@ def make_spec_for_tui():
 
     return SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="offline",
                        interrogator="offline", judges=["offline"], lang="en")
+
+
+async def test_the_score_by_turn_plot_follows_the_scores_m_picks(app, store):
+    """The table followed m (merged, judges, people); the plot under it stayed the judges' curves."""
+    rated = write_session(store)
+    write_session(store, player="other-model")
+    for metric in ("in_character", "entertaining", "fluency"):
+        store.add_human_score(rated, 2, metric, 1, "dana")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and app.screen._loaded is not None)
+        board = app.screen
+
+        def curves(source: str) -> dict:
+            return board._loaded.curves if board._loaded and source in str(board.query_one("#board-note").render()) \
+                and "computing" not in str(board.query_one("#board-note").render()) else {}
+
+        await wait_for(pilot, lambda: bool(curves("scores: merged")))
+        merged = curves("scores: merged")
+        assert merged["offline"][1] == (2, pytest.approx(1.0))
+        await pilot.press("m")
+        await wait_for(pilot, lambda: bool(curves("scores: judges")))
+        assert curves("scores: judges")["offline"][1][1] > 1.0 and set(curves("scores: judges")) == set(merged)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: bool(curves("scores: human")))
+        assert curves("scores: human") == {"offline": [(2, pytest.approx(1.0))]}

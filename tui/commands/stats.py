@@ -149,7 +149,7 @@ def leaderboard(args, home) -> int:
             store, method=method, lang=args.lang, weights=weights, scores=args.scores, run=run,
             include_forks=getattr(args, "include_forks", False), by=by)]
         if getattr(args, "curves", False):
-            _add_curves(store, rows, method=method, lang=args.lang, run=run, weights=weights)
+            _add_curves(store, rows, method=method, lang=args.lang, run=run, weights=weights, scores=args.scores)
         extra = add_costs(args, home, store, rows, method=method) if getattr(args, "costs", False) else None
     render_leaderboard(rows, args.format, by=by, extra=extra)
     if getattr(args, "curves", False) and args.format in ("table", "markdown"):
@@ -198,16 +198,16 @@ def _rolebench_leaderboard(args, home, run, by: str | None) -> int:
     return 0
 
 
-def _add_curves(store, rows: list[dict], *, method, lang, run, weights) -> None:
-    """Each row gains `by_turn` (mean final score per turn index, judges' scores) and
+def _add_curves(store, rows: list[dict], *, method, lang, run, weights, scores: str = "merged") -> None:
+    """Each row gains `by_turn` (mean final score per turn index, of the board's `scores`) and
     `good_streak` (per metric: share of conversations whose first turns all score >= 4,
     averaged over prefix lengths: an approximation from Likert scores, not a DMT-Score, which
     only `--method dmt` gives, from its per-round good/bad labels)."""
     from pingpong.sessions.curves import good_streaks, score_by_turn
 
     for row_lang in dict.fromkeys(r["lang"] for r in rows):  # a row is a (player, lang): its own curves
-        by_turn = score_by_turn(store, method=method, lang=row_lang or lang, run=run, weights=weights)
-        streaks = good_streaks(store, method=method, lang=row_lang or lang, run=run)
+        by_turn = score_by_turn(store, method=method, lang=row_lang or lang, run=run, weights=weights, scores=scores)
+        streaks = good_streaks(store, method=method, lang=row_lang or lang, run=run, scores=scores)
         for row in (r for r in rows if r["lang"] == row_lang):
             row["by_turn"] = [round(mean, 4) for _, mean in by_turn.get(row["player"], [])]
             row["good_streak"] = {m: v["score"] for m, v in streaks.get(row["player"], {}).items()}

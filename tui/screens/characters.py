@@ -182,15 +182,18 @@ class CharactersScreen(Screen):
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(f"{c.name} ({c.lang})", id=c.name) for c in self.cards])
-        bar = f"{len(self.cards)} cards · language {LANGS[self.lang] or 'all'}   g language  s spot-check  i import"
+        key = self.app.shown_key
+        lang_key, spot_key, import_key = key("cards.lang", "g"), key("cards.spot_check", "s"), key("cards.import", "i")
+        bar = (f"{len(self.cards)} cards · language {LANGS[self.lang] or 'all'}   "
+               f"{lang_key} language  {spot_key} spot-check  {import_key} import")
         self.query_one("#cards-bar", Static).update(bar)
         names = [c.name for c in self.cards]
         if names:
             options.highlighted = names.index(select) if select in names else 0
         else:
             self.query_one("#card-text", Static).update(
-                "No cards here. Press i to import a card file (Character Card V1/V2/V3 JSON, PNG, "
-                ".charx, PingPong settings JSON or our YAML), or g to switch language.")
+                f"No cards here. Press {import_key} to import a card file (Character Card V1/V2/V3 JSON, PNG, "
+                f".charx, PingPong settings JSON or our YAML), or {lang_key} to switch language.")
         self.loaded = True
 
     @on(OptionList.OptionHighlighted, "#cards-list")

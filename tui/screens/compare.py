@@ -32,7 +32,7 @@ EMPTY_TEXT = (
     "[b]No pairs to show.[/b]\n\n"
     "A pair is two sessions of different players with the same character, situation and method. "
     "Run [b]pingpong compare --baseline M --judge J[/b] to have a judge compare them, or select a "
-    "session on Home and press [b]v[/b] to compare it with another player's yourself."
+    "session on Home and press [b]{compare}[/b] to compare it with another player's yourself."
 )
 
 
@@ -41,8 +41,9 @@ def _whole(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def verdict_text(outcome) -> Text:
-    """Each judge's verdict in both orders with its reasons whole, the combined result, and the person's pick."""
+def verdict_text(outcome, keys: tuple[str, str, str] = ("a", "b", "t")) -> Text:
+    """Each judge's verdict in both orders with its reasons whole, the combined result, and the person's pick
+    (`keys`: those of A better, B better and tie now, as the hint names them)."""
     out = Text()
     for judge, orders in sorted(outcome.judged.items()):
         out.append(judge, style="bold")
@@ -59,7 +60,8 @@ def verdict_text(outcome) -> Text:
                 out.append(f"  {label}: {_whole(v.explanation or v.error)}\n", style="dim")
     person = outcome.person
     if person is None:
-        out.append("You: not picked yet (a: A better, b: B better, t: tie)")
+        a, b, tie = keys
+        out.append(f"You: not picked yet ({a}: A better, {b}: B better, {tie}: tie)")
     else:
         head, said = f"{person.by} ({person.created_at[:16].replace('T', ' ')}): ", SAYS.get(person.value, "?")
         out.append(head, style="bold")
@@ -105,7 +107,7 @@ class CompareScreen(Screen):
                 yield Transcript(id="pair-b", classes="pair-transcript")
         with VerticalScroll(id="pair-verdicts-box"):   # long reasons: tab to it, then up/down scroll
             yield Static("", id="pair-verdicts")
-        yield EmptyState(EMPTY_TEXT, id="pair-empty")
+        yield EmptyState(EMPTY_TEXT.format(compare=self.app.shown_key("home.compare", "v")), id="pair-empty")
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -159,7 +161,9 @@ class CompareScreen(Screen):
 
     def _show_verdicts(self) -> None:
         if self.outcome is not None:
-            self.query_one("#pair-verdicts", Static).update(verdict_text(self.outcome))
+            keys = (self.app.shown_key("compare.a", "a"), self.app.shown_key("compare.b", "b"),
+                    self.app.shown_key("compare.tie", "t"))
+            self.query_one("#pair-verdicts", Static).update(verdict_text(self.outcome, keys))
 
     def action_step(self, step: int) -> None:
         if self.pairs:

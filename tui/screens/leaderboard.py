@@ -23,6 +23,8 @@ from pingpong.tui.widgets.tables import SizedTable
 from pingpong.tui.worker_store import WorkerStore
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pingpong.tui.app import PingPongApp
 
 SOURCES = ("merged", "judges", "human")
@@ -48,12 +50,47 @@ def cut_middle(name: str, width: int) -> str:
 
 
 class BoardLoaded(TMessage):
-    def __init__(self, rows: list[Any], curves: dict | None, error: str | None, board: str = "pingpong") -> None:
+    """A board's rows (and curves) computed in the worker; `langs`: the languages the method's stored
+    sessions are in, read when there are no rows (the empty note says what the filters leave out)."""
+
+    def __init__(self, rows: list[Any], curves: dict | None, error: str | None, board: str = "pingpong",
+                 langs: list[str] | None = None) -> None:
         super().__init__()
         self.rows = rows
         self.curves = curves
         self.error = error
         self.board = board
+        self.langs = langs
+
+
+def _stored_langs(store, method: str, rows: list[Any]) -> list[str] | None:
+    """The languages the method's sessions are in, read only for an empty board (its note names them)."""
+    from pingpong.sessions.queries import languages
+
+    return None if rows else languages(store.conn, method)
+
+
+def empty_note(board: str, scores: str, lang: str | None, stored: list[str] | None,
+               key: Callable[[str, str], str]) -> str:
+    """Why a board has no rows: the language filter (`g`) when no session of the method is in `lang`,
+    people's scores (`m`) when no session of it was scored by a person, else that there are no scored
+    sessions yet and how to make some. `stored`: the languages the method's sessions are in; `key`:
+    the key a binding has now (app.shown_key)."""
+    where = f" in {lang}" if lang else ""
+    if lang and stored and lang not in stored:
+        return (f"No {board} sessions in {lang}; stored languages: {', '.join(stored)} "
+                f"({key('board.lang', 'g')} switches the language).")
+    if scores == "human":
+        rate = key("replay.override", "o")
+        how = f"{rate} on a replay" if board in RULE_BOARDS else f"pingpong annotate, or {rate} on a replay"
+        return (f"No sessions people scored in this board{where} yet: rate some ({how}), "
+                f"or {key('board.scores', 'm')} for the other scores.")
+    if board in ("pingpong", "pingpong-v1"):
+        return (f"No judged sessions{where} yet: finish a session ({key('home.new', 'n')} on the home "
+                "screen) to fill the board.")
+    if board == "dmt":
+        return f"No labelled dmt sessions{where} yet: run `pingpong run --method dmt ...` to fill the board."
+    return f"No finished {board} sessions{where} yet: run `pingpong run --method {board} ...` to fill the board."
 
 
 def _f(value: Any, digits: int = 2) -> str:
@@ -183,10 +220,11 @@ class LeaderboardScreen(Screen):
             curves, error = None, None
             try:  # a curve per row: per (player, lang), as each language is a board of its own
                 langs = [lang] if lang is not None else list(dict.fromkeys(r.lang for r in rows))
-                curves = lines_by_lang(store, method=board, langs=langs)
+                curves = lines_by_lang(store, method=board, langs=langs, scores=scores)
             except Exception as exc:
                 error = f"score-by-turn plot unavailable: {exc}"
-        self.post_message(BoardLoaded(rows, curves, error, board))
+            stored = _stored_langs(store, board, rows)
+        self.post_message(BoardLoaded(rows, curves, error, board, stored))
 
     def _compute_rules(self, board: str, scores: str, lang: str | None) -> None:
         from pingpong.sessions.aggregation.rolebench import rolebench_leaderboard
@@ -199,7 +237,8 @@ class LeaderboardScreen(Screen):
             except Exception as exc:  # a bad database is a message on screen, not a crash
                 self.post_message(BoardLoaded([], None, str(exc), board))
                 return
-        self.post_message(BoardLoaded(rows, None, None, board))
+            langs = _stored_langs(store, board, rows)
+        self.post_message(BoardLoaded(rows, None, None, board, langs))
 
     def _compute_dmt(self, scores: str, lang: str | None) -> None:
         from pingpong.sessions.aggregation.dmt import dmt_leaderboard
@@ -210,7 +249,8 @@ class LeaderboardScreen(Screen):
             except Exception as exc:  # a bad database is a message on screen, not a crash
                 self.post_message(BoardLoaded([], None, str(exc), "dmt"))
                 return
-        self.post_message(BoardLoaded(rows, None, None, "dmt"))
+            langs = _stored_langs(store, "dmt", rows)
+        self.post_message(BoardLoaded(rows, None, None, "dmt", langs))
 
     def on_board_loaded(self, message: BoardLoaded) -> None:
         if message.board != self.board:
@@ -235,14 +275,15 @@ class LeaderboardScreen(Screen):
                 _pm(r.length_norm, r.length_norm_ci), _f(r.avg_length, 0), key=f"{r.player}|{r.lang}",
             )
         note = self._describe() + "   (IC in_character, EN entertaining, FL fluency)"
-        if not message.rows and SOURCES[self.source] == "human":
-            note = "No sessions people scored yet: rate some (pingpong annotate, or o on a replay).  " + note
-        elif not message.rows:
-            note = "No judged sessions yet: finish a session (n on the home screen) to fill the board.  " + note
+        if not message.rows:
+            note = f"{self._empty_note(message)}  {note}"
         if message.error:
             note += f"\n{message.error}"
         self.query_one("#board-note", Static).update(note)
         self._plot((message.curves or {}) if message.rows else {})  # the judges' curves over an empty board say nothing
+
+    def _empty_note(self, message: BoardLoaded) -> str:
+        return empty_note(message.board, SOURCES[self.source], LANGS[self.lang], message.langs, self.app.shown_key)
 
     def _show_dmt(self, message: BoardLoaded, players: list[str]) -> None:
         table = self.query_one(DataTable)
@@ -255,7 +296,7 @@ class LeaderboardScreen(Screen):
                           str(len(r.metrics)), str(longest), key=f"{r.player}|{r.lang}")
         note = self._describe() + f"   plot: {self.curve or 'all metrics (mean)'}"
         if not message.rows:
-            note = "No labelled dmt sessions yet: run `pingpong run --method dmt ...` to fill the board.  " + note
+            note = f"{self._empty_note(message)}  {note}"
         if message.error:
             note += f"\n{message.error}"
         self.query_one("#board-note", Static).update(note)
@@ -278,8 +319,7 @@ class LeaderboardScreen(Screen):
         table.fixed_columns = 4  # rank, player, lang and the mean stay while the dimensions scroll
         note = f"{board.TITLE}: {self._describe()}   {board.CAPTION}"
         if not message.rows:
-            note = (f"No finished {message.board} sessions yet: run `pingpong run --method {message.board} ...` "
-                    f"to fill the board.  {note}")
+            note = f"{self._empty_note(message)}  {note}"
         if message.error:
             note += f"\n{message.error}"
         self.query_one("#board-note", Static).update(note)

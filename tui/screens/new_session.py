@@ -19,10 +19,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message as TMessage
 from textual.screen import Screen
-from textual.widgets import Button, Header, Input, Label, Select, SelectionList, TextArea
+from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static, TextArea
 
 from pingpong.core.domain import HUMAN, OFFLINE, SessionSpec, Situation
-from pingpong.core.methods import available
+from pingpong.core.methods import available, get_method
+from pingpong.core.vocabulary import TESTER_SCORES
 from pingpong.tui.widgets.clamped import ClampedText
 from pingpong.tui.widgets.footer import KeysFooter
 
@@ -114,10 +115,13 @@ class NewSessionScreen(Screen):
             yield _row("Player", Select(seats, value=d.get("player") or OFFLINE, allow_blank=False,
                                         compact=True, id="new-player"))
             yield _row("Interrogator", Select(seats, value=d.get("interrogator") or OFFLINE,
-                                              allow_blank=False, compact=True, id="new-interrogator"))
-            yield _row("Judges", SelectionList(*[(m, m, m in judges) for m in models], id="new-judges"))
+                                              allow_blank=False, compact=True, id="new-interrogator"),
+                       Static("", classes="form-note hint", id="new-interrogator-note"))
+            yield _row("Judges", SelectionList(*[(m, m, m in judges) for m in models], id="new-judges"),
+                       Static("", classes="form-note hint", id="new-judges-note"))
             yield _row("Turns", Input(str(d["turns"]) if d.get("turns") else "", placeholder="the situation's",
-                                      type="integer", compact=True, id="new-turns"))
+                                      type="integer", compact=True, id="new-turns"),
+                       Static("", classes="form-note hint", id="new-turns-note"))
             yield _row("Method", Select([(name, name) for name in available()],
                                         value=d.get("method") or "pingpong", allow_blank=False, compact=True,
                                         id="new-method"))
@@ -132,6 +136,7 @@ class NewSessionScreen(Screen):
         self.sub_title = "new session"
         self.query_one("#new-free-text").display = False
         self._show_scene_rows()
+        self._show_method_rows()
         self._fill(self.defaults.get("lang") or "en", first=True)
         self.query_one("#new-character").focus()
 
@@ -262,6 +267,24 @@ class NewSessionScreen(Screen):
         self.query_one("#new-character").parent.display = not self._scene_mode  # type: ignore[union-attr]
         self.query_one("#new-turns").parent.display = not self._scene_mode  # type: ignore[union-attr]
 
+    def _show_method_rows(self) -> None:
+        """A seat the chosen method never uses says so in place of its choice: pingpong-v1's tester (the
+        interrogator) scores, so no judge is picked; RoleBench asks its question as written, scores it by
+        rule and has one turn. (What the hidden choices hold is not used: action_start.)"""
+        method = get_method(str(self.query_one("#new-method", Select).value))
+        notes = {
+            "judges": None if method.scorer is None else (
+                f"none: {method.name} sessions are scored by {method.scorer}"
+                + (" (the interrogator above)" if method.name in TESTER_SCORES else "")),
+            "interrogator": f"none: {method.interrogator_needed}" if method.writes_questions else None,
+            "turns": "1: one question, one answer" if method.writes_questions else None,
+        }
+        for row, note in notes.items():
+            self.query_one(f"#new-{row}").display = note is None
+            shown = self.query_one(f"#new-{row}-note", Static)
+            shown.display = note is not None
+            shown.update(note or "")
+
     def _scene(self):
         name = self.query_one("#new-situation", Select).value
         return next((s for s in self._scenes if s.name == name), None)
@@ -281,6 +304,7 @@ class NewSessionScreen(Screen):
 
     @on(Select.Changed, "#new-method")
     def method_changed(self, event: Select.Changed) -> None:
+        self._show_method_rows()
         scene_mode = event.value == SCENE_METHOD
         if scene_mode != self._scene_mode:
             self._scene_mode = scene_mode
@@ -343,7 +367,8 @@ class NewSessionScreen(Screen):
         if card is None:
             self.notify("Choose a character", severity="warning")
             return
-        turns_text = self.query_one("#new-turns", Input).value.strip()
+        method = get_method(str(self.query_one("#new-method", Select).value))
+        turns_text = "" if method.writes_questions else self.query_one("#new-turns", Input).value.strip()
         try:
             turns = int(turns_text) if turns_text else None
         except ValueError:
@@ -378,20 +403,22 @@ class NewSessionScreen(Screen):
                 self.notify("Choose a situation", severity="warning")
                 return
             situation = chosen
+        interrogator = str(self.query_one("#new-interrogator", Select).value)
+        if method.writes_questions and interrogator == HUMAN:
+            interrogator = OFFLINE  # the seat is hidden and never called (RoleBench asks as written)
         judges = list(self.query_one("#new-judges", SelectionList).selected)
+        if method.name in TESTER_SCORES:
+            judges = [interrogator]  # the tester scores (the Judges row says so)
         shaping = self._prompting()
         if shaping is None:
             return
         spec = SessionSpec(
             character=card.name, situation=situation.name,
             player=str(self.query_one("#new-player", Select).value),
-            interrogator=str(self.query_one("#new-interrogator", Select).value),
-            judges=judges, num_turns=turns, method=str(self.query_one("#new-method", Select).value),
+            interrogator=interrogator, judges=judges, num_turns=turns, method=method.name,
             lang=card.lang, prompting=shaping[0], prompt_format=shaping[1],
         )
-        from pingpong.core.methods import get_method
-
-        refusal = get_method(spec.method).interrogator_refusal(situation)
+        refusal = method.interrogator_refusal(situation)
         if spec.interrogator == HUMAN and refusal:
             self.notify(refusal, severity="warning")
             return

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from pingpong.core.methods import get_method
+from pingpong.sessions.seats import interrogator_words
 from pingpong.tui.screens.live_scene import cast_names
 from pingpong.tui.screens.override import label_metrics, rate_turn
 from pingpong.tui.widgets.footer import KeysFooter
@@ -106,7 +107,7 @@ class ReplayScreen(Screen):
         transcript.load(messages, stored.verdicts, stored.human_scores)
         transcript.call_after_refresh(transcript.select_turn, turn)
         transcript.call_after_refresh(transcript.scroll_end, animate=False)
-        self.query_one(ExplanationsPanel).show(turn, stored.verdicts, stored.human_scores)
+        self.query_one(ExplanationsPanel).show(turn, stored.verdicts, stored.human_scores, stored.spec.method)
         spec = stored.spec
         info = Text()
         info.append(f"#{stored.id} ", style="bold")
@@ -117,7 +118,7 @@ class ReplayScreen(Screen):
         else:
             info.append(spec.character, style="bold cyan")
             info.append(f" in {spec.situation}  player {stored.seat_label('player')}  "
-                        f"interrogator {stored.seat_label()}")
+                        f"interrogator {interrogator_words(spec.method, stored.seat_label())}")
         info.append(f"  [{stored.status}]", style="bold")
         if self.spend is not None:
             info.append(f"  spent {self.spend.text()}", style="dim")

@@ -25,12 +25,14 @@ class ExplanationsPanel(VerticalScroll):
     def compose(self):
         yield Static("Select a player turn (up/down) to read the judges' explanations.", classes="dim")
 
-    def show(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any]) -> None:
+    def show(self, turn: int | None, verdicts: Sequence[JudgeVerdict], human: Sequence[Any],
+             method: str | None = None) -> None:
+        """`method`: the session's (a rule-scored method's turns without a score say they never get one)."""
         body = self.query_one(Static)
         if turn is None:
             body.update("Select a player turn (up/down) to read the judges' explanations.")
         else:
-            body.update(explanations(verdicts, human, turn))
+            body.update(explanations(verdicts, human, turn, method))
         self.scroll_home(animate=False)
 
 

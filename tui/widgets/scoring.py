@@ -158,12 +158,19 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
     return text
 
 
-def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int) -> Text:
-    """The side panel for a turn: each judge's scores with explanations, then people's overrides."""
+def explanations(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], turn: int,
+                 method: str | None = None) -> Text:
+    """The side panel for a turn: each judge's scores with explanations, then people's overrides.
+    `method`: the session's, when known (a rule-scored method's unscored turns are never scored)."""
+    from pingpong.sessions.seats import scored_by_rule
+
     text = Text()
     pairs = judge_scores(verdicts, turn)
     text.append(f"Turn {turn}\n", style="bold underline")
-    if not pairs:
+    if not pairs and method is not None and scored_by_rule(method):
+        text.append(f"Not scored: {method}'s rules score only the answers to its questions, not this turn.\n",
+                    style="dim")
+    elif not pairs:
         text.append("No judge has scored this turn yet.\n", style="dim")
     for judge, score in pairs:
         text.append(f"\n{judge}\n", style="bold cyan")
