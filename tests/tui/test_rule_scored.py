@@ -149,3 +149,21 @@ async def test_replay_says_a_rule_scored_turn_without_a_score_is_never_scored(ap
         replay = await open_replay(app, pilot, judged)
         assert "interrogator offline" in str(replay.query_one("#session-info").render())
         assert "Turn 1" in str(replay.query_one("#explanations Static").render())
+
+
+async def test_the_live_screen_says_a_rule_scored_turn_without_a_score_is_never_scored(app, store):
+    from pingpong.core.domain import Message
+    from pingpong.tui.screens.live import LiveScreen
+    from pingpong.tui.widgets.transcript import Transcript
+
+    probe = write_rule_session(store, "roleinteract", {"memory": 1.0})
+    store.add_message(probe, Message(turn=2, role="user", author="roleinteract", text="Nice weather today."))
+    store.add_message(probe, Message(turn=2, role="assistant", author="offline", text="Fog by noon."))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await home_loaded(pilot)
+        app.open_live(probe)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.status == "finished")
+        live = app.screen
+        live.query_one(Transcript).post_message(Transcript.TurnSelected(2))
+        await wait_for(pilot, lambda: "Not scored: roleinteract's rules" in
+                       str(live.query_one("#explanations Static").render()))

@@ -438,12 +438,16 @@ class LiveScreen(GroupScene):
         """Every place a score shows: the cards, the panel and the header's final."""
         transcript = self.query_one(Transcript)
         transcript.set_scores(self.verdicts, self.human)
-        self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
+        self._explain(transcript.selected_turn)
         self._refresh_info()
+
+    def _explain(self, turn: int | None) -> None:
+        method = self.stored.spec.method if self.stored is not None else None
+        self.query_one(ExplanationsPanel).show(turn, self.verdicts, self.human, method)
 
     @on(Transcript.TurnSelected)
     def turn_selected(self, event: Transcript.TurnSelected) -> None:
-        self.query_one(ExplanationsPanel).show(event.turn, self.verdicts, self.human)
+        self._explain(event.turn)
 
     def _finished_notice(self) -> str:
         if self.is_scene:
@@ -472,7 +476,7 @@ class LiveScreen(GroupScene):
             transcript.sync(stored.messages, self.verdicts, self.human)
         else:
             transcript.load(stored.messages, self.verdicts, self.human)
-        self.query_one(ExplanationsPanel).show(transcript.selected_turn, self.verdicts, self.human)
+        self._explain(transcript.selected_turn)
         if stored.status == "finished" and not self.follow:
             self._set_notice(self._finished_notice())
         self._refresh_info()
