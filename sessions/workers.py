@@ -61,7 +61,8 @@ def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
     """A worker process: import what a run needs, then run the plan the parent sends until done
     or until the parent sets ``stop`` (a None job: the run ended before it began). An error ends
     the worker with its one line sent to the parent, which reports it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent decides when to stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent decides when to stop: a terminal's
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Ctrl-C or a SIGTERM to the whole group reaches it too
     _import_run_modules()
     while True:
         try:

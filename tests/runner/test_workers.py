@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
 
-from tests.runner.conftest import assert_complete_once, pingpong, rows, run_args, spawn
+from tests.runner.conftest import ROOT, assert_complete_once, pingpong, rows, run_args, spawn
 
 
 def running_processes(root) -> int:
@@ -163,20 +165,40 @@ def test_two_commands_with_workers_on_one_run_each_say_what_the_other_ran(slow_h
         assert done == 8 or f"{8 - done} run elsewhere" in summary, summary
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_sigterm_stops_a_run_as_ctrl_c_does(slow_home, fake, workers):
-    """kill, systemd and `timeout` send SIGTERM: the run stopped dead (its sessions left 'running',
-    and with workers multiprocessing's "leaked semaphore objects" warning on the terminal)."""
+def _ignore_sigint() -> None:
+    """As bash starts a script's background job (`pingpong run ... &`): SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("how", ["one", "workers", "group", "background"])
+def test_sigterm_stops_a_run_as_ctrl_c_does(slow_home, fake, how):
+    """kill, systemd and `timeout` send SIGTERM, to the command or to its whole process group: the
+    run stopped dead (its sessions left 'running', the workers exiting 255, and multiprocessing's
+    "leaked semaphore objects" warning on the terminal), and so did a script's background job."""
     fake.latency = 0.5
     args = run_args("--concurrency", "1")
-    proc = two_workers_talking(slow_home, args) if workers == "2" else spawn(slow_home, *args)
+    if how == "one":
+        proc = spawn(slow_home, *args)
+    elif how == "background":
+        proc = subprocess.Popen([sys.executable, "-m", "pingpong.tui.cli", "--home", str(slow_home), *args],
+                                cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, preexec_fn=_ignore_sigint)
+    else:
+        proc = spawn(slow_home, *args, "--workers", "2", start_new_session=(how == "group"))
     end = time.monotonic() + 30
-    while running_processes(slow_home) < 1:
+    while running_processes(slow_home) < (2 if how in ("workers", "group") else 1):
         assert time.monotonic() < end and proc.poll() is None
         time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
+    if how == "group":
+        os.killpg(proc.pid, signal.SIGTERM)
+    else:
+        proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "conversation(s) in flight were saved as interrupted" in err and "leaked" not in err, err
-    assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") == [(0,)]
+    assert "Traceback" not in err and "worker" not in err, err
+    end = time.monotonic() + 5
+    while rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'running'") != [(0,)]:
+        assert time.monotonic() < end, "sessions left running"
+        time.sleep(0.1)
     assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'interrupted'")[0][0] >= 1

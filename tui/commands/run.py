@@ -7,8 +7,6 @@ first, then one GET per endpoint, and only then the first model request.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -73,8 +71,11 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
         stopped: StorageError | None = None
         progress, interrupted, failed_judging = runner.progress, False, {}
         try:
-            with asyncio.Runner(loop_factory=loop_factory()) as loop, _terminate_as_ctrl_c():
-                interrupted, progress = loop.run(_main(runner, specs, console, group, home))
+            with asyncio.Runner(loop_factory=loop_factory()) as loop:
+                try:
+                    interrupted, progress = loop.run(_main(runner, specs, console, group, home))
+                except asyncio.CancelledError:  # SIGTERM before the run began: as an early Ctrl-C
+                    raise KeyboardInterrupt from None
             failed_judging = runner.failed_judges()
             if price_of:
                 from pingpong.sessions.costs import run_spend
@@ -118,30 +119,20 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
     return 0
 
 
-@contextmanager
-def _terminate_as_ctrl_c() -> Iterator[None]:
-    """SIGTERM (kill, systemd, a supervisor, `timeout`) stops a run as Ctrl-C does: the conversations
-    in flight saved as interrupted and the workers stopped, instead of leaving them to be found dead
-    (and multiprocessing's warning about leaked semaphores on the terminal). Where SIGINT is ignored
-    (a background job of a script), SIGTERM keeps its own way, or it would stop nothing."""
-    import signal
-
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, lambda _signum, _frame: signal.raise_signal(signal.SIGINT))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 async def _main(runner, specs, console, group: WorkerGroup | None, home) -> tuple[bool, "RunProgress"]:
     """Check endpoints, run with progress (here, or in the group's processes while this one shows
     their progress); (Ctrl-C stopped it, progress)."""
+    import asyncio
+    import signal
+
     from pingpong.sessions.plan_checks import check_reachable
     from pingpong.tui.progress import show_progress
 
+    # SIGTERM (kill, systemd, `timeout`) stops a run as Ctrl-C does: the conversations in flight saved
+    # as interrupted and the workers stopped, also where a script's background job ignores SIGINT.
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     await check_reachable(specs.values())
     runner.prepare()
     if group is None:
