@@ -232,8 +232,9 @@ class _Reader:
         return found
 
 
-_RETRACTED = re.compile(r"\w\s*(?:\?+|\.{2,}|…)\s*(?:no|nope|нет)\b", re.IGNORECASE)
-"""A choice taken back in the same breath: "A? No", "B... no", "В? Нет"."""
+_RETRACTED = re.compile(r"\w\s*(?:[?!.,]+|…)\s*(?:no|nope|нет)\s*(?:[,.!;:…]+|\s[—–-])", re.IGNORECASE)
+"""A choice taken back in the same breath: "A? No,", "B... no.", "A! No, C", "A. No — C", "В? Нет,".
+The "no" stands alone, closed by punctuation: "A? No doubt." keeps its A."""
 
 
 def parse_choice(text: str, letters: Sequence[str], multiple: bool) -> frozenset[str] | None:

@@ -33,6 +33,7 @@ from pingpong.core.llm import ModelCallError
 from pingpong.core.methods.roleinteract_data import GroupScene, SceneQuestion
 from pingpong.core.methods.roleinteract_rules import UNPARSEABLE, parse_choice, score_multiple, score_single
 from pingpong.core.prompts import Messages, language_name
+from pingpong.core.reasoning import answer_of
 from pingpong.core.vocabulary import SCENE_AUTHOR
 
 if TYPE_CHECKING:
@@ -215,6 +216,7 @@ def parse_next_speaker(text: str, cast: Mapping[str, Character], last: str | Non
     ``speaker``, ``name``), else the whole answer; a full name, a card name or a distinctive word of a
     name, case-insensitive; the first one named in the text wins. None when it names no other member."""
     aliases = _aliases(cast)
+    text = answer_of(text)  # a reasoning model's thinking names members it decided against
     candidates: list[str] = []
     for value in json_candidates(text):
         if isinstance(value, dict):

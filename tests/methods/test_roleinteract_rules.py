@@ -231,8 +231,10 @@ def test_parse_never_fails_and_stays_within_the_options(text, n, multiple):
 
 @pytest.mark.parametrize("reply, letter", [
     ("A? No. C.", "C"), ("A... no, C.", "C"), ("Hmm, B? No, C, surely.", "C"), ("В? Нет, С.", "C"),
-    ("A? Nope… D!", "D"),
-    ("B, no doubt.", "B"), ("Is it A? No idea.", "A"),  # no change of mind: the choice stands
+    ("A? Nope… D!", "D"), ("A, no, C.", "C"), ("A! No, C.", "C"), ("I'd say A. No — C.", "C"),
+    # no change of mind: the choice stands
+    ("B, no doubt.", "B"), ("Is it A? No idea.", "A"), ("A? No doubt. B would be foolish.", "A"),
+    ("A? No hesitation: C is for cowards.", "A"), ("I'd choose B, no, not A.", "B"),
 ])
 def test_a_choice_taken_back_gives_way_to_the_next(reply, letter):
     """A character correcting itself ("A? No. C.") was scored as the option it dropped."""

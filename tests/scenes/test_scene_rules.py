@@ -36,6 +36,9 @@ RU = {c.name: c for c in [
     ("Bram!", None, "ferryman"),
     ("the ghost of the quay", None, None),
     ("", None, None),
+    # a reasoning model's thinking names members it decided against: the answer after it counts
+    ("<think>Edda spoke last; maybe Osric? No.</think>\nOld Bram", None, "ferryman"),
+    ("Edda again? Tamsin? No, it should be the ferryman.</think> Bram", None, "ferryman"),
 ])
 def test_the_narrators_answer_names_a_member(answer, last, expected):
     assert parse_next_speaker(answer, CARDS, last) == expected
