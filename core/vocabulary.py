@@ -69,7 +69,7 @@ def prompting_problem(prompting: str | None, prompt_format: str) -> str | None:
     """Why a prompting strategy cannot go with a prompt format, or None. The strategy says how the
     card's examples reach the player; the minimal and overview formats send none, so the pair would
     be stored and reported as a strategy that was never used."""
-    if prompting is not None and prompt_format != "detailed":
+    if prompting not in (None, "zsp") and prompt_format != "detailed":  # zsp sends none either way
         return (f"prompting {prompting}: the {prompt_format} prompt format sends the player no examples; "
                 "a prompting strategy goes with the detailed prompt format")
     return None

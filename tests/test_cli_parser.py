@@ -143,3 +143,11 @@ def test_a_number_past_what_sqlite_stores_is_one_parser_line_not_an_overflow(tmp
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is too large a number" in err, err
+
+
+def test_zsp_goes_with_any_prompt_format():
+    """zsp sends no examples, as the minimal and overview formats send none: nothing is left unused."""
+    from pingpong.core.vocabulary import prompting_problem
+
+    assert prompting_problem("zsp", "minimal") is None and prompting_problem("zsp", "overview") is None
+    assert prompting_problem("fsp", "overview") and prompting_problem(None, "minimal") is None

@@ -89,3 +89,31 @@ model = "fake-modle"
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
     assert rows["typo"]["reachable"] == "yes"  # some servers answer to any name: a note, not a refusal
     assert rows["typo"]["reason"] == "but 'fake-modle' is not among the models it lists: fake-model"
+
+
+def test_a_server_without_a_model_list_is_reachable_and_one_without_v1_gets_a_hint(tmp_path):
+    """llama.cpp-like servers answer chat calls but 404 on /models: "no" sent users hunting a problem
+    that was not there. A base URL without /v1 that 404s is the usual mistake: asked about."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class NoList(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NoList)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        (tmp_path / "config.toml").write_text(f'[models.listless]\nbase_url = "{url}/v1"\nmodel = "m"\n'
+                                              f'[models.bare]\nbase_url = "{url}"\nmodel = "m"\n')
+        rows = {r["name"]: r for r in json.loads(_run("models", "--format", "json", "--home", str(tmp_path)).stdout)}
+    finally:
+        server.shutdown()
+    assert (rows["listless"]["reachable"], rows["listless"]["reason"]) == ("yes", "it answers, with no model list at /models")
+    assert rows["bare"]["reachable"] == "no" and rows["bare"]["reason"].endswith("does base_url need /v1?")

@@ -170,3 +170,6 @@ def test_sessions_show_says_no_model_asks_or_judges_a_rolebench_question(tmp_pat
     assert main(["sessions", "show", "1", "--home", home]) == 0
     out = capsys.readouterr().out
     assert "interrogator none (the question as written), judges none (scored by rule)" in out
+    assert main(["sessions", "list", "--home", home]) == 0
+    listed = capsys.readouterr().out
+    assert "none (the question as written)" in listed and "none (scored by rule)" in listed

@@ -281,6 +281,7 @@ def test_a_v1_testers_failed_scores_are_retried_by_a_rerun_and_by_judge_with_its
                 "--characters", "tally", "--situations", "casual-greeting", "--run", "v1")
         run = pingpong(root, *args)
         assert run.rc == 1 and "judge turn(s) failed in run 'v1'" in run.err, run.err
+        assert f"`pingpong --home {root} judge --run v1 --judge asker`" in run.err  # the tester, named
         assert _rows(root, "select distinct turn from scores where status = 'failed'") == [(1,), (2,)]
         still = pingpong(root, "judge", "--run", "v1", "--judge", "asker")
         assert still.rc == 1 and "still failed" in still.err, still.err

@@ -470,3 +470,11 @@ def test_a_newer_jsonl_adds_peoples_new_scores_to_sessions_already_stored(tmp_pa
     again = tmp_path / "again.jsonl"
     assert main(["--home", str(other), "export", "--format", "jsonl", "--out", str(again)]) == 0
     assert again.read_bytes() == newer.read_bytes()
+
+
+def test_a_folder_among_the_paths_stops_the_import_before_anything_is_stored(tmp_path, capsys):
+    good = write(tmp_path / "good.json", synthetic_results("judge-one", n=5))
+    (tmp_path / "results").mkdir()
+    assert cli(tmp_path, "import", str(good), str(tmp_path / "results")) == 2
+    assert "results: is a folder (import takes files" in capsys.readouterr().err
+    assert not (tmp_path / "home" / "pingpong.db").exists() or count(tmp_path) == 0

@@ -123,7 +123,7 @@ def test_score_appends_and_show_marks_the_current_one(home):
     (("sessions", "score", "1", "--turn", "1", "--refusal", "true", "--metric", "fluency", "--value", "3"),
      "--refusal"),
     (("sessions", "resume", "1"), "already finished"),
-    (("sessions", "resume", "2"), "a person sits in one of its seats; run `pingpong sessions resume 2` in a terminal"),
+    (("sessions", "resume", "2"), "a person sits in one of its seats; run `pingpong --home"),
 ])
 def test_bad_input_is_one_line_and_exit_2(home, args, expected):
     assert expected in _error_line(cli(home, *args))

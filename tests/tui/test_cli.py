@@ -57,10 +57,11 @@ def test_a_fork_with_a_person_asking_names_a_command_that_works(tmp_path, capsys
     capsys.readouterr()
     assert main(["sessions", "fork", "1", "--turn", "1", "--interrogator", "human", "--home", root]) == 0
     out = capsys.readouterr().out
-    assert "session 2: forked from session 1" in out and "in a terminal: pingpong sessions resume 2" in out
+    again = f"pingpong --home {root} sessions resume 2"  # this home, not the default one
+    assert "session 2: forked from session 1" in out and f"in a terminal: {again}" in out
     assert main(["sessions", "resume", "2", "--home", root]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "run `pingpong sessions resume 2` in a terminal" in err
+    assert err.count("\n") == 1 and f"run `{again}` in a terminal" in err and f"`pingpong --home {root}`" in err
 
 
 async def test_resume_request_opens_the_session_with_the_persons_seat_waiting(make_app, store):

@@ -28,9 +28,11 @@ def import_(args, home) -> int:
     from pingpong.sessions.exchange import import_paths
     from pingpong.sessions.store import Store
 
-    missing = next((p for p in args.paths if not os.path.lexists(p)), None)
-    if missing is not None:  # before anything is imported: a mistyped glob must not leave half an import
-        raise UserError(f"{missing}: no such file; nothing was imported")
+    for path in args.paths:  # before anything is imported: a mistyped glob must not leave half an import
+        if not os.path.lexists(path):
+            raise UserError(f"{path}: no such file; nothing was imported")
+        if os.path.isdir(path):
+            raise UserError(f"{path}: is a folder (import takes files: {path}/*/*.json); nothing was imported")
     home.ensure()
     with Store(home.db_path) as store:
         done, errors = import_paths(store, args.paths)

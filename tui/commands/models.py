@@ -31,7 +31,9 @@ def _probe(base_url: str, key: str | None, model: str | None = None,
         with direct_opener().open(request, timeout=timeout) as resp:
             return "yes", _unlisted(resp.read(1 << 20), model)
     except urllib.error.HTTPError as exc:
-        hint = "; does base_url need /v1?" if exc.code == 404 and "/v1" not in base_url else ""
+        if exc.code == 404 and "/v1" in base_url:  # some servers answer chat calls but list no models
+            return "yes", "it answers, with no model list at /models"
+        hint = "; does base_url need /v1?" if exc.code == 404 else ""
         return "no", f"HTTP {exc.code} {exc.reason}{hint}"
     except urllib.error.URLError as exc:
         reason = exc.reason

@@ -101,3 +101,13 @@ def judge_failures(failed: dict[str, tuple[int, str | None]]) -> str:
     """Who failed and why, for the one line a run or `pingpong judge` ends with: "j1: 2 (HTTP 401:
     Incorrect API key), j2: 1 (timed out after 60s)"."""
     return one_line(", ".join(f"{judge}: {n}" + (f" ({why})" if why else "") for judge, (n, why) in failed.items()))
+
+
+def command_line(args, *words: str) -> str:
+    """A pingpong command to print for the user to run next, with the --home, --db and --config this
+    one was given (without them it would open the default home)."""
+    import shlex
+
+    given = [(flag, getattr(args, name, None)) for flag, name in (("--home", "home"), ("--db", "db"),
+                                                                   ("--config", "config"))]
+    return shlex.join(["pingpong", *(part for flag, value in given if value for part in (flag, str(value))), *words])

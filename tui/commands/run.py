@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pingpong.sessions.runner import RunProgress, RunSetup
     from pingpong.sessions.workers import WorkerGroup
 
-from pingpong.tui.commands.output import judge_failures, warn
+from pingpong.tui.commands.output import command_line, judge_failures, warn
 
 
 def run(args, home) -> int:
@@ -113,9 +113,9 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
                         f"'{setup.name}'; run the same command again to retry them")
     if failed_judging:
         total = sum(n for n, _ in failed_judging.values())
+        retry = command_line(args, "judge", "--run", setup.name, *(w for j in failed_judging for w in ("--judge", j)))
         raise RunFailed(f"{total} judge turn(s) failed in run '{setup.name}' ({judge_failures(failed_judging)});"
-                        f" run the same command again (or `pingpong judge --run {setup.name} --judge ...`)"
-                        " to retry them")
+                        f" run the same command again (or `{retry}`) to retry them")
     return 0
 
 

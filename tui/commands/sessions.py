@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
+from pingpong.tui.commands.output import command_line, print_json, shown
 from pingpong.tui.commands.output import console as _console
-from pingpong.tui.commands.output import print_json, shown
 
 
 def _store(home: Home, *, reading: bool = False):
@@ -39,6 +39,7 @@ def list_sessions(args, home: Home) -> int:
     if args.format == "json":
         print_json([r.to_json() for r in rows])
         return 0
+    from pingpong.sessions.seats import interrogator_words, judges_words
     from pingpong.tui.commands.table import Column, print_table
 
     columns = [
@@ -48,8 +49,9 @@ def list_sessions(args, home: Home) -> int:
         Column("judges", 3), Column("turns", 6, number=True), Column("people", 2, number=True, short="ppl"),
         Column("final", 9, number=True), Column("created", 4, number=True),
     ]
-    body = [[str(r.id), r.status, r.method, r.run or "", r.character, r.situation, r.player, r.interrogator_seat,
-             ", ".join(r.judges), f"{r.turns}/{r.num_turns or '?'}", str(r.human_turns or ""),
+    body = [[str(r.id), r.status, r.method, r.run or "", r.character, r.situation, r.player,
+             interrogator_words(r.method, r.interrogator_seat),
+             judges_words(r.method, r.judges), f"{r.turns}/{r.num_turns or '?'}", str(r.human_turns or ""),
              r.final_text or _fmt_num(r.final), (r.created_at or "")[:16].replace("T", " ")] for r in rows]
     filtered = args.status or args.run_name
     print_table(columns, body, args.format, title=f"sessions in {home.db_path}",
@@ -244,7 +246,7 @@ def fork(args, home: Home) -> int:
     if args.interrogator == HUMAN:
         if _in_terminal():
             return _open_resumed(new, home)
-        print(f"take the interrogator seat in a terminal: pingpong sessions resume {new}")
+        print(f"take the interrogator seat in a terminal: {command_line(args, 'sessions', 'resume', str(new))}")
         return 0
     args.id = new
     return resume(args, home)
@@ -270,7 +272,7 @@ def resume(args, home: Home) -> int:
         spec = session.spec
         seats = [session.seat("player"), session.seat("interrogator")]
         if session.turns_done < session.num_turns and HUMAN in seats:
-            return _resume_in_tui(args.id, home)
+            return _resume_in_tui(args, home)
         from pingpong.core.config import check_ready, load_models, resolve
 
         models = load_models(home)
@@ -343,13 +345,14 @@ def _in_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _resume_in_tui(session_id: int, home: Home) -> int:
+def _resume_in_tui(args, home: Home) -> int:
     """A session with a person's seat goes on in the TUI, where that person types: opened on it in a
     terminal; from a script, one line saying how."""
     if not _in_terminal():
-        raise UserError(f"session {session_id}: a person sits in one of its seats; run `pingpong sessions "
-                        f"resume {session_id}` in a terminal (it opens the TUI there), or press r on it in `pingpong`")
-    return _open_resumed(session_id, home)
+        again = command_line(args, "sessions", "resume", str(args.id))
+        raise UserError(f"session {args.id}: a person sits in one of its seats; run `{again}` in a terminal "
+                        f"(it opens the TUI there), or press r on it in `{command_line(args)}`")
+    return _open_resumed(args.id, home)
 
 
 def _open_resumed(session_id: int, home: Home) -> int:
