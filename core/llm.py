@@ -427,8 +427,9 @@ class OpenAIChatModel:
                 failure = classify(exc, spec.timeout)
                 if failure is None:
                     raise
-                if stream and isinstance(exc, TimeoutError):
-                    failure = replace(failure, reason="still streaming when the deadline was reached")
+                if stream and isinstance(exc, TimeoutError):  # the deadline, not an idle read: it may
+                    # have come while tokens arrived or while none had (a server that never answers)
+                    failure = replace(failure, reason="the reply had not ended when the deadline was reached")
             finally:
                 limiter.release()
                 counts.in_flight -= 1

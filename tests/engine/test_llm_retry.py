@@ -197,3 +197,13 @@ async def test_random_faults_all_survived():
     assert all(c is not None and c.text.startswith("Reply") for c, *_ in results)
     assert stats.ok == 20 and stats.retries > 0 and stats.failures == 0
     assert srv.max_in_flight <= 4
+
+
+async def test_a_stream_that_never_starts_is_not_said_to_be_streaming(fake_server):
+    """A server that accepts and never sends a byte ended with "still streaming when the deadline was
+    reached" once the deadline fell inside an attempt's idle timeout."""
+    spec = fake_spec(fake_server, "mute", timeout=5, deadline=1)
+    fake_server.script(reply("never", delay=10))
+    async with ModelPool({"mute": spec}, retry=FAST_RETRY) as pool:
+        _, calls, _, exc = await _call(pool, "mute")
+    assert exc is not None and "streaming" not in exc.reason and "the reply had not ended" in exc.reason
