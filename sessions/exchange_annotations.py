@@ -118,7 +118,8 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
     """Store every line's ratings (one transaction); a line that cannot be taken is one warning."""
     rows, warnings = parse_annotations(text, name)
     summary = ImportSummary(path=name, format="annotations", conversations=len(rows) + len(warnings),
-                            warnings=warnings, merged_what="stored conversations newly rated")
+                            warnings=warnings, merged_what="stored conversations newly rated",
+                            skipped_what="already held these ratings, nothing added")
     file_author = Path(name).stem
     with store.transaction():
         stored = _stored(store)

@@ -95,6 +95,7 @@ class ImportSummary:
     new_sessions: int = 0
     merged: int = 0  # verdicts (or people's ratings) added to sessions that were already stored
     merged_what: str = "judge verdicts added to stored sessions"
+    skipped_what: str = "already stored, skipped"
     skipped: int = 0  # already stored (same conversation, same judge / same session)
     pairs: int = 0  # pairwise verdicts stored (our JSONL)
     judges: list[str] = field(default_factory=list)
@@ -108,7 +109,7 @@ class ImportSummary:
         if self.pairs:
             parts.append(f"{self.pairs} pairwise verdicts")
         if self.skipped:
-            parts.append(f"{self.skipped} already stored, skipped")
+            parts.append(f"{self.skipped} {self.skipped_what}")
         if self.warnings:
             parts.append(f"{len(self.warnings)} could not be taken, skipped")
         return f"{self.path}: {self.format}, {self.conversations} {self.unit}: " + ", ".join(parts)

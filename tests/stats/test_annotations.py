@@ -46,7 +46,7 @@ def test_annotations_import_as_conversation_ratings_and_feed_agreement(tmp_path,
     out = capsys.readouterr().out
     assert "annotations, 16 conversations: 0 new sessions, 16 stored conversations newly rated" in out
     assert cli(home, "import", str(bob)) == 0  # again: nothing to add, and the line says only that
-    assert capsys.readouterr().out.strip().endswith("10 conversations: 0 new sessions, 10 already stored, skipped")
+    assert capsys.readouterr().out.strip().endswith("10 conversations: 0 new sessions, 10 already held these ratings, nothing added")
     with Store(home / "pingpong.db") as store:
         rows = store.db.execute("select by, turn, count(*) from scores where source = 'human' group by by, turn").fetchall()
     assert sorted(rows) == [("5c6a3d3608b0", None, 48), ("bob", None, 30)]  # the file names the author
