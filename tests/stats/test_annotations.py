@@ -73,7 +73,7 @@ def test_annotations_import_as_conversation_ratings_and_feed_agreement(tmp_path,
 
     # the same file again adds nothing
     assert cli(home, "import", str(ann)) == 0
-    assert "16 already stored" in capsys.readouterr().out
+    assert "16 already held these ratings, nothing added" in capsys.readouterr().out
 
 
 def test_authors_per_line_and_lines_that_cannot_be_taken(tmp_path, capsys):
