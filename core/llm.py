@@ -89,14 +89,17 @@ class Completion:
         what the character said."""
         return answer_of(self.text).strip() if self.text else ""
 
-    def why_unusable(self, model: str) -> str:
+    def why_unusable(self, model: str, said: str = "") -> str:
         """What the server said of a reply that was empty or unusable, for the failure line:
-        " (finish_reason: length; cut at max_tokens: raise max_tokens in [models.X.params])", or ""."""
-        notes = [f"finish_reason: {self.finish_reason}"] if self.finish_reason else []
+        " (finish_reason: length; cut at max_tokens: raise max_tokens in [models.X.params])", or "".
+        ``said``: what the line says already (a parser's "only reasoning" is not said twice)."""
+        notes = [f"finish_reason: {self.finish_reason}"] if finish_label(self.finish_reason) else []  # not a stop
         raise_it = f"raise max_tokens in [models.{model}.params]"
         if (self.reasoning or split_reasoning(self.text)[0]) and not self.answer():
-            notes.append("only reasoning, no answer" + (
-                f": the model's reasoning used the budget; {raise_it}" if self.finish_reason == "length" else ""))
+            budget = f"the model's reasoning used the budget; {raise_it}" if self.finish_reason == "length" else ""
+            notes += [budget] if "only reasoning" in said else ["only reasoning, no answer" + (
+                f": {budget}" if budget else "")]
+            notes = [n for n in notes if n]
         elif self.finish_reason == "length":
             notes.append(f"cut at max_tokens; {raise_it}")
         elif self.finish_reason and finish_label(self.finish_reason):

@@ -224,7 +224,8 @@ class Dmt(Method):
             messages = [*messages, {"role": "assistant", "content": completion.text},
                         {"role": "user", "content": 'Answer with the JSON object only: '
                          '{"sub_topic": "...", "sub_intent": "...", "next_query": "..."}'}]
-        engine.fail(f"interrogator '{who}' gave no usable next_query after a re-ask", "interrogator", who)
+        engine.fail(f"interrogator '{who}' gave no usable next_query after a re-ask{completion.why_unusable(who)}",
+                    "interrogator", who)
 
     async def _check(self, engine: "SessionEngine", turn: int, who: str, query: Query,
                      usage: "Usage") -> tuple[bool | None, str]:
@@ -312,7 +313,8 @@ class Dmt(Method):
             else:
                 more = parse_labels(completion.text, turns, metrics)
                 found.update({key: more[key] for key in missing if key in more})
-                error = "the judge gave no good/bad label for this round and metric, also when asked again"
+                error = ("the judge gave no good/bad label for this round and metric, also when asked again"
+                         f"{completion.why_unusable(name)}")
         scores = [found.get((t, m)) or Score(turn=t, metric=m, scale="good-bad", status="failed", error=error)
                   for t in turns for m in metrics]
         engine.verdict(name, scores, attempts)

@@ -67,7 +67,7 @@ async def interrogator_line(engine: "SessionEngine", turn: int, who: str,
             return parse_interrogator(completion.text), usage
         except ParseError as second:
             engine.fail(f"interrogator '{who}' gave no usable JSON after a re-ask: {second}"
-                        f"{completion.why_unusable(who)}", "interrogator", who)
+                        f"{completion.why_unusable(who, str(second))}", "interrogator", who)
 
 
 UserLine = Callable[[int], Awaitable["Message | None"]]
@@ -139,7 +139,8 @@ class PingPong(Method):
             else:
                 second = parse_judge(completion.text, parsed.missing)
                 found.update(second.scores)
-                error = (f"no valid scores after a re-ask: {second.problem}{completion.why_unusable(name)}"
+                error = (f"no valid scores after a re-ask: {second.problem}"
+                         f"{completion.why_unusable(name, second.problem)}"
                          if second.missing else "")
         scores: list[Score] = []
         for t in turns:

@@ -108,7 +108,7 @@ class PingPongV1(Method):
             else:
                 usage.add(completion)
                 second = parse_tester(completion.text, score_turn=score_turn, need_utterance=turn is not None)
-                problem = second.problem
+                problem = second.problem + completion.why_unusable(who, second.problem)
                 parsed.utterance = parsed.utterance or second.utterance
                 parsed.scores = parsed.scores or second.scores
             if turn is not None and parsed.utterance is None:

@@ -206,3 +206,20 @@ def test_the_stop_check_asks_only_whether_the_goal_was_reached():
 
     system = stop(card(), seed_situation(SEED), [])[0]["content"]
     assert "Say stop only when the goal has been reached" in system and "cannot get closer" not in system
+
+
+class Reasoner(Responder):
+    """The generator thinks aloud until its budget ends, and never writes the query."""
+
+    def __call__(self, body: dict) -> str:
+        if system_of(body).startswith("You write the user's side"):
+            return "<think>\nThe user should ask about the light, or maybe about the storm; let me weigh"
+        return super().__call__(body)
+
+
+async def test_a_generator_that_only_reasons_says_so_in_the_failure(fake_server, fake_pool):
+    from pingpong.core.events import SessionFailed
+
+    fake_server.responder = Reasoner(stop_after=9)
+    (failed,) = of(await collect(engine(fake_pool, fake_server.responder)), SessionFailed)
+    assert "gave no usable next_query after a re-ask (only reasoning, no answer)" in failed.error, failed.error

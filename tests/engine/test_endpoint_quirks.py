@@ -193,3 +193,17 @@ async def test_an_api_key_echoed_into_a_reply_is_scrubbed(fake_server, monkeypat
     async with ModelPool({"echo": spec_}, retry=FAST_RETRY) as pool:
         answer, _, _ = await call(pool, "echo")
     assert answer is not None and "SECRETKEY" not in answer.text and "Bearer ***" in answer.text
+
+
+async def test_an_interrogator_or_v1_tester_that_only_reasons_says_so_once(fake_server, fake_pool):
+    """The failure line of every seat that reads JSON gives the reason, and only once: the pingpong
+    interrogator said "only reasoning" twice, v1's tester and DMT's generator not at all."""
+    thinking = "<think>\nWhat should the user say next? Let me think about the character"
+    fake_server.script(*[reply(thinking, finish_reason="length")] * 2, model="interrogator")
+    (failed,) = of(await collect(engine(fake_pool)), SessionFailed)
+    assert failed.error.count("only reasoning") == 1 and "raise max_tokens" in failed.error, failed.error
+    fake_server.script(*[reply(thinking, finish_reason="length")] * 2, model="interrogator")
+    v1 = SessionEngine(spec=spec(method="pingpong-v1", judges=["interrogator"]), character=card(),
+                       situation=situation(1), pool=fake_pool)
+    (failed,) = of(await collect(v1), SessionFailed)
+    assert failed.error.count("only reasoning") == 1 and "raise max_tokens" in failed.error, failed.error
