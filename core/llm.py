@@ -654,6 +654,14 @@ class ModelPool:
             if isinstance(model, OpenAIChatModel):
                 model._ep.client()
 
+    def scrub(self, text: str) -> str:
+        """The text without any API key of the endpoints called so far (a draft written while a
+        reply streams, before the finished message is scrubbed by its own model)."""
+        for ep in self._endpoints.values():
+            if ep.secret_pattern is not None:
+                text = ep.secret_pattern.sub("***", text)
+        return text
+
     def _endpoint(self, spec: ModelSpec) -> _Endpoint:
         if self._closed:
             raise RuntimeError("ModelPool is closed")

@@ -8,6 +8,7 @@ session's draft, rewritten at most every DRAFT_SECONDS, for other processes to s
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from pingpong.core.domain import CallRecord
 from pingpong.core.events import (
@@ -22,6 +23,7 @@ from pingpong.core.events import (
     TurnStarted,
     VerdictReady,
 )
+from pingpong.core.reasoning import answer_of
 from pingpong.sessions.records import Draft
 from pingpong.sessions.store import Store
 
@@ -40,9 +42,10 @@ class Recorder:
     and nothing a later call depends on is ever left uncommitted.
     """
 
-    def __init__(self, store: Store, session_id: int):
+    def __init__(self, store: Store, session_id: int, scrub: Callable[[str], str] | None = None):
         self.store = store
         self.session_id = session_id
+        self._scrub = scrub  # takes the API keys out of a draft (ModelPool.scrub)
         self._calls: list[CallRecord] = []
         self._draft: Draft | None = None
         self._draft_at = 0.0  # when the draft was last written (monotonic seconds)
@@ -64,7 +67,7 @@ class Recorder:
                 self._draft.text += event.text
                 if time.monotonic() - self._draft_at >= DRAFT_SECONDS:
                     self._draft_at = time.monotonic()
-                    self.store.save_draft(self.session_id, self._draft)
+                    self.store.save_draft(self.session_id, self._shown(self._draft))
             return
         if isinstance(event, CallFinished):
             if event.call.status == "retry" and self._draft is not None:
@@ -90,6 +93,14 @@ class Recorder:
                 who = f"{event.role} {event.model}: " if event.role and event.model else ""
                 self.store.set_status(self.session_id, "failed", error=f"{who}{event.error}")
         self._calls = []   # committed
+
+    def _shown(self, draft: Draft) -> Draft:
+        """The draft as it may be stored: without a reasoning model's leading thinking (not the
+        character's words, as the finished message will not hold it) and without API keys."""
+        text = answer_of(draft.text)
+        if self._scrub is not None:
+            text = self._scrub(text)
+        return Draft(turn=draft.turn, role=draft.role, author=draft.author, text=text)
 
     def flush(self) -> None:
         """Commit the call records still waiting (the session stopped between two messages)."""

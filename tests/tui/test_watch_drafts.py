@@ -67,7 +67,22 @@ async def test_a_streamed_reply_is_saved_as_a_draft_until_it_is_whole(home):
         await _stream_one(fake_server, home)
 
 
-async def _stream_one(fake_server, home) -> None:
+async def test_a_draft_holds_neither_inline_reasoning_nor_an_echoed_api_key(home, monkeypatch):
+    """A draft is stored every half second for other processes: a reasoning model's thinking (not
+    the character's words) and a key a proxy echoed into the reply must not reach the database."""
+    from tests.fakeserver import FakeServer
+
+    key = "sk-draft-test-0123456789abcdef"
+    monkeypatch.setenv("PINGPONG_TEST_DRAFT_KEY", key)
+    text = "<think> the user greets me; I am an AI playing Maren </think> " + " ".join(
+        f"w{i}" for i in range(6)) + f" {key} " + " ".join(f"v{i}" for i in range(6))
+    with FakeServer() as fake_server:
+        drafts = await _stream_one(fake_server, home, text=text, key_env="PINGPONG_TEST_DRAFT_KEY")
+    assert drafts and all("think" not in d and "AI playing" not in d and key not in d for d in drafts)
+    assert any("***" in d for d in drafts) and drafts[0].startswith("w0")
+
+
+async def _stream_one(fake_server, home, text: str | None = None, key_env: str | None = None) -> list[str]:
     import asyncio
 
     from pingpong.core.config import offline_spec
@@ -79,13 +94,15 @@ async def _stream_one(fake_server, home) -> None:
     from tests.fakeserver import reply
     from tests.tui.conftest import SITUATIONS
 
-    fake_server.script(reply(" ".join(f"w{i}" for i in range(12)), chunk_delay=0.1, words_per_chunk=1), model="slow")
+    words = text or " ".join(f"w{i}" for i in range(12))
+    fake_server.script(reply(words, chunk_delay=0.1, words_per_chunk=1), model="slow")
     seen: list[tuple[str, str | None]] = []
     with Store(home.db_path) as store:
         spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="slow",
                            interrogator="offline", judges=[], num_turns=1, lang="en")
         sid = start_session(store, spec, CARDS[0], SITUATIONS[0])
-        pool = ModelPool({"slow": ModelSpec(name="slow", base_url=fake_server.base_url, model="slow"),
+        pool = ModelPool({"slow": ModelSpec(name="slow", base_url=fake_server.base_url, model="slow",
+                                            api_key_env=key_env),
                           "offline": offline_spec()})
         try:
             async for event in run_session(store, pool, sid, offload=True):
@@ -98,3 +115,4 @@ async def _stream_one(fake_server, home) -> None:
     drafts = [text for kind, text in seen if kind == "Delta" and text]
     assert drafts and drafts[0].startswith("w0") and len(set(drafts)) >= 2  # rewritten as it grew
     assert seen[-1] == ("MessageCompleted", None)
+    return drafts
