@@ -109,3 +109,25 @@ def test_the_empty_board_note_names_the_filter_on_every_board():
             "No sessions people scored in this board in en yet: rate some (")
         assert "pingpong run" in empty_note(board, "merged", None, [], key) or "N on the home screen" in \
             empty_note(board, "merged", None, [], key)
+
+
+async def test_g_goes_through_every_language_a_session_is_in(app, store):
+    """`g` offered all, en and ru only: sessions of a user's own German card could not be shown apart."""
+    from pingpong.core.domain import Character
+    from pingpong.tui.screens.leaderboard import LeaderboardScreen
+    from tests.tui.conftest import CARDS, write_session
+    from tests.tui.helpers import home_loaded, wait_for
+
+    german = Character(name="waechterin", char_name="Wächterin", lang="de", summary="Eine Wärterin.",
+                       persona="Sie hütet das Licht.")
+    write_session(store)
+    write_session(store, character=german)
+    assert CARDS[0].lang == "en"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await home_loaded(pilot)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and app.screen.langs != (None, "en", "ru"))
+        board = app.screen
+        assert board.langs == (None, "de", "en")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: "language: de" in str(board.query_one("#board-note").render()))

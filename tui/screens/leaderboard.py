@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 SOURCES = ("merged", "judges", "human")
 LANGS = (None, "en", "ru")
+"""What `g` cycles through before the stored languages are read: all, then the bundled cards' languages."""
 BOARDS = ("pingpong", "dmt", "roleinteract", "rolebench", "pingpong-v1")
 RULE_BOARDS = ("roleinteract", "rolebench")
 """Boards of rule-scored methods: their columns come from the CLI's table (tui/commands/*_board.py)."""
@@ -47,6 +48,14 @@ def cut_middle(name: str, width: int) -> str:
         return name
     tail = (width - 1) // 2
     return name[:width - 1 - tail] + "…" + name[len(name) - tail:]
+
+
+class LanguagesLoaded(TMessage):
+    """The languages stored sessions are in (read in a worker): what `g` cycles through."""
+
+    def __init__(self, langs: list[str]) -> None:
+        super().__init__()
+        self.langs = langs
 
 
 class BoardLoaded(TMessage):
@@ -126,7 +135,8 @@ class LeaderboardScreen(Screen):
     def __init__(self, board: str = "pingpong") -> None:
         super().__init__()
         self.source = 0
-        self.lang = 0
+        self.lang = 0  # an index into self.langs
+        self.langs: tuple[str | None, ...] = LANGS
         self.board = board
         self.curve: str | None = None  # the DMT metric plotted; None: all metrics' mean
         self.rows: list[Any] = []
@@ -144,6 +154,22 @@ class LeaderboardScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = "leaderboard"
         self.action_reload()
+        self.load_languages()
+
+    @work(thread=True, group="board-langs", exit_on_error=False)
+    def load_languages(self) -> None:
+        from pingpong.sessions.queries import languages
+
+        with self._store.use() as store:
+            self.post_message(LanguagesLoaded(languages(store.conn)))
+
+    def on_languages_loaded(self, message: LanguagesLoaded) -> None:
+        """`g` goes through every language a session is in (a user's own cards may add de or fr),
+        keeping the one shown."""
+        if message.langs:
+            shown = self.langs[self.lang]
+            self.langs = (None, *message.langs)
+            self.lang = self.langs.index(shown) if shown in self.langs else 0
 
     def _player_width(self, board: str, players: list[str]) -> int:
         """As wide as the longest name, up to PLAYER_CAP or the room the other columns leave, if more."""
@@ -187,13 +213,13 @@ class LeaderboardScreen(Screen):
 
     def action_reload(self) -> None:
         self.query_one("#board-note", Static).update(f"computing ({self._describe()})…")
-        self.compute(SOURCES[self.source], LANGS[self.lang], self.board)
+        self.compute(SOURCES[self.source], self.langs[self.lang], self.board)
 
     def _describe(self) -> str:
         scores = SOURCES[self.source]
         if self.board == "rolebench":  # its "judge" is the Rouge-L rule
             scores = {"merged": "Rouge-L, or a person's", "judges": "Rouge-L", "human": "people's"}[scores]
-        return f"{self.board}, scores: {scores}, language: {LANGS[self.lang] or 'all'}"
+        return f"{self.board}, scores: {scores}, language: {self.langs[self.lang] or 'all'}"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "curve":  # a DMT board with rows: nothing to plot over an empty one
@@ -283,7 +309,7 @@ class LeaderboardScreen(Screen):
         self._plot((message.curves or {}) if message.rows else {})  # the judges' curves over an empty board say nothing
 
     def _empty_note(self, message: BoardLoaded) -> str:
-        return empty_note(message.board, SOURCES[self.source], LANGS[self.lang], message.langs, self.app.shown_key)
+        return empty_note(message.board, SOURCES[self.source], self.langs[self.lang], message.langs, self.app.shown_key)
 
     def _show_dmt(self, message: BoardLoaded, players: list[str]) -> None:
         table = self.query_one(DataTable)
@@ -369,7 +395,7 @@ class LeaderboardScreen(Screen):
         self.action_reload()
 
     def action_lang(self) -> None:
-        self.lang = (self.lang + 1) % len(LANGS)
+        self.lang = (self.lang + 1) % len(self.langs)
         self.action_reload()
 
     def action_board(self) -> None:
