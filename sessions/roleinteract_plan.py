@@ -2,19 +2,55 @@
 
 Each multiple-choice question and each memory probe of the language's probe sets is one session.
 Memory probes take their padding from the language's pool, which is read only when memory probes
-are planned (a missing or broken pool is then a one-line error naming the file).
+are planned (a missing or broken pool is then a one-line error naming the file). One probe on its
+own (`play --situation PROBE`, the new-session form) is planned here too: `probe_item`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import NamedTuple
 
 from pingpong.core.domain import Character
 from pingpong.core.errors import UserError
 from pingpong.core.methods.roleinteract_data import PaddingPool, ProbeSet, memory_dimension
-from pingpong.core.methods.roleinteract_probes import probe_name, probe_situations
+from pingpong.core.methods.roleinteract_probes import memory_turns, probe_name, probe_situations
 from pingpong.sessions.plan import PlanItem
+
+
+class ProbeChoice(NamedTuple):
+    """One probe of a set as a list offers it: its situation name, its dimension, a line about it."""
+
+    name: str
+    dimension: str
+    about: str
+
+
+def probe_choices(probe_set: ProbeSet) -> list[ProbeChoice]:
+    """The set's probes by situation name, its questions then its memory probes (a run's order)."""
+    return ([ProbeChoice(probe_name(probe_set, q.id), q.dimension,
+                         f"Multiple choice ({q.dimension}), one turn: {q.question}") for q in probe_set.questions]
+            + [ProbeChoice(probe_name(probe_set, m.id), memory_dimension(m),
+                           f"Memory probe ({memory_dimension(m)}), {memory_turns(m)} turns: {m.plant}")
+               for m in probe_set.memory])
+
+
+def probe_owner(library, name: str) -> ProbeSet | None:
+    """The probe set (of any language) that has a probe of situation name ``name``, or None."""
+    return next((p for p in library.all() if any(c.name == name for c in probe_choices(p))), None)
+
+
+def probe_item(library, padding: Callable[[], PaddingPool], player: str, card: Character, lang: str,
+               name: str) -> PlanItem:
+    """One probe of ``card``'s set in ``lang``, by its situation name, planned as a run plans it (a
+    memory probe with its padding lines from ``padding``'s pool); UserError when the card has no
+    such probe."""
+    probe_set = library.find(card.name, lang)
+    if probe_set is None or all(c.name != name for c in probe_choices(probe_set)):
+        raise UserError(f"'{name}' is no RoleInteract probe of '{card.name}' in lang {lang}")
+    items = roleinteract_plan(library, padding, [player], [card], lang, [name])
+    return next(item for item in items if item.situation.name == name)
 
 
 def _only(probe_set: ProbeSet, only: Sequence[str] | None, matched: set[str]) -> ProbeSet:

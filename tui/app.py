@@ -27,10 +27,11 @@ if TYPE_CHECKING:  # the first screen needs no pydantic model: they are imported
     from pingpong.characters.library import CardLibrary
     from pingpong.core.domain import Character, ModelSpec, Price, SessionSpec, Situation
     from pingpong.core.llm import ModelPool
+    from pingpong.core.methods.roleinteract_data import PaddingPool
     from pingpong.sessions.costs import PlayerSpend
     from pingpong.sessions.store import Store
     from pingpong.situations.library import SituationLibrary
-    from pingpong.situations.probes import SceneLibrary
+    from pingpong.situations.probes import ProbeLibrary, SceneLibrary
     from pingpong.situations.questions import QuestionLibrary
     from pingpong.situations.seeds import SeedLibrary
 
@@ -179,6 +180,20 @@ class PingPongApp(App):
         if self.bundled is not None:
             return SceneLibrary(self.home, bundled_dir=self.bundled[1] / "scenes")
         return SceneLibrary(self.home)
+
+    def probes(self) -> ProbeLibrary:
+        """RoleInteract's probe sets; tests put theirs in the bundled situations folder's probes/."""
+        from pingpong.situations.probes import ProbeLibrary
+
+        if self.bundled is not None:
+            return ProbeLibrary(self.home, bundled_dir=self.bundled[1] / "probes")
+        return ProbeLibrary(self.home)
+
+    def padding(self, lang: str) -> PaddingPool:
+        """The padding pool of ``lang`` memory probes take their small talk from (UserError if none)."""
+        from pingpong.situations.probes import load_padding
+
+        return load_padding(lang, self.home, bundled_dir=self.bundled[1] / "probes" if self.bundled else None)
 
     def situations(self) -> SituationLibrary:
         from pingpong.situations.library import SituationLibrary

@@ -149,14 +149,12 @@ def _probe_request(args, home: Home, player: str, interrogator: str, judges: lis
     it; the card is the probe set's. UserError when the name is no scene and no probe."""
     from pingpong.characters.library import CardLibrary
     from pingpong.core.domain import SessionSpec
-    from pingpong.core.methods.roleinteract_probes import probe_name
-    from pingpong.sessions.roleinteract_plan import roleinteract_plan
+    from pingpong.sessions.roleinteract_plan import probe_item, probe_owner
     from pingpong.situations.probes import ProbeLibrary, load_padding
     from pingpong.tui.app import PlayRequest
 
     probes = ProbeLibrary(home)
-    owner = next((p for p in probes.all() if args.situation in
-                  {probe_name(p, q.id) for q in p.questions} | {probe_name(p, m.id) for m in p.memory}), None)
+    owner = probe_owner(probes, args.situation)
     if owner is None:
         raise UserError(f"--situation: '{args.situation}' is no group scene or probe (see `pingpong situations "
                         "list --method roleinteract`)")
@@ -165,8 +163,7 @@ def _probe_request(args, home: Home, player: str, interrogator: str, judges: lis
     card = CardLibrary(home).get(owner.character)
     if args.character and [CardLibrary(home).get(name).name for name in args.character] != [card.name]:
         raise UserError(f"--character: probe '{args.situation}' is {card.name}'s")
-    [item] = roleinteract_plan(probes, lambda: load_padding(owner.lang, home), [player], [card], owner.lang,
-                               [args.situation])
+    item = probe_item(probes, lambda: load_padding(owner.lang, home), player, card, owner.lang, args.situation)
     spec = SessionSpec(character=card.name, situation=item.situation.name, player=player, interrogator=interrogator,
                        judges=judges, method="roleinteract", lang=owner.lang,
                        prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))

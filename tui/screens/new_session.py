@@ -1,9 +1,10 @@
 """The new-session form: card, situation (or a free-form one), who sits where, judges, turns, method
 and the player's prompting strategy.
 
-With the roleinteract method the situations are group scenes: the form then picks the cast (the
-scene's members, the tested one always in), which member the person sits as, and how the next
-speaker is chosen. With the `dmt` method the situation list offers the chosen card's DMT seeds
+With the roleinteract method the situations are group scenes, then the chosen card's probes (its
+memory probes and multiple-choice questions, by name and dimension). A scene has the form pick the
+cast (the scene's members, the tested one always in), which member the person sits as, and how the
+next speaker is chosen; a probe is one session of the card, as `play --situation PROBE` starts it. With the `dmt` method the situation list offers the chosen card's DMT seeds
 instead of situations, and with `rolebench` the card's RoleBench questions (the general ones it has
 in-role answers for, then its own). Every seat defaults to the built-in offline model so a fresh
 install runs end to end.
@@ -28,6 +29,7 @@ from pingpong.tui.widgets.clamped import ClampedText
 from pingpong.tui.widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
+    from pingpong.sessions.roleinteract_plan import ProbeChoice
     from pingpong.tui.app import PingPongApp
 
 FREE = "__free__"
@@ -50,12 +52,15 @@ class LibrariesRead(TMessage):
     """What the form offers for one language, read in a worker thread (error: why it is empty)."""
 
     def __init__(self, lang: str, scene_mode: bool, first: bool, cards: list, situations: list, scenes: list,
-                 seeds: list, questions: dict[str, list[Situation]] | None = None, error: str | None = None) -> None:
+                 seeds: list, questions: dict[str, list[Situation]] | None = None,
+                 probes: dict[str, list[ProbeChoice]] | None = None, error: str | None = None) -> None:
         super().__init__()
         self.lang, self.scene_mode, self.first = lang, scene_mode, first
         self.cards, self.situations, self.scenes, self.seeds, self.error = cards, situations, scenes, seeds, error
         self.questions = questions or {}
         """{card name: its RoleBench questions as one-turn situations}."""
+        self.probes = probes or {}
+        """{card name: its RoleInteract probes in its language} (read for the roleinteract method only)."""
 
 
 class NewSessionScreen(Screen):
@@ -82,6 +87,9 @@ class NewSessionScreen(Screen):
         self._seeds: list = []
         self._all_questions: dict[str, list[Situation]] = {}
         self._questions: list[Situation] = []
+        self._all_probes: dict[str, list[ProbeChoice]] = {}
+        self._probes: list[ProbeChoice] = []  # the chosen card's, offered after the scenes
+        self._probe_card: str | None = None  # the card whose probes are offered
         self._filled_lang: str | None = None  # the language whose lists were asked for last
         self._offered = False  # the lists have been read once
 
@@ -150,15 +158,19 @@ class NewSessionScreen(Screen):
     @work(thread=True, exclusive=True, group="new-read", exit_on_error=False)
     def _read_libraries(self, lang: str, scene_mode: bool, first: bool) -> None:
         from pingpong.sessions.rolebench_plan import questions_for
+        from pingpong.sessions.roleinteract_plan import probe_choices
 
         wanted = None if lang == "all" else lang
         try:
             cards = self.app.cards().all(lang=wanted)
             library = self.app.questions()
+            probes = self.app.probes() if scene_mode else None
             read = LibrariesRead(lang, scene_mode, first, cards, self.app.situations().all(lang=wanted),
                                  self.app.scenes().all(lang=wanted) if scene_mode else [],
                                  self.app.seeds().all(wanted),
-                                 {c.name: questions_for(library, c, c.lang) for c in cards})
+                                 {c.name: questions_for(library, c, c.lang) for c in cards},
+                                 {c.name: probe_choices(found) for c in cards
+                                  if probes and (found := probes.find(c.name, c.lang))})
         except Exception as exc:
             read = LibrariesRead(lang, scene_mode, first, [], [], [], [], error=f"library: {exc}")
         self.post_message(read)
@@ -170,15 +182,11 @@ class NewSessionScreen(Screen):
             self.notify(read.error, severity="error", timeout=10)
         self._cards, self._situations, self._scenes, self._all_seeds = (read.cards, read.situations, read.scenes,
                                                                         read.seeds)
-        self._all_questions = read.questions
+        self._all_questions, self._all_probes = read.questions, read.probes
         self._offered = True
         first = read.first
         chars = self.query_one("#new-character", Select)
         chars.set_options([(f"{c.name} ({c.lang})", c.name) for c in self._cards])
-        if self._scene_mode:
-            self._fill_scenes(self.query_one("#new-situation", Select),
-                              self.defaults.get("situation") if first else None)
-            return
         d = self.defaults if first else {}
         names = [c.name for c in self._cards]
         want = d.get("character")
@@ -186,6 +194,9 @@ class NewSessionScreen(Screen):
             chars.value = want
         elif names:
             chars.value = names[0]
+        if self._scene_mode:
+            self._fill_scenes(self.query_one("#new-situation", Select), d.get("situation"))
+            return
         self._fill_situations(d.get("situation"), free_text=d.get("free_text", "") if first else "")
 
     def _dmt(self) -> bool:
@@ -252,19 +263,32 @@ class NewSessionScreen(Screen):
 
     # -- group scenes -------------------------------------------------------------------
     def _fill_scenes(self, sits: Select, want: str | None) -> None:
-        sits.set_options([(f"{s.name} ({s.lang}, {len(s.members)} characters)", s.name) for s in self._scenes])
-        names = [s.name for s in self._scenes]
+        """The group scenes, then the chosen card's probes; keep the current choice if still offered."""
+        card = self.query_one("#new-character", Select).value
+        self._probe_card = str(card) if card is not Select.NULL else None
+        self._probes = self._all_probes.get(self._probe_card or "", [])
+        sits.set_options([(f"{s.name} ({s.lang}, {len(s.members)} characters)", s.name) for s in self._scenes]
+                         + [(f"{p.name} ({p.dimension})", p.name) for p in self._probes])
+        names = [s.name for s in self._scenes] + [p.name for p in self._probes]
         if want in names:
             sits.value = want
         elif names:
             sits.value = names[0]
         else:
             self._fill_cast(None)
+        self._show_scene_rows()
+
+    def _probe(self) -> ProbeChoice | None:
+        """The probe chosen (roleinteract), or None (a scene or nothing)."""
+        name = self.query_one("#new-situation", Select).value
+        return next((p for p in self._probes if p.name == name), None) if self._scene_mode else None
 
     def _show_scene_rows(self) -> None:
+        """The cast rows for a group scene (or while none is chosen); the character row everywhere
+        but there (roleinteract offers its probes); no turns for roleinteract (its files say)."""
+        scene_rows = self._scene_mode and self._probe() is None
         for row in ("#new-cast-row", "#new-sit-row", "#new-next-row"):
-            self.query_one(row).display = self._scene_mode
-        self.query_one("#new-character").parent.display = not self._scene_mode  # type: ignore[union-attr]
+            self.query_one(row).display = scene_rows
         self.query_one("#new-turns").parent.display = not self._scene_mode  # type: ignore[union-attr]
 
     def _show_method_rows(self) -> None:
@@ -314,9 +338,13 @@ class NewSessionScreen(Screen):
     @on(Select.Changed, "#new-character")
     @on(Select.Changed, "#new-method")
     def seeds_may_change(self) -> None:
-        if self._scene_mode:   # the scene list is its own (method_changed)
-            return
         if not self._offered:   # the lists are still being read (the method select's first value)
+            return
+        if self._scene_mode:   # the scenes stay; the probes are the card's (a new method: method_changed)
+            card = self.query_one("#new-character", Select).value
+            if card is not Select.NULL and card != self._probe_card:
+                sits = self.query_one("#new-situation", Select)
+                self._fill_scenes(sits, str(sits.value) if sits.value is not Select.NULL else None)
             return
         if self._dmt() or self._rolebench() or not any(s.name == self.query_one("#new-situation", Select).value
                                                        for s in self._situations):
@@ -325,9 +353,14 @@ class NewSessionScreen(Screen):
     @on(Select.Changed, "#new-situation")
     def situation_changed(self, event: Select.Changed) -> None:
         if self._scene_mode:
+            self._show_scene_rows()
+            self.query_one("#new-free-text").display = False
+            probe = self._probe()
+            if probe is not None:
+                self.query_one("#new-situation-text", ClampedText).set_text(probe.about)
+                return
             scene = self._scene()
             self._fill_cast(scene)
-            self.query_one("#new-free-text").display = False
             self.query_one("#new-situation-text", ClampedText).set_text(scene.setting if scene else "")
             return
         free = event.value == FREE
@@ -360,7 +393,10 @@ class NewSessionScreen(Screen):
     # -- start --------------------------------------------------------------------------
     def action_start(self) -> None:
         if self._scene_mode:
-            self._start_scene()
+            if self._probe() is not None:
+                self._start_probe()
+            else:
+                self._start_scene()
             return
         char_name = self.query_one("#new-character", Select).value
         card = next((c for c in self._cards if c.name == char_name), None)
@@ -444,6 +480,44 @@ class NewSessionScreen(Screen):
                         f"{prompt_format}): choose the default prompting", severity="warning")
             return None
         return prompting, prompt_format
+
+    def _start_probe(self) -> None:
+        """One RoleInteract probe of the chosen card, planned as `play --situation PROBE` plans it."""
+        from pingpong.sessions.roleinteract_plan import probe_item
+
+        probe = self._probe()
+        card = next((c for c in self._cards if c.name == self.query_one("#new-character", Select).value), None)
+        if probe is None or card is None:
+            self.notify("Choose a character and one of its probes", severity="warning")
+            return
+        method = get_method(SCENE_METHOD)
+        player = str(self.query_one("#new-player", Select).value)
+        interrogator = str(self.query_one("#new-interrogator", Select).value)
+        try:
+            item = probe_item(self.app.probes(), lambda: self.app.padding(card.lang), player, card, card.lang,
+                              probe.name)
+        except Exception as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        refusal = method.interrogator_refusal(item.situation)
+        if interrogator == HUMAN and refusal:
+            self.notify(refusal, severity="warning")
+            return
+        shaping = self._prompting()
+        if shaping is None:
+            return
+        spec = SessionSpec(
+            character=card.name, situation=item.situation.name, player=player, interrogator=interrogator,
+            judges=list(self.query_one("#new-judges", SelectionList).selected), method=method.name,
+            lang=card.lang, prompting=shaping[0], prompt_format=shaping[1],
+        )
+        try:
+            session_id = self.app.start_session(spec, card, item.situation)
+        except Exception as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        self.app.pop_screen()
+        self.app.open_live(session_id)
 
     def _start_scene(self) -> None:
         """A group scene: the checked members, the person in the member chosen (or none), the tested
