@@ -18,7 +18,7 @@ from pingpong.core.domain import METRICS
 from pingpong.core.errors import UserError
 from pingpong.sessions import queries
 from pingpong.sessions.leaderboard import connection
-from pingpong.sessions.scoring import DEFAULT_WEIGHTS, SCORE_SOURCES, current_human, normalise_weights
+from pingpong.sessions.scoring import DEFAULT_WEIGHTS, SCORE_SOURCES, current_human, normalise_weights, people_in_place
 
 
 def _means(store: Any, method: str, lang: str | None, run: str | None, scores: str = "merged"
@@ -39,20 +39,14 @@ def _means(store: Any, method: str, lang: str | None, run: str | None, scores: s
     if not human:
         return out
     players = {facts.id: facts.player for facts in queries.sessions_matching(conn, flt)}
-    for sid, values in human.items():
+    for sid, people in human.items():
         if sid not in players:
             continue
-        if any(metric == "is_refusal" and value >= 1 for (_, metric), value in values.items()):
+        placed = people_in_place(out[players[sid]].get(sid, {}), people)
+        if placed is None:
             out[players[sid]].pop(sid, None)
-            continue
-        turns = out[players[sid]][sid]
-        for (rated, metric), value in values.items():
-            if rated is not None and metric in METRICS:
-                turns.setdefault(int(rated), {})[metric] = value
-        for (rated, metric), value in values.items():
-            if rated is None and metric in METRICS:
-                for at_turn in turns.values():
-                    at_turn[metric] = value
+        else:
+            out[players[sid]][sid] = placed
     return out
 
 

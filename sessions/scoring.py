@@ -209,6 +209,24 @@ def _whole(means: list[float], refusal: bool, turns: list[int],
     return means, refusal, turns
 
 
+def people_in_place(turns: Mapping[int, Mapping[str, float]], people: Mapping[tuple[int | None, str], float]
+                    ) -> dict[int, dict[str, float]] | None:
+    """One session's values per turn and metric with each person's current value in place: a turn's
+    rating on its turn, a rating of the whole conversation on every turn of its metric (the curves
+    by turn read this). None when a person flagged it a refusal: a refusal's scores are left out."""
+    if any(metric == "is_refusal" and value >= 1 for (_, metric), value in people.items()):
+        return None
+    out = {turn: dict(values) for turn, values in turns.items()}
+    for (turn, metric), value in people.items():
+        if turn is not None and metric in METRICS:
+            out.setdefault(turn, {})[metric] = value
+    for (turn, metric), value in people.items():
+        if turn is None and metric in METRICS:
+            for values in out.values():
+                values[metric] = value
+    return out
+
+
 def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues,
                     judges: Sequence[str] | None = None) -> Scorings:
     """The judges' scorings of the sessions people scored, each person's current value put in
