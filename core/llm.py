@@ -25,7 +25,7 @@ from pingpong.core.config import api_key, check_ready, offline_spec, resolve
 from pingpong.core.domain import OFFLINE, CallRecord, ModelSpec, SeatRole, finish_label
 from pingpong.core.errors import UserError
 from pingpong.core.reasoning import answer_of, split_reasoning
-from pingpong.core.retry import BadAnswer, Failure, IncompleteStream, RetryPolicy, classify
+from pingpong.core.retry import BadAnswer, Failure, IncompleteStream, RetryPolicy, classify, timed_out
 from pingpong.core.tokens import estimate_messages, estimate_tokens
 
 if TYPE_CHECKING:
@@ -406,6 +406,7 @@ class OpenAIChatModel:
         counts.requests += 1
         spent = 0.0  # seconds of attempts and backoff: waiting for a slot does not count
         attempt = 0
+        cause = ""  # why the call is failing: a timeout of an attempt the deadline cut short keeps the one before
         while True:
             attempt += 1
             budget = min(spec.timeout, spec.deadline - spent)
@@ -420,6 +421,7 @@ class OpenAIChatModel:
             counts.attempts += 1
             counts.in_flight += 1
             t0 = time.monotonic()
+            cut_short = False
             try:
                 async with asyncio.timeout(cap):
                     result = await self._attempt(messages, params, stream, budget, on_delta)
@@ -430,6 +432,7 @@ class OpenAIChatModel:
                 failure = classify(exc, spec.timeout)
                 if failure is None:
                     raise
+                cut_short = not stream and budget < spec.timeout and timed_out(exc)  # had only the deadline's rest
                 if stream and isinstance(exc, TimeoutError):  # the deadline, not an idle read: it may
                     # have come while tokens arrived or while none had (a server that never answers)
                     failure = replace(failure, reason="the reply had not ended when the deadline was reached")
@@ -451,6 +454,8 @@ class OpenAIChatModel:
                 self._record(on_call, role, req, attempt, "ok", None, latency_ms, completion)
                 return completion
             failure = replace(failure, reason=self._scrub(failure.reason))
+            if not (cause and cut_short):
+                cause = failure.reason
             if stream and self._drop_stream_options(failure):
                 self._record(on_call, role, req, attempt, "retry", failure.reason, latency_ms)
                 counts.retries += 1
@@ -459,7 +464,7 @@ class OpenAIChatModel:
                 limiter.on_throttle()
                 stats.limits[self._ep.key] = limiter.limit
             wait = self._retry.wait(failure, attempt, self._rng)
-            give_up = self._give_up(failure, attempt, spent, wait)
+            give_up = self._give_up(failure, cause, attempt, spent, wait)
             if give_up is None:
                 self._record(on_call, role, req, attempt, "retry", failure.reason, latency_ms)
                 counts.retries += 1
@@ -470,16 +475,16 @@ class OpenAIChatModel:
             counts.failures += 1
             raise ModelCallError(spec.name, role, give_up, failure.retryable)
 
-    def _give_up(self, failure: Failure, attempt: int, spent: float, wait: float) -> str | None:
+    def _give_up(self, failure: Failure, cause: str, attempt: int, spent: float, wait: float) -> str | None:
         """Why this call ends now, or None to try again."""
         if not failure.retryable:
             return failure.reason
         if attempt >= self._retry.max_attempts:
-            return f"{failure.reason} (gave up after {attempt} attempts)"
+            return f"{cause} (gave up after {attempt} attempts)"
         if failure.retry_after is not None and failure.retry_after > self._retry.max_retry_after:
             return f"{failure.reason} (server asks to wait {failure.retry_after:.0f}s)"
         if spent + wait >= self.spec.deadline:
-            return f"{failure.reason} (deadline of {self.spec.deadline:g}s reached after {attempt} attempts)"
+            return f"{cause} (deadline of {self.spec.deadline:g}s reached after {attempt} attempts)"
         return None
 
     async def _attempt(self, messages, params, stream: bool, timeout: float, on_delta) -> _Answer:

@@ -120,6 +120,13 @@ def _not_found(exc: BaseException, message: str) -> str:
     return _short(f"HTTP 404: {message} (posted to {url}{hint})" if url else f"HTTP 404: {message}", 400)
 
 
+def timed_out(exc: BaseException) -> bool:
+    """Whether the attempt ended by a timeout (ours or the transport's) rather than an answer."""
+    import openai
+
+    return isinstance(exc, (TimeoutError, openai.APITimeoutError))
+
+
 def classify(exc: BaseException, timeout: float | None = None) -> Failure | None:
     """Failure for errors of the model call; None for anything else (a bug: let it raise).
     timeout: the model's configured timeout, named in a timeout's reason."""

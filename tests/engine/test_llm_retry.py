@@ -160,6 +160,19 @@ async def test_deadline_exceeded(fake_server):
     assert 2 <= len(calls) <= 4
 
 
+async def test_a_deadline_that_cuts_the_last_attempt_short_names_the_failure_before_it(fake_server):
+    """On a slow machine the last try gets only the deadline's rest and times out: the line a user
+    reads still says what went wrong (the server's 500), not the timeout the deadline caused."""
+    spec = fake_spec(fake_server, "judge", timeout=5, deadline=0.5)
+    fake_server.script(server_error(), reply("late", delay=3))
+    async with ModelPool({"judge": spec}, retry=RetryPolicy(base=0.01, cap=0.02)) as pool:
+        calls: list = []
+        with pytest.raises(ModelCallError) as caught:
+            await pool.get("judge").complete(ChatRequest("judge", MSGS, turn=2), on_call=calls.append)
+    assert caught.value.reason.startswith("HTTP 500") and "deadline of 0.5s" in caught.value.reason
+    assert [r.status for r in calls] == ["retry", "failed"] and "timed out" not in calls[0].error
+
+
 async def test_max_attempts(fake_server):
     spec = fake_spec(fake_server, "flaky")
     fake_server.script(*[server_error() for _ in range(5)])
