@@ -25,7 +25,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from pingpong.core.errors import UserError
 from pingpong.core.vocabulary import HUMAN, METRICS
@@ -209,6 +209,19 @@ def _whole(means: list[float], refusal: bool, turns: list[int],
     return means, refusal, turns
 
 
+Turn = TypeVar("Turn", int, int | None)  # a turn's number; None (the whole conversation) where a method scores it
+
+
+def _turn_ratings_in_place(turns: Mapping[Turn, Mapping[str, float]],
+                           people: Mapping[tuple[int | None, str], float]) -> dict[Turn, dict[str, float]]:
+    """A copy of one judge's values per turn with each person's rating of a turn in its place."""
+    out = {turn: dict(values) for turn, values in turns.items()}
+    for (turn, metric), value in people.items():
+        if turn is not None:
+            out.setdefault(turn, {})[metric] = value
+    return out
+
+
 def people_in_place(turns: Mapping[int, Mapping[str, float]], people: Mapping[tuple[int | None, str], float]
                     ) -> dict[int, dict[str, float]] | None:
     """One session's values per turn and metric with each person's current value in place: a turn's
@@ -216,10 +229,7 @@ def people_in_place(turns: Mapping[int, Mapping[str, float]], people: Mapping[tu
     by turn read this). None when a person flagged it a refusal: a refusal's scores are left out."""
     if any(metric == "is_refusal" and value >= 1 for (_, metric), value in people.items()):
         return None
-    out = {turn: dict(values) for turn, values in turns.items()}
-    for (turn, metric), value in people.items():
-        if turn is not None and metric in METRICS:
-            out.setdefault(turn, {})[metric] = value
+    out = _turn_ratings_in_place(turns, people)
     for (turn, metric), value in people.items():
         if turn is None and metric in METRICS:
             for values in out.values():
@@ -244,11 +254,8 @@ def merged_scorings(turn_values: Iterable[queries.TurnValue], human: HumanValues
     rows = []
     for (sid, judge), turns in sorted(by_judge.items()):
         people = human.get(sid, {})
-        turns = {t: dict(v) for t, v in turns.items()}
-        for (turn, metric), value in people.items():
-            if turn is not None:
-                turns.setdefault(turn, {})[metric] = value
-        means, refusal, counts = _whole(*_means(_turn_sums(turns)), people)
+        placed = _turn_ratings_in_place(turns, people)
+        means, refusal, counts = _whole(*_means(_turn_sums(placed)), people)
         rows.append((sid, judge, means, refusal, bool(people), counts))
     return Scorings.of(rows)
 
