@@ -42,11 +42,14 @@ def offline_spec() -> ModelSpec:
 
 
 def shown_url(url: str) -> str:
-    """A base URL as it may be printed or written: a password in it (user:secret@host) is masked."""
+    """A base URL as it may be printed or written: credentials in it are masked (`user:***@host`,
+    and `***@host` for a token given as the user name)."""
     parts = urlparse(url)
-    if parts.password is None:
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
         return url
-    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
+    user, colon, _ = userinfo.partition(":")
+    return parts._replace(netloc=f"{user}:***@{host}" if colon else f"***@{host}").geturl()
 
 
 def is_local(base_url: str | None) -> bool:

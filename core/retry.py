@@ -111,8 +111,10 @@ def _short(text: str, limit: int = 300) -> str:
 def _not_found(exc: BaseException, message: str) -> str:
     """A 404's reason: the server's word, the URL posted to, and the usual cause when its path
     has no /v1 (vLLM and Ollama serve the API under it)."""
+    from pingpong.core.config import shown_url
+
     request = getattr(exc, "request", None)
-    url = str(request.url) if request is not None else ""
+    url = shown_url(str(request.url)) if request is not None else ""
     detail = getattr(exc, "body", None)
     if isinstance(detail, dict) and isinstance(detail.get("detail"), str):  # FastAPI's (vLLM's) body
         message = detail["detail"]

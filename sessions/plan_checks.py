@@ -9,7 +9,10 @@ local input never touches any server.
 from __future__ import annotations
 
 import asyncio
+import base64
+import http.client
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -50,15 +53,48 @@ def resolve_models(models: Mapping[str, ModelSpec], names: Iterable[str]) -> dic
     return chosen
 
 
+class _KeyStaysHome(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect without the Authorization header when it leads to another origin: a key
+    is for the server it was configured for (the model calls' client drops it the same way)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(new.full_url) != _origin(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port
+
+
 def direct_opener() -> urllib.request.OpenerDirector:
     """urllib without the environment's proxy variables: the model calls' own transport never
     reads them, so a check through `http_proxy` would test a road the calls do not take."""
-    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _KeyStaysHome())
+
+
+def probe_request(url: str, headers: dict[str, str]) -> urllib.request.Request:
+    """A GET of `url` urllib can send. Credentials written in the URL (user:password@host), which
+    urllib would take for part of the host name, go in a Basic header, as the model calls send them."""
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if at:
+        user, _, password = userinfo.partition(":")
+        pair = f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}".encode()
+        headers = {**headers, "Authorization": "Basic " + base64.b64encode(pair).decode("ascii")}
+        url = parts._replace(netloc=host).geturl()
+    return urllib.request.Request(url, headers=headers, method="GET")
+
+
+# what a probe's request can fail with besides an answer: no route, a bad URL, a broken reply
+PROBE_ERRORS = (OSError, ValueError, http.client.HTTPException)
 
 
 def _probe(url: str, timeout: float) -> str | None:
     """None when something answers HTTP at `url` (any status), else the reason it did not."""
-    request = urllib.request.Request(url, method="GET", headers={"User-Agent": "pingpong"})
+    request = probe_request(url, {"User-Agent": "pingpong"})
     try:
         with direct_opener().open(request, timeout=timeout):
             return None
@@ -66,7 +102,7 @@ def _probe(url: str, timeout: float) -> str | None:
         return None  # 401, 404...: a server is there; the real calls will say more
     except urllib.error.URLError as exc:
         return str(exc.reason)
-    except (OSError, ValueError) as exc:
+    except PROBE_ERRORS as exc:
         return str(exc) or type(exc).__name__
 
 

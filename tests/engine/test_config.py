@@ -153,6 +153,8 @@ def test_a_password_in_a_base_url_is_never_shown(tmp_path):
 
     assert shown_url("http://user:hunter2@127.0.0.1:9/v1") == "http://user:***@127.0.0.1:9/v1"
     assert shown_url("https://api.example.com/v1") == "https://api.example.com/v1"
+    assert shown_url("http://sk-token@example.com/v1") == "http://***@example.com/v1"
+    assert shown_url("http://u:pw@with@at@example.com:8/v1") == "http://u:***@example.com:8/v1"
     with pytest.raises(UserError) as info:
         load_models(_home(tmp_path, '[models.x]\nbase_url = "ftp://u:hunter2@h/v1"\nmodel = "m"\n'))
     assert "hunter2" not in str(info.value) and "ftp://u:***@h/v1" in str(info.value)

@@ -183,6 +183,15 @@ async def test_a_404_names_the_url_and_asks_about_v1(fake_server):
     assert "Not Found" in exc.reason and "does base_url need /v1?" in exc.reason
 
 
+async def test_a_404_names_the_url_without_the_password_in_it(fake_server):
+    url = fake_server.base_url.replace("http://", "http://qa:PWsecret987@")
+    spec_ = fake_spec(fake_server, "locked").model_copy(update={"base_url": url})
+    fake_server.script(raw({"detail": "Not Found"}, status=404), model="locked")
+    async with ModelPool({"locked": spec_}, retry=FAST_RETRY) as pool:
+        _, _, exc = await call(pool, "locked")
+    assert exc is not None and "PWsecret987" not in exc.reason and "posted to http://qa:***@127.0.0.1" in exc.reason
+
+
 # -- #12: a key a proxy wrote into the reply is not stored
 
 async def test_an_api_key_echoed_into_a_reply_is_scrubbed(fake_server, monkeypatch):

@@ -117,3 +117,56 @@ def test_a_server_without_a_model_list_is_reachable_and_one_without_v1_gets_a_hi
         server.shutdown()
     assert (rows["listless"]["reachable"], rows["listless"]["reason"]) == ("yes", "it answers, with no model list at /models")
     assert rows["bare"]["reachable"] == "no" and rows["bare"]["reason"].endswith("does base_url need /v1?")
+
+
+class _Redirect:
+    """A server whose every GET answers 302 to `target`: a proxy sending the model list elsewhere."""
+
+    def __init__(self, target: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(302)
+                self.send_header("Location", target)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_redirect_to_another_host_does_not_carry_the_key(fake_server):
+    from pingpong.sessions.plan_checks import _probe as run_probe
+    from pingpong.tui.commands.models import _probe
+
+    hop = _Redirect(fake_server.base_url + "/models")  # another port: another origin
+    try:
+        assert _probe(hop.url, "sk-stay-home", "fake-model")[0] == "yes"
+        assert run_probe(hop.url + "/models", 3) is None
+    finally:
+        hop.close()
+    assert [r.path for r in fake_server.requests] == ["/v1/models", "/v1/models"]
+    assert all("authorization" not in r.headers for r in fake_server.requests)
+
+
+def test_credentials_in_the_base_url_reach_the_probe_as_the_calls_send_them(fake_server):
+    from pingpong.sessions.plan_checks import _probe as run_probe
+    from pingpong.tui.commands.models import _probe
+
+    url = fake_server.base_url.replace("http://", "http://qa%40user:pw@with@at@")
+    assert _probe(url, None, "fake-model") == ("yes", None)
+    assert fake_server.requests[-1].headers["authorization"] == "Basic cWFAdXNlcjpwd0B3aXRoQGF0"  # qa@user:pw@with@at
+    assert run_probe(url + "/models", 3) is None
+    # a URL urllib cannot send is a reason, not a traceback
+    assert run_probe("http://127.0.0.1:port/v1/models", 3)
+    assert _probe("http://127.0.0.1:port/v1", None)[0] == "no"

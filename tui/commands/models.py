@@ -24,8 +24,9 @@ def _probe(base_url: str, key: str | None, model: str | None = None,
     headers = {"Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    request = urllib.request.Request(url, headers=headers, method="GET")
-    from pingpong.sessions.plan_checks import direct_opener
+    from pingpong.sessions.plan_checks import PROBE_ERRORS, direct_opener, probe_request
+
+    request = probe_request(url, headers)
 
     try:
         with direct_opener().open(request, timeout=timeout) as resp:
@@ -40,7 +41,7 @@ def _probe(base_url: str, key: str | None, model: str | None = None,
         return "no", f"{type(reason).__name__}: {reason}" if isinstance(reason, Exception) else str(reason)
     except TimeoutError:
         return "no", f"no answer within {timeout:g}s"
-    except (OSError, ValueError) as exc:
+    except PROBE_ERRORS as exc:
         return "no", f"{type(exc).__name__}: {exc}"
 
 
