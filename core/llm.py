@@ -219,6 +219,13 @@ class ChatModel(Protocol):
     ) -> Completion: ...
 
 
+def key_start_at_end(text: str, secret: str) -> int:
+    """How many characters at the end of `text` are the start of `secret` (in any case), counting
+    four or more only: fewer are as likely to be the end of a word."""
+    tail = text[-len(secret):].lower()
+    return next((k for k in range(len(secret) - 1, 3, -1) if tail.endswith(secret[:k].lower())), 0)
+
+
 def merge_system(messages: list[dict]) -> list[dict]:
     """For models without a system role, whose chat templates also want user and assistant
     to alternate starting with the user: the system text opens the first user message (or
@@ -578,8 +585,7 @@ class OpenAIChatModel:
             return text
         scrubbed = pattern.sub("***", text)
         if scrubbed.endswith("..."):
-            body = scrubbed[:-3].lower()
-            cut = next((k for k in range(len(secret) - 1, 3, -1) if body.endswith(secret[:k].lower())), 0)
+            cut = key_start_at_end(scrubbed[:-3], secret)
             if cut:
                 scrubbed = scrubbed[:-3 - cut] + "***..."
         return scrubbed
@@ -659,12 +665,14 @@ class ModelPool:
             if isinstance(model, OpenAIChatModel):
                 model._ep.client()
 
-    def scrub(self, text: str) -> str:
-        """The text without any API key of the endpoints called so far (a draft written while a
-        reply streams, before the finished message is scrubbed by its own model)."""
+    def scrub_draft(self, text: str) -> str:
+        """A reply still streaming, as it may be stored or shown: without any API key of the
+        endpoints called so far, and without the start of one at its end (the next piece may
+        finish it). The finished message is scrubbed by its own model."""
         for ep in self._endpoints.values():
             if ep.secret_pattern is not None:
                 text = ep.secret_pattern.sub("***", text)
+                text = text[:len(text) - key_start_at_end(text, ep.secret)]
         return text
 
     def _endpoint(self, spec: ModelSpec) -> _Endpoint:

@@ -143,7 +143,7 @@ async def run_session(store: Store, pool, session: int | Started, control=None, 
         except (asyncio.CancelledError, KeyboardInterrupt):
             claim.abandon()
             raise
-    recorder = Recorder(store, session_id, pool.scrub)
+    recorder = Recorder(store, session_id, pool.scrub_draft)
     ended = False
     try:
         if offload:
@@ -234,7 +234,7 @@ async def judge_session(store: Store, pool, session_id: int, judges: list[str], 
         for judge in judges:
             store.add_judge(session_id, judge)
         record_seats(store, pool, session_id, stored.spec, judges)
-        recorder = Recorder(store, session_id, pool.scrub)
+        recorder = Recorder(store, session_id, pool.scrub_draft)
         async with aclosing(engine.run()) as events:
             async for event in events:
                 if isinstance(event, SessionFinished):

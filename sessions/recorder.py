@@ -45,7 +45,7 @@ class Recorder:
     def __init__(self, store: Store, session_id: int, scrub: Callable[[str], str] | None = None):
         self.store = store
         self.session_id = session_id
-        self._scrub = scrub  # takes the API keys out of a draft (ModelPool.scrub)
+        self._scrub = scrub  # takes the API keys out of a draft (ModelPool.scrub_draft)
         self._calls: list[CallRecord] = []
         self._draft: Draft | None = None
         self._draft_at = 0.0  # when the draft was last written (monotonic seconds)

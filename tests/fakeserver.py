@@ -73,6 +73,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)  # sent with a whole (unstreamed) answer
     reasoning: str = ""         # sent apart from the content first, as a reasoning parser does (reasoning_content)
     hold: float = 0.0           # seconds a stream's body stays open after [DONE] (a proxy that holds it)
+    pieces: tuple[str, ...] = ()  # a stream's chunks as given (they join to `text`), else words_per_chunk words each
 
 
 @dataclass
@@ -353,7 +354,7 @@ class _Handler(BaseHTTPRequestHandler):
         event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])
         for piece in split_text(b.reasoning, b.words_per_chunk) if b.reasoning else ():
             event([{"index": 0, "delta": {"content": None, "reasoning_content": piece}, "finish_reason": None}])
-        pieces = split_text(b.text, b.words_per_chunk)
+        pieces = list(b.pieces) or split_text(b.text, b.words_per_chunk)
         for i, piece in enumerate(pieces):
             if cut_after is not None and i >= cut_after:
                 break

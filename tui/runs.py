@@ -9,6 +9,7 @@ not once per token, and a screen that comes back can show it at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -47,10 +48,11 @@ class Draft:
     role: str
     author: str
     pieces: list[str] = field(default_factory=list)
+    scrub: Callable[[str], str] = field(default=str, repr=False)  # ModelPool.scrub_draft: no key on screen
 
     @property
     def text(self) -> str:
-        return "".join(self.pieces)
+        return self.scrub("".join(self.pieces))
 
 
 def replaces_draft(event: CallFinished) -> bool:
@@ -61,9 +63,10 @@ def replaces_draft(event: CallFinished) -> bool:
 class SessionRun:
     """One running session: its control, its worker and the screen listening to it (if any)."""
 
-    def __init__(self, session_id: int, control: "SessionControl") -> None:
+    def __init__(self, session_id: int, control: "SessionControl", scrub: Callable[[str], str] = str) -> None:
         self.session_id = session_id
         self.control = control
+        self.scrub = scrub
         self.listener: MessagePump | None = None
         self.draft: Draft | None = None
         self.worker: "Worker | None" = None
@@ -85,7 +88,7 @@ class SessionRun:
                 self.draft.pieces.append(event.text)
             return
         if isinstance(event, TurnStarted):
-            self.draft = Draft(event.turn, event.role, event.author)
+            self.draft = Draft(event.turn, event.role, event.author, scrub=self.scrub)
         elif isinstance(event, CallFinished) and replaces_draft(event) and self.draft is not None:
             self.draft.pieces.clear()
         elif isinstance(event, (MessageCompleted, SessionFailed)):
@@ -134,7 +137,8 @@ class SessionRuns:
         return [sid for sid, run in self._runs.items() if run.listener is None]
 
     def start(self, session_id: int, control: "SessionControl", listener: MessagePump) -> SessionRun:
-        run = SessionRun(session_id, control)
+        app: Any = self.app
+        run = SessionRun(session_id, control, app.pool.scrub_draft)
         run.listener = listener
         self._runs[session_id] = run
         run.worker = self.app.run_worker(self._drive(run), group=f"engine-{session_id}", exit_on_error=False)

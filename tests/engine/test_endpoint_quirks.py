@@ -204,6 +204,18 @@ async def test_an_api_key_echoed_into_a_reply_is_scrubbed(fake_server, monkeypat
     assert answer is not None and "SECRETKEY" not in answer.text and "Bearer ***" in answer.text
 
 
+async def test_a_draft_never_holds_a_key_whole_or_begun(fake_server, monkeypatch):
+    """A draft is the reply so far, stored and drawn as it streams: a key may be cut anywhere."""
+    key = "sk-qa-DRAFTKEY-1234567890abcdef"
+    monkeypatch.setenv("PINGPONG_TEST_KEY", key)
+    async with ModelPool({"echo": fake_spec(fake_server, "echo", api_key_env="PINGPONG_TEST_KEY")}) as pool:
+        pool.get("echo")
+        text = f"Bearer {key} ask again"
+        drafts = [pool.scrub_draft(text[:n]) for n in range(len(text) + 1)]
+    assert all(key[:4].lower() not in d.lower() for d in drafts)
+    assert drafts[-1] == "Bearer *** ask again" and drafts[6] == "Bearer" and drafts[10] == "Bearer sk-"
+
+
 async def test_an_interrogator_or_v1_tester_that_only_reasons_says_so_once(fake_server, fake_pool):
     """The failure line of every seat that reads JSON gives the reason, and only once: the pingpong
     interrogator said "only reasoning" twice, v1's tester and DMT's generator not at all."""

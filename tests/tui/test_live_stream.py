@@ -141,3 +141,33 @@ async def test_a_transcript_loaded_whole_shows_its_newest_message():
         transcript.load([Message(turn=t // 2 + 1, role="user" if t % 2 == 0 else "assistant", author="offline",
                                  text=f"line {t} " + "word " * 30) for t in range(12)])
         await wait_for(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)
+
+
+async def test_a_key_echoed_into_a_streaming_reply_never_shows_on_the_live_screen(make_app, home, monkeypatch):
+    """Its start is held back until the next pieces tell whether it is the key: the key never
+    shows whole or in part (four characters or more), and the finished message holds ***."""
+    key = "sk-live-screen-0123456789abcdef"
+    monkeypatch.setenv("PINGPONG_TEST_LIVE_KEY", key)
+    text = f"The key is {key} and so on"
+    pieces = ("The key is ", *(key[i:i + 5] for i in range(0, len(key), 5)), " and so on")
+    with FakeServer() as server:
+        home.config_path.write_text(f'[models.streamer]\nbase_url = "{server.base_url}"\nmodel = "streamer"\n'
+                                    'api_key_env = "PINGPONG_TEST_LIVE_KEY"\n', encoding="utf-8")
+        server.script(reply(text, pieces=pieces, chunk_delay=0.1), model="streamer")
+        app = make_app()
+        async with app.run_test(size=(120, 30)) as pilot:
+            spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[0].name, player="streamer",
+                               interrogator="offline", judges=[], num_turns=1, lang="en")
+            sid = app.start_session(spec, CARDS[0], SITUATIONS[0])
+            app.open_live(sid)
+            await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen))
+            live, shown = app.screen, []
+
+            def done() -> bool:
+                shown.extend(card.body for card in live.query(StreamingCard))
+                return any(card.role == "assistant" for card in live.query(MessageCard))
+
+            await wait_for(pilot, done)
+            final = [card.body for card in live.query(MessageCard) if card.role == "assistant"]
+    assert shown and all(key[:4] not in body for body in shown), shown
+    assert final == ["The key is *** and so on"]
