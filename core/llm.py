@@ -219,6 +219,14 @@ class ChatModel(Protocol):
     ) -> Completion: ...
 
 
+def _json_forms(char: str) -> str:
+    """A pattern for one character of a key as it may stand in a JSON string."""
+    forms = [re.escape(char), re.escape(f"\\u{ord(char):04x}")]
+    if char == "/":
+        forms.append(re.escape("\\/"))
+    return f"(?:{'|'.join(forms)})"
+
+
 def key_start_at_end(text: str, secret: str) -> int:
     """How many characters at the end of `text` are the start of `secret` (in any case), counting
     four or more only: fewer are as likely to be the end of a word."""
@@ -381,8 +389,12 @@ class _Endpoint:
 
     @functools.cached_property
     def secret_pattern(self) -> re.Pattern[str] | None:
-        """The key, in any case, as a compiled pattern (None for a key too short to scrub)."""
-        return re.compile(re.escape(self.secret), re.IGNORECASE) if self.secret and len(self.secret) >= 4 else None
+        """The key, in any case, as a compiled pattern (None for a key too short to scrub). Each
+        character may also be written as JSON escapes it (`\\u0073`, `\\/`): a judge's or an
+        interrogator's answer is scrubbed before it is parsed, when the escapes are still there."""
+        if not self.secret or len(self.secret) < 4:
+            return None
+        return re.compile("".join(_json_forms(c) for c in self.secret), re.IGNORECASE)
 
     def client(self) -> Any:
         """The endpoint's client, made on first use. One carries any number of requests: its

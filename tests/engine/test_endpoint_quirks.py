@@ -204,6 +204,21 @@ async def test_an_api_key_echoed_into_a_reply_is_scrubbed(fake_server, monkeypat
     assert answer is not None and "SECRETKEY" not in answer.text and "Bearer ***" in answer.text
 
 
+async def test_a_key_written_with_json_escapes_is_scrubbed_before_the_answer_is_parsed(fake_server, monkeypatch):
+    """A judge's or interrogator's answer is JSON: a key in it may be spelt with escapes that
+    decode to the key only once parsed (into an explanation or the next user message)."""
+    import json
+
+    key = "sk-QA/secret/KEY1234567890"
+    monkeypatch.setenv("PINGPONG_TEST_KEY", key)
+    spelt = key.replace("/", "\\/").replace("s", "\\u0073", 1)
+    fake_server.script(reply('{"next_utterance": "user says ' + spelt + ' twice: ' + key.upper() + '"}'), model="echo")
+    async with ModelPool({"echo": fake_spec(fake_server, "echo", api_key_env="PINGPONG_TEST_KEY")},
+                         retry=FAST_RETRY) as pool:
+        answer, _, _ = await call(pool, "echo")
+    assert answer is not None and json.loads(answer.text) == {"next_utterance": "user says *** twice: ***"}
+
+
 async def test_a_draft_never_holds_a_key_whole_or_begun(fake_server, monkeypatch):
     """A draft is the reply so far, stored and drawn as it streams: a key may be cut anywhere."""
     key = "sk-qa-DRAFTKEY-1234567890abcdef"
