@@ -105,7 +105,10 @@ async def show_progress(p: RunProgress, title: str, console: Console | None = No
                         refresh: Callable[[], object] | None = None):
     """Draw `p` while the body runs: rich Live on a terminal, a line every `plain_every` s otherwise.
     refresh: called before each drawing (to merge the counters of worker processes into `p`)."""
+    from pingpong.tui.commands.output import one_line
+
     console = console or Console()
+    title = one_line(title)  # a run's name may come from an imported file
 
     def view() -> RunProgress:
         if refresh is not None:
@@ -130,7 +133,7 @@ async def show_progress(p: RunProgress, title: str, console: Console | None = No
         skipped = sum(c.skipped for c in first.players.values())
         already = f", {skipped} already finished" if skipped else ""
         console.print(f"run {title}: {first.total} conversations planned{already}",
-                      highlight=False, soft_wrap=True)
+                      markup=False, highlight=False, soft_wrap=True)
 
         async def tick():
             while True:

@@ -9,10 +9,15 @@ COST_FIELDS = ("cost", "player_cost", "tokens", "player_tokens", "estimated_toke
 
 
 def print_json(data) -> None:
-    """One JSON document on stdout, the `--format json` contract."""
+    """One JSON document on stdout, the `--format json` contract. JSON escapes the C0 controls; the
+    C1 ones (\\x9b starts a terminal escape) and the line and direction controls are escaped too, the
+    same strings to a parser and inert on a terminal."""
     import json
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    import re
+
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    sys.stdout.write(re.sub("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]",
+                            lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def _escaped(text: object, keep: str = "") -> str:
@@ -33,6 +38,14 @@ def shown(text: object) -> str:
     """Text from a card, a file or a model as a terminal should get it: lines and tabs kept, any other
     control character (an escape sequence, a NUL, a right-to-left override) written out escaped."""
     return _escaped(text, "\n\t")
+
+
+def safe(text: object) -> str:
+    """Text from a file, a model or the database put into a rich markup string: control characters
+    written out (`shown`) and its square brackets never read as markup."""
+    from rich.markup import escape
+
+    return escape(shown(text))
 
 
 def error(message: object) -> None:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pingpong.sessions.runner import RunProgress, RunSetup
     from pingpong.sessions.workers import WorkerGroup
 
-from pingpong.tui.commands.output import command_line, judge_failures, warn
+from pingpong.tui.commands.output import command_line, judge_failures, one_line, warn
 
 
 def run(args, home) -> int:
@@ -93,7 +93,7 @@ def _run(args, home, setup: RunSetup, specs: dict[str, ModelSpec], group: Worker
 
         console.print(costs_table(spend))
     for error in progress.errors:
-        print(f"failed: {error}", file=sys.stderr)
+        print(f"failed: {one_line(error)}", file=sys.stderr)
     if stopped is not None:
         raise RunFailed(f"error: {stopped}; the run stopped there: run the same command again to go on "
                         f"with run '{setup.name}'")

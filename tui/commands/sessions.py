@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pingpong.core.errors import RunFailed, StorageError, UserError
 from pingpong.core.home import Home
-from pingpong.tui.commands.output import command_line, print_json, shown
+from pingpong.tui.commands.output import command_line, print_json, safe
 from pingpong.tui.commands.output import console as _console
 
 
@@ -84,15 +84,12 @@ def _label(value: float, scale: str, metric: str) -> str | None:
 
 def _score_text(score) -> str:
     """One score as `sessions show` prints it: good/bad for a label, the number otherwise, or why it failed."""
-    from rich.markup import escape
-
     if score.status == "failed":
-        return f"[red]failed: {escape(score.error or '')}[/]"
+        return f"[red]failed: {safe(score.error or '')}[/]"
     return _label(score.value, score.scale, score.metric) or _fmt_num(score.value, 3)
 
 
 def _print_session(session) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     from pingpong.sessions.replay import conversation_people, steps_of
@@ -103,45 +100,45 @@ def _print_session(session) -> None:
     spec = session.spec
     console.print(
         f"[bold]session {session.id}[/] [dim]({session.status}"
-        f"{', run ' + session.run if session.run else ''})[/]\n"
-        f"character [bold]{escape(shown(session.character.char_name))}[/] ({session.character.name}), "
-        f"situation {session.situation.name}: {escape(shown(session.situation.text))}\n"
-        f"player {escape(session.seat_detail('player'))}, "
-        f"interrogator {escape(interrogator_words(spec.method, session.seat_detail()))}, "
-        f"judges {escape(judges_words(spec.method, spec.judges))}, "
+        f"{', run ' + safe(session.run) if session.run else ''})[/]\n"
+        f"character [bold]{safe(session.character.char_name)}[/] ({safe(session.character.name)}), "
+        f"situation {safe(session.situation.name)}: {safe(session.situation.text)}\n"
+        f"player {safe(session.seat_detail('player'))}, "
+        f"interrogator {safe(interrogator_words(spec.method, session.seat_detail()))}, "
+        f"judges {safe(judges_words(spec.method, spec.judges))}, "
         f"turns {session.turns_done}/{session.num_turns}, final {session.final.text() or '-'}"
     )
     names = {card.name: card.char_name for card in session.cast}
     if names:
-        console.print("cast " + ", ".join(f"{escape(names.get(c.character, c.character))} ({spec.seat_of(c.character)})"
-                                          for c in spec.cast) + f"; tested {escape(names.get(spec.character, ''))}")
+        console.print("cast " + ", ".join(f"{safe(names.get(c.character, c.character))} ({spec.seat_of(c.character)})"
+                                          for c in spec.cast) + f"; tested {safe(names.get(spec.character, ''))}")
     if session.error:
-        console.print(f"[red]error:[/] {escape(session.error)}")
+        console.print(f"[red]error:[/] {safe(session.error)}")
     for step in steps_of(session):
         console.rule(f"turn {step.turn}")
         for msg in (step.user, step.assistant):
             if msg is not None and names:  # a group scene: who speaks, then who wrote it
                 speaker = names.get(msg.speaker or "", msg.speaker or "")
-                console.print(f"[bold]{escape(shown(speaker))}[/] [dim]({escape(msg.author)})[/]: {escape(shown(msg.text))}")
+                console.print(f"[bold]{safe(speaker)}[/] [dim]({safe(msg.author)})[/]: {safe(msg.text)}")
             elif msg is not None:
                 colour = "cyan" if msg.role == "user" else "magenta"
-                cut = f" [bold yellow]({escape(msg.ending)})[/]" if msg.ending else ""
-                console.print(f"[{colour}]{escape(msg.author)}[/] [dim]({msg.role})[/]{cut}: {escape(shown(msg.text))}")
+                cut = f" [bold yellow]({safe(msg.ending)})[/]" if msg.ending else ""
+                console.print(f"[{colour}]{safe(msg.author)}[/] [dim]({msg.role})[/]{cut}: {safe(msg.text)}")
         likert = step.judges if spec.method in LIKERT_METHODS else {}
         for judge, s in step.judges.items():  # labels (dmt) and rule scores (rolebench, roleinteract): value and why
             if judge not in likert:
                 for metric, one in s.scores.items():
-                    why = f" - {escape(shown(one.explanation))}" if one.explanation else ""
-                    console.print(f"  {escape(judge)}: {metric} = {_score_text(one)}{why}")
+                    why = f" - {safe(one.explanation)}" if one.explanation else ""
+                    console.print(f"  {safe(judge)}: {metric} = {_score_text(one)}{why}")
         if likert:
             table = Table(box=None, pad_edge=False)
             for col in ("judge", "refusal", "in_character", "entertaining", "fluency", "overall"):
                 table.add_column(col)
             for judge, s in likert.items():
                 if s.status == "failed":
-                    table.add_row(judge, f"[red]failed: {escape(s.error or '')}[/]", "", "", "", "")
+                    table.add_row(safe(judge), f"[red]failed: {safe(s.error or '')}[/]", "", "", "", "")
                     continue
-                table.add_row(judge, "-" if s.is_refusal is None else ("yes" if s.is_refusal else "no"),
+                table.add_row(safe(judge), "-" if s.is_refusal is None else ("yes" if s.is_refusal else "no"),
                               *(_fmt_num(s.value(m), 1) for m in ("in_character", "entertaining", "fluency")),
                               _fmt_num(s.overall, 1))
             console.print(table)
@@ -153,14 +150,12 @@ def _print_session(session) -> None:
 
 
 def _print_people(console, people) -> None:
-    from rich.markup import escape
-
     for p in people:
         s = p.score
         value = _label(s.value, s.scale, s.metric) or f"{s.value:g}"
         mark = "[bold green]current[/]" if p.current else "[dim]superseded[/]"
-        reason = f" - {escape(s.reason)}" if s.reason else ""
-        console.print(f"  person {escape(s.author)}: {s.metric} = {value} {mark}"
+        reason = f" - {safe(s.reason)}" if s.reason else ""
+        console.print(f"  person {safe(s.author)}: {s.metric} = {value} {mark}"
                       f" [dim]{(s.created_at or '')[:19]}[/]{reason}")
 
 
@@ -256,8 +251,6 @@ def resume(args, home: Home) -> int:
     """Continue an interrupted (or failed) session from its last completed message."""
     import asyncio
 
-    from rich.markup import escape
-
     from pingpong.core.domain import HUMAN
     from pingpong.core.events import MessageCompleted, SessionFailed, SessionFinished, VerdictReady
 
@@ -297,7 +290,7 @@ def resume(args, home: Home) -> int:
                     if isinstance(event, MessageCompleted):
                         m = event.message
                         colour = "cyan" if m.role == "user" else "magenta"
-                        console.print(f"[dim]{m.turn}[/] [{colour}]{escape(m.author)}[/]: {escape(shown(m.text))}")
+                        console.print(f"[dim]{m.turn}[/] [{colour}]{safe(m.author)}[/]: {safe(m.text)}")
                     elif isinstance(event, VerdictReady):
                         v = event.verdict
                         parts = []
@@ -316,7 +309,7 @@ def resume(args, home: Home) -> int:
                             else:  # rule scores
                                 parts.append(f"{s.turn}: " + " ".join(
                                     f"{m} {_score_text(one)}" for m, one in s.scores.items()))
-                        console.print(f"[green]judge {escape(v.judge)}[/] " + ", ".join(parts))
+                        console.print(f"[green]judge {safe(v.judge)}[/] " + ", ".join(parts))
                     elif isinstance(event, SessionFinished):
                         outcome["status"] = "finished"
                     elif isinstance(event, SessionFailed):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pingpong.tui.commands.output import clip, console, fields_grid, print_json, warn
+from pingpong.tui.commands.output import clip, console, fields_grid, print_json, safe, shown, warn
 
 
 def situation_row(s, source: str) -> dict:
@@ -71,8 +71,8 @@ def show_scene(args, home, lib) -> int:
         ("questions", f"{len(scene.questions)}" + (f", {marked} at marked points" if marked else "")),
         ("source", f"{lib.source(scene.name)} ({lib.path(scene.name)})"),
     )))
-    out.print(Panel(Text(scene.setting), title="setting (every member is told)", title_align="left"))
-    out.print(Panel(Text(scene.opening), title="opening (the narrator)", title_align="left"))
+    out.print(Panel(Text(shown(scene.setting)), title="setting (every member is told)", title_align="left"))
+    out.print(Panel(Text(shown(scene.opening)), title="opening (the narrator)", title_align="left"))
     return 0
 
 
@@ -247,7 +247,7 @@ def show_plain(args, lib) -> int:
         ("topic", s.topic), ("intent", s.intent.value if s.intent else None),
         ("source", f"{lib.source(s.name)} ({lib.path(s.name)})"),
     )))
-    out.print(Panel(Text(s.text), title="situation (the interrogator sees this)", title_align="left"))
+    out.print(Panel(Text(shown(s.text)), title="situation (the interrogator sees this)", title_align="left"))
     return 0
 
 
@@ -269,7 +269,7 @@ def show_question_set(args, lib) -> int:
     table.add_column("id", no_wrap=True)
     table.add_column("instruction")
     for q in found.questions:
-        table.add_row(q.id, Text(clip(q.instruction, 100)))
+        table.add_row(safe(q.id), Text(shown(clip(q.instruction, 100))))
     out.print(table)
     return 0
 
@@ -287,8 +287,8 @@ def show_seed(args, lib) -> int:
     out.print(fields_grid((("name", seed.name), ("lang", seed.lang), ("method", "dmt"), ("character", seed.character),
                            ("intent", seed.intent.value), ("topic", seed.topic), ("rounds", f"at most {seed.max_rounds}"),
                            ("tags", ", ".join(seed.tags)), ("source", f"{lib.source(seed.name)} ({lib.path(seed.name)})"))))
-    out.print(Panel(Text(seed.initial_query), title="first query (round 1, sent as written)", title_align="left"))
-    out.print(Panel(Text(seed.goal), title="goal (the stop check ends the dialogue once reached)", title_align="left"))
+    out.print(Panel(Text(shown(seed.initial_query)), title="first query (round 1, sent as written)", title_align="left"))
+    out.print(Panel(Text(shown(seed.goal)), title="goal (the stop check ends the dialogue once reached)", title_align="left"))
     return 0
 
 
@@ -338,7 +338,7 @@ def show_probe_set(args, probe_set, source: str) -> None:
     for column in ("name", "dimension", "question"):
         table.add_column(column, no_wrap=column != "question")
     for name, dimension, question in probes:
-        table.add_row(name, dimension, Text(clip(question, 100)))
+        table.add_row(safe(name), safe(dimension), Text(shown(clip(question, 100))))
     out.print(table)
 
 
@@ -364,12 +364,12 @@ def show_probe(args, probe_set, probe) -> None:
                            ("padding", None if choice else f"{probe.padding} utterances ({probe.padding_from})"))))
     if choice:
         if probe.context:
-            out.print(Panel(Text(probe.context), title="context", title_align="left"))
+            out.print(Panel(Text(shown(probe.context)), title="context", title_align="left"))
         options = "\n".join(f"{letter}. {text}" for letter, text in probe.options.items())
-        out.print(Panel(Text(f"{probe.question}\n\n{options}"), title="question", title_align="left"))
+        out.print(Panel(Text(shown(f"{probe.question}\n\n{options}")), title="question", title_align="left"))
     else:
-        out.print(Panel(Text(probe.plant), title="plant (the fact the user states)", title_align="left"))
-        out.print(Panel(Text(probe.ask), title="ask (the question after the padding)", title_align="left"))
+        out.print(Panel(Text(shown(probe.plant)), title="plant (the fact the user states)", title_align="left"))
+        out.print(Panel(Text(shown(probe.ask)), title="ask (the question after the padding)", title_align="left"))
 
 
 def show_question(args, lib) -> bool:
@@ -396,10 +396,10 @@ def show_question(args, lib) -> bool:
             out = console()
             out.print(fields_grid((("name", args.name), ("lang", question_set.lang), ("method", "rolebench"),
                                    ("set", f"{question_set.name} ({question_set.kind})"))))
-            out.print(Panel(Text(q.instruction), title="instruction (the player answers it)", title_align="left"))
+            out.print(Panel(Text(shown(q.instruction)), title="instruction (the player answers it)", title_align="left"))
             lines = [f"• {r}" for r in q.references]
             if general:
                 lines += [f"{c}: {a}" for c, answers in q.in_role.items() for a in answers]
-            out.print(Panel(Text("\n".join(lines)), title="references (Rouge-L against these)", title_align="left"))
+            out.print(Panel(Text(shown("\n".join(lines))), title="references (Rouge-L against these)", title_align="left"))
             return True
     return False
