@@ -10,7 +10,6 @@ nothing behind (the reference's formats skip single entries they cannot take, wi
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TextIO
 
@@ -128,13 +127,10 @@ def _export(store, fmt: str, out: Path | str | None, stdout: TextIO) -> str:
         if target.is_dir():
             raise UserError(f"{target}: is a folder; --format {fmt} writes one file")
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.partial")
-        try:  # written beside it, then renamed: an export that fails halfway leaves no cut-off file
-            with open(partial, "w", encoding="utf-8", newline="\n") as fh:
-                n = write(store, fh)
-            os.replace(partial, target)
-        finally:
-            partial.unlink(missing_ok=True)
+        from pingpong.sessions.files import replacing
+
+        with replacing(target) as fh:
+            n = write(store, fh)
         return f"{target}: {n} {what} written"
     if fmt == "pingpong":
         folder = Path(out) if out else Path("pingpong-results")

@@ -30,6 +30,7 @@ from pingpong.core.domain import METRICS, JudgeVerdict
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
 from pingpong.sessions.exchange_pingpong import CUT_KEY, FAILED_TURNS
+from pingpong.sessions.files import write_text
 from pingpong.sessions.records import StoredSession
 
 VERSIONS = (("pingpong", 2), ("pingpong-v1", 1))
@@ -231,6 +232,6 @@ def export_results(store, folder: Path) -> list[Path]:
     for name, doc in results_documents(store).items():
         path = folder / name
         path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(doc, ensure_ascii=False, indent=4) + "\n", encoding="utf-8")
+        write_text(path, json.dumps(doc, ensure_ascii=False, indent=4) + "\n")
         paths.append(path)
     return paths

@@ -400,3 +400,31 @@ def test_a_new_report_in_an_old_reports_folder_leaves_none_of_its_stale_pages(bu
     assert all(path.read_text(encoding="utf-8") == text for path, text in mine.items())
     index = Tables((out / "index.html").read_text(encoding="utf-8"))
     assert all((out / link).is_file() for link in index.links if link.startswith("players/"))
+
+
+def test_a_symlink_in_the_reports_folder_is_replaced_not_written_through(tmp_path):
+    """A report or export written into a shared folder (/tmp) must not overwrite what a planted
+    link points to; the pages come out readable by others as any file the user writes (umask)."""
+    victim = tmp_path / "precious.txt"
+    victim.write_text("precious", encoding="utf-8")
+    out = tmp_path / "shared"
+    (out / "sessions").mkdir(parents=True)
+    (out / "index.html").symlink_to(victim)
+    export = tmp_path / "export.jsonl"
+    export.symlink_to(victim)
+    home = tmp_path / "home"
+    assert pingpong(home, "report", "--out", str(out)).rc == 0
+    assert pingpong(home, "export", "--format", "jsonl", "--out", str(export)).rc == 0
+    assert victim.read_text(encoding="utf-8") == "precious"
+    index = out / "index.html"
+    assert not index.is_symlink() and "No sessions yet" in index.read_text(encoding="utf-8")
+    assert not export.is_symlink() and (index.stat().st_mode & 0o777) == 0o666 & ~_umask()
+    assert [p.name for p in out.iterdir() if p.name.endswith(".partial")] == []
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -160,8 +160,10 @@ def _folder(out: Path) -> None:
 
 
 def _write(path: Path, text: str) -> None:
+    from pingpong.sessions.files import write_text
+
     try:
-        path.write_text(text, encoding="utf-8")
+        write_text(path, text)
     except OSError as exc:
         raise UserError(f"--out: cannot write {path}: {exc.strerror or exc}") from None
 
