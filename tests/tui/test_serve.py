@@ -5,6 +5,10 @@ Chromium's `--screenshot` flag alone cannot be used: its virtual time runs out b
 bytes arrive over the websocket, so it photographs textual-serve's splash. Through DevTools the test
 waits until the terminal has received the app's output, then until two screenshots in a row agree.
 No test reaches the internet: Chromium resolves every host but 127.0.0.1 to "not found".
+
+The server's guard (any page the user visits could otherwise drive it): without the printed token or
+its cookie every route is refused, a Host naming another host (DNS rebinding) too, and a websocket
+whose Origin is not the served page's own.
 """
 
 from __future__ import annotations
@@ -23,18 +27,24 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
 import pytest
+from aiohttp import web
 
 from pingpong.core.home import Home
-from pingpong.tui.commands.serve import app_command, public_url
+from pingpong.tui.commands.serve import REFUSED, Guard, app_command, public_url
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
 ANSI = re.compile(rb"\x1b\[[0-9;?$]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 HOME_TEXT = "No sessions yet"  # the Home screen of an empty database (tui/screens/home.py EMPTY_TEXT)
+BANNER = re.compile(r"pingpong: serving the TUI at (http://127\.0\.0\.1:([0-9]+))/\?token=([A-Za-z0-9_-]{43})"
+                    r" \(ctrl\+c stops\)\n")
 
 
 def _free_port() -> int:
@@ -43,34 +53,70 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """`pingpong serve --port P --home TMP` as a real process; yields its URL; stopped as ctrl+c would."""
-    home = tmp_path_factory.mktemp("serve") / "my home"
+@dataclass
+class Served:
+    """A running `pingpong serve`: its address, the token its banner printed, the line itself."""
+    url: str  # http://127.0.0.1:P, the page's origin
+    token: str
+    banner: str
+    proc: subprocess.Popen
+
+    @property
+    def printed(self) -> str:
+        return f"{self.url}/?token={self.token}"
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    @property
+    def browser(self) -> dict[str, str]:
+        """The headers a browser sends once the printed address has set the cookie."""
+        return {"Cookie": f"pingpong-serve-{self.port}={self.token}", "Origin": self.url}
+
+
+def _start(home: Path) -> Served:
+    """`pingpong serve --port P --home HOME` as a real process, once its banner is out."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", str(port), "--home", str(home)],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert proc.stdout is not None
+    line, deadline = b"", time.monotonic() + START_TIMEOUT
+    while b"\n" not in line and time.monotonic() < deadline and proc.poll() is None:
+        if select.select([proc.stdout], [], [], 0.2)[0]:
+            line += os.read(proc.stdout.fileno(), 4096)
+    match = BANNER.fullmatch(line.decode())
+    if match is None or match.group(1) != f"http://127.0.0.1:{port}":
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"unexpected banner: {line!r}")
+    return Served(match.group(1), match.group(3), line.decode(), proc)
+
+
+def _stop(served: Served) -> str:
+    """Stop it as ctrl+c would; what it wrote after its banner."""
+    served.proc.send_signal(signal.SIGINT)
     try:
-        line, deadline = b"", time.monotonic() + START_TIMEOUT
-        while b"\n" not in line and time.monotonic() < deadline and proc.poll() is None:
-            if select.select([proc.stdout], [], [], 0.2)[0]:
-                line += os.read(proc.stdout.fileno(), 4096)
-        url = f"http://127.0.0.1:{port}"
-        assert line.decode() == f"pingpong: serving the TUI at {url} (ctrl+c stops)\n"
-        yield url
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            rest, _ = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            raise
-    assert proc.returncode == 0, rest.decode(errors="replace")
+        rest, _ = served.proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        served.proc.kill()
+        served.proc.communicate()
+        raise
+    assert served.proc.returncode == 0, rest.decode(errors="replace")
     assert b"Traceback" not in rest, rest.decode(errors="replace")
+    return rest.decode(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`pingpong serve --port P --home TMP` as a real process; stopped as ctrl+c would."""
+    server = _start(tmp_path_factory.mktemp("serve") / "my home")
+    try:
+        yield server
+    finally:
+        _stop(server)
 
 
 def test_app_command_keeps_the_global_options_through_the_shell(tmp_path):
@@ -133,16 +179,27 @@ def test_busy_port_is_one_line(tmp_path):
     assert result.stdout == ""
 
 
-async def _get(url: str) -> tuple[int, str]:
-    async with aiohttp.ClientSession() as session, session.get(url) as response:
+async def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, \
+            session.get(url, headers=headers, allow_redirects=False) as response:
         return response.status, await response.text()
 
 
-async def _screen_text(url: str, needle: str, timeout: float = START_TIMEOUT) -> str:
+async def _ws_status(url: str, headers: dict[str, str]) -> int:
+    """The status a websocket handshake at url gets (101: accepted), closing it at once."""
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.ws_connect(url, headers=headers):
+                return 101
+        except aiohttp.WSServerHandshakeError as exc:
+            return exc.status
+
+
+async def _screen_text(served: Served, needle: str, timeout: float = START_TIMEOUT) -> str:
     """Connect as the browser page does and collect the app's output (ANSI stripped) until needle shows."""
     received = b""
-    ws_url = url.replace("http:", "ws:") + "/ws?width=100&height=30"
-    async with aiohttp.ClientSession() as session, session.ws_connect(ws_url) as ws:
+    ws_url = served.url.replace("http:", "ws:") + "/ws?width=100&height=30"
+    async with aiohttp.ClientSession() as session, session.ws_connect(ws_url, headers=served.browser) as ws:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -159,14 +216,103 @@ async def _screen_text(url: str, needle: str, timeout: float = START_TIMEOUT) ->
 
 
 async def test_page_is_textual_serve_and_the_app_shows_home(served):
-    status, page = await _get(served + "/")
+    status, page = await _get(served.printed)
     assert status == 200
     assert 'class="textual-terminal"' in page
-    assert f'data-session-websocket-url="{served.replace("http:", "ws:")}/ws"' in page
+    assert f'data-session-websocket-url="{served.url.replace("http:", "ws:")}/ws"' in page
     assert "<div>pingpong</div>" in page  # the splash names our app, not the shell command
     text = await _screen_text(served, HOME_TEXT)
     assert HOME_TEXT in text, text[-2000:]
     assert "pingpong" in text and "0 sessions" in text
+
+
+def _ws(served: Served, query: str = "") -> str:
+    return served.url.replace("http:", "ws:") + "/ws" + query
+
+
+def test_guard_hosts_and_origins():
+    loop = Guard("127.0.0.1", 8000, "127.0.0.1", "t")
+    assert [loop.served_host(h) for h in ("127.0.0.1:8000", "LOCALHOST:8000", "[::1]:8000", "localhost.:8000")] \
+        == ["127.0.0.1", "localhost", "::1", "localhost"]
+    for host in (None, "", "127.0.0.1", "127.0.0.1:8001", "evil.example:8000", "u@127.0.0.1:8000", "127.0.0.1:8000/x",
+                 "10.0.0.1:8000", "127.0.0.1.evil.example:8000"):
+        assert loop.served_host(host) is None, host
+    assert loop.same_origin("http://127.0.0.1:8000", "127.0.0.1") and loop.same_origin("http://localhost:8000", "127.0.0.1")
+    for origin in (None, "", "null", "http://evil.example:8000", "https://127.0.0.1:8000", "http://127.0.0.1",
+                   "http://127.0.0.1:8001", "http://127.0.0.1:8000.evil.example", "http://127.0.0.1:8000/"):
+        assert not loop.same_origin(origin, "127.0.0.1"), origin
+    every = Guard("0.0.0.0", 8000, "Box.Example.org", "t")  # every address: any IP, the machine's names
+    assert every.served_host("192.168.1.5:8000") == "192.168.1.5" and every.served_host("box.example.org:8000")
+    assert every.served_host("evil.example:8000") is None and every.served_host("192.168.1.5:80") is None
+    assert every.same_origin("http://192.168.1.5:8000", "192.168.1.5")
+    assert not every.same_origin("http://10.0.0.9:8000", "192.168.1.5")  # another machine's page
+    lan = Guard("192.168.1.5", 8000, "192.168.1.5", "t")
+    assert lan.served_host("192.168.1.5:8000") and lan.served_host("localhost:8000") is None
+
+
+async def test_the_printed_address_sets_a_strict_httponly_cookie_for_its_port(served):
+    async with aiohttp.ClientSession() as session, session.get(served.printed, allow_redirects=False) as response:
+        assert response.status == 200
+        cookie = response.headers["Set-Cookie"]
+    name_value, *attributes = (part.strip() for part in cookie.split(";"))
+    assert name_value == f"pingpong-serve-{served.port}={served.token}"
+    assert {a.lower() for a in attributes} >= {"httponly", "path=/", "samesite=strict"}
+    cookie_only = {"Cookie": served.browser["Cookie"]}  # then the cookie alone opens the page and its files
+    assert (await _get(served.url + "/", cookie_only))[0] == 200
+    assert (await _get(served.url + "/static/js/textual.js", cookie_only))[0] == 200
+
+
+async def test_without_the_token_every_route_is_refused(served):
+    wrong = "A" * len(served.token)
+    for headers, query in (({}, ""), ({"Cookie": f"pingpong-serve-{served.port}={wrong}"}, ""), ({}, f"?token={wrong}"),
+                           ({"Cookie": f"pingpong-serve-{served.port + 1}={served.token}"}, "")):
+        for path in ("/", "/static/js/textual.js", "/static/", "/download/key", "/no-such-page"):
+            assert await _get(served.url + path + query, headers) == (403, REFUSED), (path, headers, query)
+        assert await _ws_status(_ws(served, query), {**headers, "Origin": served.url}) == 403
+
+
+async def test_a_websocket_from_another_origin_is_refused(served):
+    port = served.port
+    for origin in ("http://evil.example", f"http://evil.example:{port}", "http://127.0.0.1:1", "null",
+                   f"https://127.0.0.1:{port}", f"http://127.0.0.1.evil.example:{port}", None):
+        headers = {**served.browser, "Origin": origin} if origin else {"Cookie": served.browser["Cookie"]}
+        assert await _ws_status(_ws(served), headers) == 403, origin
+        assert await _ws_status(_ws(served, f"?token={served.token}"), headers) == 403, origin
+    # the page opened as localhost: its websocket points at 127.0.0.1, which accepts it
+    assert await _ws_status(_ws(served), {**served.browser, "Origin": f"http://localhost:{port}"}) == 101
+
+
+async def test_a_host_header_naming_another_host_is_refused(served):
+    """DNS rebinding: a name the attacker controls made to point at 127.0.0.1 reaches the port, its Host does not."""
+    port = served.port
+    for host in (f"attacker.example:{port}", "attacker.example", "127.0.0.1", "127.0.0.1:1",
+                 f"127.0.0.1.attacker.example:{port}"):
+        assert await _get(served.printed, {"Host": host}) == (403, REFUSED), host
+        origin = f"http://{host}"
+        assert await _ws_status(_ws(served), {**served.browser, "Host": host, "Origin": origin}) == 403, host
+    # localhost is this host: its page is sent to the printed address, where the page's websocket points
+    async with aiohttp.ClientSession() as session, \
+            session.get(served.printed + "&fontsize=12", headers={"Host": f"localhost:{port}"},
+                        allow_redirects=False) as response:
+        assert response.status == 302 and "Set-Cookie" not in response.headers
+        assert response.headers["Location"] == served.printed + "&fontsize=12"
+
+
+async def test_the_token_stays_out_of_the_database_and_the_output(tmp_path):
+    """Only the printed address shows it: not the server's output, not any file in the home."""
+    home = tmp_path / "home"
+    server = _start(home)
+    try:
+        assert (await _get(server.printed))[0] == 200
+        assert (await _get(server.url + "/?token=" + "A" * 43))[0] == 403  # nor does a refusal print it
+        assert HOME_TEXT in await _screen_text(server, HOME_TEXT)
+    finally:
+        rest = _stop(server)
+    assert server.banner.count(server.token) == 1 and server.token not in rest, rest
+    files = [path for path in home.rglob("*") if path.is_file()]
+    assert Home(home).db_path in files, files
+    for path in files:
+        assert server.token.encode() not in path.read_bytes(), path
 
 
 # -- Chromium -------------------------------------------------------------------------------------------
@@ -210,8 +356,9 @@ async def _wait_for(condition, timeout: float = START_TIMEOUT) -> None:
         await asyncio.sleep(0.1)
 
 
-async def rendered_screenshot(url: str, profile: Path) -> bytes:
-    """A PNG of url once the terminal shows the app and has stopped changing."""
+@asynccontextmanager
+async def chromium(profile: Path) -> AsyncIterator[DevTools]:
+    """Headless Chromium with one page, driven through DevTools."""
     assert CHROMIUM is not None
     proc = await asyncio.create_subprocess_exec(
         CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank",
@@ -228,22 +375,7 @@ async def rendered_screenshot(url: str, profile: Path) -> bytes:
             async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
                 page = next(t for t in await response.json() if t["type"] == "page")
             async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                tools = DevTools(ws)
-                await tools.call("Page.navigate", url=url)
-
-                async def ready() -> bool:
-                    return bool(await tools.evaluate(READY_JS))
-
-                await _wait_for(ready)
-                shots = [await tools.screenshot()]
-                deadline = time.monotonic() + START_TIMEOUT
-                while time.monotonic() < deadline:  # until two screenshots half a second apart agree
-                    await asyncio.sleep(0.5)
-                    shots.append(await tools.screenshot())
-                    if shots[-1] == shots[-2]:
-                        break
-                assert await tools.evaluate(READY_JS), "the app's session ended in the browser"
-                return shots[-1]
+                yield DevTools(ws)
     finally:
         proc.terminate()
         try:
@@ -251,6 +383,25 @@ async def rendered_screenshot(url: str, profile: Path) -> bytes:
         except TimeoutError:
             proc.kill()
             await proc.wait()
+
+
+async def rendered_screenshot(tools: DevTools, url: str) -> bytes:
+    """A PNG of url once the terminal shows the app and has stopped changing."""
+    await tools.call("Page.navigate", url=url)
+
+    async def ready() -> bool:
+        return bool(await tools.evaluate(READY_JS))
+
+    await _wait_for(ready)
+    shots = [await tools.screenshot()]
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:  # until two screenshots half a second apart agree
+        await asyncio.sleep(0.5)
+        shots.append(await tools.screenshot())
+        if shots[-1] == shots[-2]:
+            break
+    assert await tools.evaluate(READY_JS), "the app's session ended in the browser"
+    return shots[-1]
 
 
 def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -289,8 +440,10 @@ def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package `chromium`)")
-async def test_chromium_shows_the_home_screen(served, tmp_path):
-    shot = await rendered_screenshot(served + "/", tmp_path / "profile")
+async def test_chromium_shows_the_home_screen_at_the_printed_address(served, tmp_path):
+    async with chromium(tmp_path / "profile") as tools:
+        shot = await rendered_screenshot(tools, served.printed)
+        assert served.token not in await tools.evaluate("document.cookie")  # HttpOnly: no script reads it
     (tmp_path / "home.png").write_bytes(shot)
     width, height, pixels = png_pixels(shot)
     assert width == 1200 and 500 <= height <= 800
@@ -301,19 +454,56 @@ async def test_chromium_shows_the_home_screen(served, tmp_path):
     assert max(counts.values()) < 0.97 * len(pixels)
 
 
+ATTACKER_PAGE = """<!DOCTYPE html><script>
+window.outcome = "pending";
+const ws = new WebSocket("WS_URL");
+ws.onopen = () => { window.outcome = "open"; };
+ws.onclose = () => { if (window.outcome === "pending") window.outcome = "refused"; };
+</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package `chromium`)")
+async def test_in_chromium_another_sites_page_cannot_open_the_websocket(served, tmp_path):
+    """In the browser that opened the printed address (so holds its cookie), a page from another origin on
+    the same machine (the same site to cookies: ports do not count) tries the websocket and is refused."""
+    async def attacker_page(_request: web.Request) -> web.Response:
+        return web.Response(text=ATTACKER_PAGE.replace("WS_URL", _ws(served, "?width=80&height=24")),
+                            content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/", attacker_page)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = _free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        async with chromium(tmp_path / "profile") as tools:
+            await tools.call("Page.navigate", url=served.printed)
+
+            async def the_app_is_up() -> bool:
+                return bool(await tools.evaluate(READY_JS))
+
+            await _wait_for(the_app_is_up)  # the cookie works for the page's own websocket
+            await tools.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
+
+            async def decided() -> bool:
+                return await tools.evaluate("window.outcome") in ("open", "refused")
+
+            await _wait_for(decided)
+            assert await tools.evaluate("window.outcome") == "refused"
+    finally:
+        await runner.cleanup()
+
+
 def test_a_signal_stops_serve_promptly_while_a_browser_tab_is_connected(tmp_path):
     """kill/systemd reach the server only, not the tab's TUI: it took 20 s and more to stop, no longer
     answering meanwhile. The tab's session is now closed at once and the command ends cleanly."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pingpong.tui.cli", "serve", "--port", str(port), "--home", str(tmp_path / "h")],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    url = f"http://127.0.0.1:{port}"
+    served = _start(tmp_path / "h")
+    proc = served.proc
 
     async def connected_then_stopped() -> float:
-        ws_url = url.replace("http:", "ws:") + "/ws?width=100&height=30"
-        async with aiohttp.ClientSession() as session, session.ws_connect(ws_url) as ws:
+        async with aiohttp.ClientSession() as session, \
+                session.ws_connect(_ws(served, "?width=100&height=30"), headers=served.browser) as ws:
             received, deadline = b"", time.monotonic() + START_TIMEOUT
             while HOME_TEXT not in ANSI.sub(b"", received).decode("utf-8", "replace"):
                 assert time.monotonic() < deadline, "the app never showed Home"
@@ -331,14 +521,7 @@ def test_a_signal_stops_serve_promptly_while_a_browser_tab_is_connected(tmp_path
                     pass
             return time.monotonic() - started
 
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+    try:  # the banner comes once the port listens
         took = asyncio.run(connected_then_stopped())
     finally:
         if proc.poll() is None:
