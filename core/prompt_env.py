@@ -11,6 +11,11 @@ instead of 234, an interrogator's in 61 instead of 142: prompts were an eighth o
 run's CPU.
 
 Imported only where prompts are rendered: it imports jinja2.
+
+The sandbox keeps a template from reaching Python's internals, but not from asking for a string or a
+list of a billion items (`'a' * 10**9`, `2 ** 10**9`): a user's template override could hang or
+exhaust the machine on every prompt. `*` and `**` are checked here, and an answer past MAX_ITEMS
+(far more than any prompt needs) is a SecurityError, which names the file as any template error does.
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import SandboxedEnvironment, SecurityError
+
+MAX_ITEMS = 1_000_000  # characters of a repeated string or items of a repeated list; digits of a power
 
 
 class PromptEnvironment(SandboxedEnvironment):
     """SandboxedEnvironment whose `a.b` on a plain dict reads the key `b` first, and whose
-    templates' globals are a plain dict."""
+    templates' globals are a plain dict, and whose `*` and `**` refuse answers too big for a prompt."""
+
+    intercepted_binops = frozenset({"*", "**"})
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """The environment's globals and the template's, in one plain dict: Jinja copies this map
@@ -38,3 +47,13 @@ class PromptEnvironment(SandboxedEnvironment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(times, int) and len(seq) * times > MAX_ITEMS:
+                    raise SecurityError(f"'*' would make {len(seq) * times:,} items (at most {MAX_ITEMS:,})")
+        if operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1:
+            if right * abs(left).bit_length() > MAX_ITEMS * 4:  # about the bits of the answer
+                raise SecurityError(f"'**' would make a number of more than {MAX_ITEMS:,} digits")
+        return super().call_binop(context, operator, left, right)

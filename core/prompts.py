@@ -100,6 +100,10 @@ class PromptRenderer:
             raise UserError(f"{self._where(name)}: {' '.join(str(exc).split())}") from exc
         except RecursionError:
             raise UserError(f"{self._where(name)}: includes or extends itself without end") from None
+        except UserError:
+            raise
+        except Exception as exc:  # what the template asked of its data failed: 1/0, 'a' + 1, range(10**10)
+            raise UserError(f"{self._where(name)}: {type(exc).__name__}: {' '.join(str(exc).split())}") from None
 
     def _where(self, name: str) -> str:
         """The file a template name stands for: the home's override when there is one."""

@@ -342,6 +342,15 @@ def test_a_plain_key_passes(tmp_path, monkeypatch):
     ("{{ character.char_name }} {{ nosuchvar }}", "'nosuchvar' is undefined"),
     ("{% extends 'player_system.j2' %}", "includes or extends itself without end"),
     ("{% include 'my_rules.j2' %}", "no template 'my_rules.j2' to include or extend"),
+    # what a template asks of its data fails: the same one line, never a traceback
+    ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
+    ("{{ 1 + 'a' }}", "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
+    ("{{ range(10**10) | length }}", "OverflowError: Range too big. The sandbox blocks ranges larger than"
+     " MAX_RANGE (100000)."),
+    # or asks for more than any prompt needs (each would take a gigabyte or hang)
+    ("{{ ('a' * 10**9) | length }}", "'*' would make 1,000,000,000 items (at most 1,000,000)"),
+    ("{{ ([1] * 10**8) | length }}", "'*' would make 100,000,000 items (at most 1,000,000)"),
+    ("{{ (7 ** 1000000000) % 10 }}", "'**' would make a number of more than 1,000,000 digits"),
 ])
 def test_broken_template_override_is_refused_at_start(tmp_path, source, problem):
     """Whether it fails to compile or only when rendered: one line naming the file before any run."""
