@@ -30,15 +30,15 @@ if TYPE_CHECKING:
 COLUMNS = ("Name", "Reachable", "Latency", "Model", "Endpoint", "Note")
 CHECKING = "checking…"
 EMPTY_TEXT = (
-    "[b]No models configured yet.[/b] Only the built-in [i]offline[/i] model is there: a deterministic "
-    "stand-in for every seat that needs no key and no network.\n\n"
-    "Add a model to [b]{config}[/b], for example:\n\n"
-    "  [models.gpt-4o-mini]\n"
+    "[b]No models configured yet[/b]: only the built-in [i]offline[/i] stand-in, which needs no key and no "
+    "network.\n\n"
+    "Add one to [b]{config}[/b]:\n\n"
+    "  \\[models.gpt-4o-mini]\n"
     "  base_url = \"https://api.openai.com/v1\"\n"
     "  model = \"gpt-4o-mini\"\n"
-    "  api_key_env = \"OPENAI_API_KEY\"   [dim]# the variable's name; the key is never stored[/dim]\n\n"
-    "Any OpenAI-compatible endpoint works (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama); README's "
-    "\"Models\" section has every setting. Then press [b]{check}[/b] to check it."
+    "  api_key_env = \"OPENAI_API_KEY\"   [dim]# its name, never the key[/dim]\n\n"
+    "Any OpenAI-compatible endpoint works; README's \"Models\" section has every setting. "
+    "Then press [b]{check}[/b] to check it."
 )
 
 
@@ -170,7 +170,8 @@ class ModelsScreen(Screen):
             table.add_row(*self._cells(row, i), key=str(i))
         if self.rows:
             table.move_cursor(row=min(cursor, len(self.rows) - 1))
-        self._note()
+        if not message.error:  # the error line stays in the note
+            self._note()
         self._detail()
 
     def _cells(self, row: ModelRow, index: int) -> tuple[str | Text, ...]:
@@ -202,6 +203,7 @@ class ModelsScreen(Screen):
         """What the checks came to so far: how many endpoints answer, how many are still asked."""
         remote = [(i, row) for i, row in enumerate(self.rows) if row.spec.kind != "offline"]
         if not remote:
+            self.query_one("#models-note", Static).update("")
             return
         done = [row.reachable for i, row in remote if i not in self.pending]
         parts = [f"{done.count('yes')} reachable", f"{done.count('no')} unreachable"]
