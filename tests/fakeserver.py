@@ -20,6 +20,8 @@ What it answers, in order:
 Behaviours: ``reply(text, ...)`` (streamed or JSON, as the request asks),
 ``error(status, ...)``, ``rate_limit(retry_after)``, ``quota_exhausted()``,
 ``server_error()``, ``bad_request()``, ``cut(text, after=2)``, ``raw(body, status, content_type)``.
+GET /models lists ``models``; ``models_status`` makes it answer an error instead and ``models_gate``
+(a threading.Event) holds its answer until the event is set.
 Global knobs: ``latency`` (seconds before the first byte of every answer),
 ``chunk_delay`` (seconds between stream chunks), ``faults=Faults(...)``.
 
@@ -268,6 +270,13 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self._fake()
         fake._record(RecordedRequest("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, None))
         if self.path.rstrip("/").endswith("/models"):
+            while fake.models_gate is not None and not fake.models_gate.wait(0.02):
+                if fake._stop.is_set():
+                    self.close_connection = True
+                    return
+            if fake.models_status != 200:
+                self._send_json(fake.models_status, {"error": {"message": "no list", "type": "not_found"}})
+                return
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]
             self._send_json(200, {"object": "list", "data": data})
         else:
@@ -426,6 +435,8 @@ class FakeServer:
         self._faults: Faults | None = None
         self.faults = faults  # (re)seeds the fault generator
         self.models = models or ["fake-model"]
+        self.models_status = 200  # what GET /models answers with (404: a server that lists no models)
+        self.models_gate: threading.Event | None = None  # when set to an Event, GET /models waits for it
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0

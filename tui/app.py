@@ -321,6 +321,16 @@ class PingPongApp(App):
             return
         self.push_screen(AnnotateScreen(sample=sample, players=players, methods=methods, author=author))
 
+    def action_models(self) -> None:
+        from pingpong.tui.screens.models import ModelsScreen
+
+        self.push_screen(ModelsScreen())
+
+    def action_agreement(self) -> None:
+        from pingpong.tui.screens.agreement import AgreementScreen
+
+        self.push_screen(AgreementScreen())
+
     def action_watch(self) -> None:
         from pingpong.tui.screens.watch import WatchScreen
 

@@ -28,6 +28,8 @@ PLACES: tuple[tuple[str, str, str], ...] = (
     ("DMT leaderboard", "DMT-Score of player models with the curves Score_1..Score_T", "dmt_leaderboard"),
     ("Rating queue (annotate)", "rate conversations blind, judges' scores shown after you save", "annotate"),
     ("Watch a batch run", "follow a batch run written by another process", "watch"),
+    ("Models", "configured models, each endpoint checked for reachability", "models"),
+    ("Agreement", "how well the judges agree with people, and with each other", "agreement"),
     ("Help", "keys and screens", "help"),
 )
 

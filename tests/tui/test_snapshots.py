@@ -362,3 +362,46 @@ def test_leaving_a_running_session_asks(snap_compare, app, store):
         await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_models(snap_compare, app, home, monkeypatch):
+    """Configured models checked: a remote one whose key variable is not set (not asked), a local one
+    that refuses the connection, the offline one. No latency in view: no endpoint here answers."""
+    monkeypatch.delenv("PINGPONG_SNAPSHOT_KEY", raising=False)
+    home.config_path.write_text(
+        '[models.remote]\nbase_url = "https://user:secret@llm.example.invalid/v1"\nmodel = "big-model"\n'
+        'api_key_env = "PINGPONG_SNAPSHOT_KEY"\n[models.remote.params]\ntemperature = 0.3\n'
+        '[models.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "qwen2.5-7b-instruct"\ntimeout = 30\n',
+        encoding="utf-8")
+
+    async def before(pilot):
+        from pingpong.tui.screens.models import ModelsScreen
+
+        await home_loaded(pilot)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModelsScreen) and bool(pilot.app.screen.rows)
+                       and not pilot.app.screen.pending)
+        await settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_agreement(snap_compare, app, store):
+    """Judges against people's ratings of whole conversations, at the conversation level."""
+    from tests.stats.test_agreement_extras import populate
+
+    populate(store)
+
+    async def before(pilot):
+        from pingpong.tui.screens.agreement import AgreementScreen
+
+        await home_loaded(pilot)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: pilot.app.screen.query("#board-table"))
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AgreementScreen) and pilot.app.screen.report)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: pilot.app.screen.report.level == "conversation")
+        await settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

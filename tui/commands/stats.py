@@ -271,40 +271,10 @@ def agreement(args, home) -> int:
 
 
 def render_agreement(report, out=None) -> None:
-    from pingpong.tui.commands.table import Column, print_table
+    from pingpong.tui.commands.agreement_tables import agreement_sections
+    from pingpong.tui.commands.table import print_table
 
     out = out or sys.stdout
-
-    def table(title: str, columns: list[Column], body: list[list[str]], empty: str = "") -> None:
-        out.write(title + "\n")
-        print_table(columns, body, out=out, empty=empty)
-
-    def correlations(title: str, who: str, rows, empty: str = "") -> None:
-        table(title, [Column(who, 10), Column("Metric", 9), Column("n", 8, number=True),
-                      Column("Spearman", 9, number=True), Column("p-value", 7, number=True)],
-              [[r.who, r.metric, str(r.n), _fmt(r.spearman, 3), _fmt(r.p_value, 4)] for r in rows], empty=empty)
-
-    units = "turns" if report.level == "turn" else "conversations"
-    correlations(f"Judges vs people (Spearman, {report.level} level)", "Judge", report.spearman,
-                 empty=f"no {units} carry both a person's score and a judge's yet")
-    if report.refusals:
-        table(f"Refusal flags: people vs judges ({units})",
-              [Column("Judge", 10), *(Column(h, 5, number=True) for h in ("both", "person only", "judge only",
-                                                                            "neither", "n"))],
-              [[c.judge, str(c.both), str(c.human_only), str(c.judge_only), str(c.neither), str(c.n)]
-               for c in report.refusals])
-    if report.raters:
-        table("Agreement among people",
-              [Column("Metric", 10), Column("Raters", 6, number=True), Column("Units", 6, number=True),
-               Column("Krippendorff alpha", 8, number=True, short="alpha"),
-               Column("Mean pairwise Spearman", 7, number=True, short="rho")],
-              [[r.metric, str(r.raters), str(r.units), _fmt(r.alpha, 3), _fmt(r.mean_spearman, 3)]
-               for r in report.raters])
-    if report.annotators:
-        correlations("Each person against the mean of the others (Spearman)", "Person", report.annotators)
-    if report.rankings:
-        table("Do rankings depend on the judge or the interrogator? (one seat fixed, Kendall's tau)",
-              [Column("Varied", 10), Column("Fixed", 6), Column("Rankings", 3), Column("Pairs", 6, number=True),
-               Column("Mean tau", 8, number=True, short="mean"), Column("Min tau", 7, number=True, short="min")],
-              [[r.varied, r.fixed, ", ".join(r.names), str(len(r.pairs)), _fmt(r.mean_tau, 3), _fmt(r.min_tau, 3)]
-               for r in report.rankings])
+    for section in agreement_sections(report):
+        out.write(section.title + "\n")
+        print_table(section.columns, section.body, out=out, empty=section.empty)

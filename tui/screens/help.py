@@ -31,6 +31,7 @@ KEY_NAMES = {"slash": "/", "left_square_bracket": "[", "right_square_bracket": "
 
 
 def _screens() -> list[tuple[str, type[DOMNode]]]:
+    from pingpong.tui.screens.agreement import AgreementScreen
     from pingpong.tui.screens.annotate import AnnotateScreen
     from pingpong.tui.screens.characters import CharactersScreen, SpotCheckScreen
     from pingpong.tui.screens.choice import ChoiceScreen
@@ -38,6 +39,7 @@ def _screens() -> list[tuple[str, type[DOMNode]]]:
     from pingpong.tui.screens.home import HomeScreen
     from pingpong.tui.screens.leaderboard import LeaderboardScreen
     from pingpong.tui.screens.live import LiveScreen
+    from pingpong.tui.screens.models import ModelsScreen
     from pingpong.tui.screens.new_session import NewSessionScreen
     from pingpong.tui.screens.override import OverrideScreen
     from pingpong.tui.screens.pickers import ModelPicker, PathPrompt
@@ -52,6 +54,7 @@ def _screens() -> list[tuple[str, type[DOMNode]]]:
             ("Rating: the refusal flag", RefusalField), ("Rating queue", AnnotateScreen),
             ("Replay", ReplayScreen), ("New session", NewSessionScreen), ("Leaderboard", LeaderboardScreen),
             ("Side by side", CompareScreen), ("Watch a run", WatchScreen), ("Characters", CharactersScreen),
+            ("Models", ModelsScreen), ("Agreement", AgreementScreen),
             ("Characters: spot check", SpotCheckScreen), ("Picking a model", ModelPicker),
             ("Asking for a file", PathPrompt), ("Asking a question", ChoiceScreen), ("This help", HelpScreen)]
 

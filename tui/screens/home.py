@@ -112,6 +112,8 @@ class HomeScreen(Screen):
                 tooltip="Side by side with another player's session", id="home.compare"),
         Binding("a", "app.annotate", "Rate", show=False, tooltip="Rating queue: rate conversations blind",
                 id="home.annotate"),
+        Binding("m", "app.models", "Models", show=False, tooltip="Models: configured, and whether they answer",
+                id="home.models"),
         Binding("slash,f", "filter", "Find", tooltip="Filter the sessions", id="home.filter"),
         Binding("s", "sort", "Sort", tooltip="Sort by the next column", id="home.sort"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="home.prev_page"),

@@ -127,6 +127,8 @@ class LeaderboardScreen(Screen):
         Binding("v", "app.compare", "Versus", show=False, tooltip="Judged pairs side by side", id="board.compare"),
         Binding("d", "board", "Board", id="board.method",
                 tooltip="next method's board: PingPong, DMT, RoleInteract, RoleBench, PingPong v1"),
+        Binding("a", "app.agreement", "Agreement", show=False, id="board.agreement",
+                tooltip="Agreement: judges against people, and with each other"),
         Binding("c", "curve", "Curve", id="board.curve", tooltip="which DMT metric's curve to plot"),
         Binding("f5", "reload", "Reload", id="board.reload"),
         Binding("escape,q", "back", "Back", id="board.back"),
