@@ -108,7 +108,7 @@ class HomeScreen(Screen):
         Binding("l", "app.leaderboard", "Board", tooltip="Leaderboard", id="home.leaderboard"),
         Binding("c", "app.characters", "Cards", tooltip="Character cards", id="home.characters"),
         Binding("t", "app.situations", "Situations", show=False,
-                tooltip="Situations: what each method runs, and a session with one", id="home.situations"),
+                tooltip="Situations of every method", id="home.situations"),
         Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
         Binding("v", "compare", "Versus", show=False,
                 tooltip="Side by side with another player's session", id="home.compare"),

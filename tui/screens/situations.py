@@ -8,6 +8,7 @@ that does not load is left out and shown as a warning.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 ALL = "all"
 LANGS = (ALL, "en", "ru")
 COLUMNS = ("name", "kind", "lang", "size", "character", "about")
-WHAT = {"dmt": "DMT seeds", "roleinteract": "probe sets, scenes", "rolebench": "question sets"}
-"""What a method's list holds (the others: situations)."""
 
 
 class SituationsRead(TMessage):
@@ -63,9 +62,9 @@ class SituationsScreen(Screen):
 
     BINDINGS = [
         Binding("n", "new_session", "New session", tooltip="New session with the selected item",
-                id="situations.new"),
-        Binding("m", "method", "Method", tooltip="Next method: " + ", ".join(available()), id="situations.method"),
-        Binding("g", "lang", "Language", tooltip="Language: all, en, ru", id="situations.lang"),
+                id="situations.new_session"),
+        Binding("m", "method", "Method", tooltip="Next method: " + ", ".join(available()), id="situations.switch_method"),
+        Binding("g", "lang", "Language", tooltip="Language: all, en, ru", id="situations.switch_lang"),
         Binding("escape,q", "back", "Back", id="situations.back"),
     ]
 
@@ -164,7 +163,8 @@ class SituationsScreen(Screen):
 
     def _count(self, entries: list[Entry]) -> None:
         problems = len(self.listing.problems) if self.listing else 0
-        text = f"{len(entries)} {WHAT.get(self.method, 'situations')}"
+        counts = Counter(e.label for e in entries)
+        text = ", ".join(f"{n} {label}{'s' if n != 1 else ''}" for label, n in counts.items()) or "nothing listed"
         if problems:
             text += f" · {problems} file{'s' if problems > 1 else ''} skipped"
         if any(e.kind in SET_KINDS for e in entries):
@@ -180,7 +180,7 @@ class SituationsScreen(Screen):
 
         text = self.query_one("#sit-text", Static)
         if entry is None:
-            new = self.app.shown_key("situations.method", "m")
+            new = self.app.shown_key("situations.switch_method", "m")
             text.update(f"Nothing here. Press {new} for another method, or put your own files in "
                         f"{self.app.home.situations_dir}.")
         else:
