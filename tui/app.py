@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the first screen needs no pydantic model: they are imported
     from pingpong.core.methods.roleinteract_data import PaddingPool
     from pingpong.sessions.costs import PlayerSpend
     from pingpong.sessions.store import Store
+    from pingpong.situations.catalog import Catalog
     from pingpong.situations.library import SituationLibrary
     from pingpong.situations.probes import ProbeLibrary, SceneLibrary
     from pingpong.situations.questions import QuestionLibrary
@@ -215,6 +216,12 @@ class PingPongApp(App):
 
         return QuestionLibrary(self.home)
 
+    def catalog(self) -> Catalog:
+        """Every library a method lists from (what `situations list` reads), opened on first use."""
+        from pingpong.situations.catalog import Catalog
+
+        return Catalog(self.situations, self.seeds, self.probes, self.scenes, self.questions)
+
     def shown_key(self, binding_id: str, default: str) -> str:
         """The key a hint written on a screen names for a binding: its `[keymap]` key, else `default`."""
         from pingpong.tui.keymap import shown_key
@@ -312,6 +319,11 @@ class PingPongApp(App):
         from pingpong.tui.screens.characters import CharactersScreen
 
         self.push_screen(CharactersScreen())
+
+    def action_situations(self) -> None:
+        from pingpong.tui.screens.situations import SituationsScreen
+
+        self.push_screen(SituationsScreen())
 
     def action_annotate(self, sample: int | None = None, players: list[str] | None = None,
                         methods: list[str] | None = None, author: str | None = None) -> None:

@@ -23,6 +23,8 @@ PLACES: tuple[tuple[str, str, str], ...] = (
     ("New session", "start a new live session", "new_session"),
     ("Leaderboard", "leaderboard of player models with a score-by-turn plot", "leaderboard"),
     ("Character cards", "browse cards, spot-check one, import a card", "characters"),
+    ("Situations", "what each method runs: situations, DMT seeds, probe sets, group scenes, question sets",
+     "situations"),
     ("Compare side by side", "two players' sessions of the same situation, the judge's verdicts, your pick",
      "compare"),
     ("DMT leaderboard", "DMT-Score of player models with the curves Score_1..Score_T", "dmt_leaderboard"),

@@ -15,13 +15,14 @@ from pingpong.tui.screens.home import HomeScreen
 from pingpong.tui.screens.leaderboard import LeaderboardScreen
 from pingpong.tui.screens.live import LiveScreen
 from pingpong.tui.screens.replay import ReplayScreen
+from pingpong.tui.screens.situations import SituationsScreen
 from pingpong.tui.screens.watch import WatchScreen
 from pingpong.tui.widgets.tables import PagedTable
 from pingpong.tui.widgets.transcript import Transcript
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SCREENS = {"Home": HomeScreen, "Live session": LiveScreen, "Replay": ReplayScreen, "Watch a run": WatchScreen,
-           "Leaderboard": LeaderboardScreen, "Characters": CharactersScreen}
+           "Leaderboard": LeaderboardScreen, "Characters": CharactersScreen, "Situations": SituationsScreen}
 WIDGET_KEYS = {"enter"}  # the tables' own: enter selects a row
 NAMES = {"/": "slash", "?": "question_mark", "[": "left_square_bracket", "]": "right_square_bracket"}
 

@@ -405,3 +405,18 @@ def test_agreement(snap_compare, app, store):
         await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_situations(snap_compare, app, bundled):
+    """RoleInteract's list with the fixed card's probe set opened on its memory probe (no paths shown)."""
+    from tests.tui.test_situations_screen import opened, switched, write_probes
+
+    write_probes(bundled[1] / "probes")
+
+    async def before(pilot):
+        screen = await opened(pilot)
+        await switched(pilot, screen, "m", "m", "m")  # pingpong-v1, dmt, roleinteract
+        await pilot.press("enter", "down", "down")
+        await settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -44,6 +44,7 @@ def _screens() -> list[tuple[str, type[DOMNode]]]:
     from pingpong.tui.screens.override import OverrideScreen
     from pingpong.tui.screens.pickers import ModelPicker, PathPrompt
     from pingpong.tui.screens.replay import ReplayScreen
+    from pingpong.tui.screens.situations import SituationsScreen
     from pingpong.tui.screens.watch import WatchScreen
     from pingpong.tui.widgets.rating import LabelField, RatingField, RefusalField, ScopeField
     from pingpong.tui.widgets.transcript import Transcript
@@ -54,8 +55,8 @@ def _screens() -> list[tuple[str, type[DOMNode]]]:
             ("Rating: the refusal flag", RefusalField), ("Rating queue", AnnotateScreen),
             ("Replay", ReplayScreen), ("New session", NewSessionScreen), ("Leaderboard", LeaderboardScreen),
             ("Side by side", CompareScreen), ("Watch a run", WatchScreen), ("Characters", CharactersScreen),
-            ("Models", ModelsScreen), ("Agreement", AgreementScreen),
-            ("Characters: spot check", SpotCheckScreen), ("Picking a model", ModelPicker),
+            ("Characters: spot check", SpotCheckScreen), ("Situations", SituationsScreen),
+            ("Models", ModelsScreen), ("Agreement", AgreementScreen), ("Picking a model", ModelPicker),
             ("Asking for a file", PathPrompt), ("Asking a question", ChoiceScreen), ("This help", HelpScreen)]
 
 

@@ -107,6 +107,8 @@ class HomeScreen(Screen):
                 id="home.replay"),
         Binding("l", "app.leaderboard", "Board", tooltip="Leaderboard", id="home.leaderboard"),
         Binding("c", "app.characters", "Cards", tooltip="Character cards", id="home.characters"),
+        Binding("t", "app.situations", "Situations", show=False,
+                tooltip="Situations of every method", id="home.situations"),
         Binding("w", "app.watch", "Watch", tooltip="Watch a batch run", id="home.watch"),
         Binding("v", "compare", "Versus", show=False,
                 tooltip="Side by side with another player's session", id="home.compare"),
