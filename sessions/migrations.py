@@ -461,3 +461,11 @@ def m017_v1_testers_judge(db: sqlite_utils.Database) -> None:
     db.execute(f"UPDATE sessions SET judges = {tester}, spec = json_set(spec, '$.judges', {tester})"
                f" WHERE method = 'pingpong-v1' AND interrogator IS NOT NULL AND interrogator <> 'human'"
                f" AND judges IS NOT {tester}")
+
+
+@migration
+def m018_sessions_by_creation(db: sqlite_utils.Database) -> None:
+    """What identifies a session across databases (its creation time and seats) is looked up once
+    per imported session; without an index each look scanned every session of its method, so an
+    import took time in proportion to the database times the file."""
+    db.execute("CREATE INDEX idx_sessions_created ON sessions (created_at, player)")

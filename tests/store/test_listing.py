@@ -177,3 +177,17 @@ def test_a_name_in_mixed_case_is_found_as_typed_in_any_script(store):
     write(store, player="player-b")
     for typed in ("ЯндексГПТ", "яндекс", "Яндекс", "ГПТ"):
         assert listing.listing(store.conn, ListQuery((typed,)), listing.FinalCells()).ids == [wanted], typed
+
+
+def test_finding_an_imported_session_by_its_creation_reads_an_index_not_every_session(store):
+    """Import asks once per session whether it is stored already: a scan of every session of its
+    method made importing into a big database take time in proportion to the database times the file."""
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        assert store.find_session("2026-01-01T00:00:00", "p", None, None, None, "pingpong", "en") is None
+    finally:
+        store.conn.set_trace_callback(None)
+    sql = next(s for s in statements if s.startswith("select min(id) from sessions"))
+    plan = " ".join(row[3] for row in store.conn.execute("EXPLAIN QUERY PLAN " + sql.replace("?", "NULL")))
+    assert "USING INDEX idx_sessions_created" in plan, plan
