@@ -92,7 +92,9 @@ def import_file(store, path: Path | str) -> ImportSummary:
         return import_results(store, payload, name)
     if kind == "annotations":
         return import_annotations(store, str(payload), name)
-    return import_jsonl(store, parse_jsonl(payload, name), name)  # type: ignore[arg-type]
+    docs = parse_jsonl(payload, name)  # type: ignore[arg-type]
+    del text, payload  # the checked lines are all that is kept while they are stored
+    return import_jsonl(store, docs, name)
 
 
 def import_paths(store, paths: list[Path | str]) -> tuple[list[ImportSummary], list[str]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -436,30 +437,52 @@ def _method_of(doc: dict) -> str:
     return SessionSpec.model_validate(doc["spec"]).method
 
 
-def _check_versus(docs: list[tuple[str, dict]]) -> None:
+@dataclass(frozen=True)
+class _Line:
+    """What the checks across a file's lines need of one line, so that they need not keep its dict."""
+
+    where: str
+    key: tuple
+    method: str
+    turns_done: int
+    parent: dict | None
+    fork_turn: int | None
+    versus: tuple[dict, ...]  # each pairwise verdict's `versus`
+
+    @classmethod
+    def of(cls, where: str, doc: dict) -> _Line:
+        return cls(where, own_key(doc), _method_of(doc), _turns_done(doc), doc.get("parent"), doc.get("fork_turn"),
+                   tuple(item["versus"] for item in doc.get("pair_scores", [])))
+
+
+def _check_versus(lines: list[_Line]) -> None:
     """Every pairwise verdict names another session of the same file with the same method, and
     every fork the session it came from."""
-    methods = {own_key(doc): _method_of(doc) for _, doc in docs}
-    done = {own_key(doc): _turns_done(doc) for _, doc in docs}
-    for where, doc in docs:
-        parent = doc.get("parent")
-        if parent is not None and versus_key(doc, parent) not in methods:
+    methods = {line.key: line.method for line in lines}
+    done = {line.key: line.turns_done for line in lines}
+    for line in lines:
+        where, parent = line.where, line.parent
+        if parent is not None and _versus_key(line.key, parent) not in methods:
             raise _fail(where, f"parent: no session of '{parent['player']}' created at {parent['created_at']} "
                                "with this line's character and situation in the file")
-        if parent is not None and doc["fork_turn"] > done[versus_key(doc, parent)]:
-            turns = done[versus_key(doc, parent)]
-            raise _fail(where, f"fork_turn: {doc['fork_turn']} is beyond the {turns} turn{'s' * (turns != 1)} "
+        if parent is not None and line.fork_turn is not None and line.fork_turn > done[_versus_key(line.key, parent)]:
+            turns = done[_versus_key(line.key, parent)]
+            raise _fail(where, f"fork_turn: {line.fork_turn} is beyond the {turns} turn{'s' * (turns != 1)} "
                                f"its parent completed (a fork starts from the first 1 to {turns})")
-        for i, item in enumerate(doc.get("pair_scores", [])):
-            versus = item["versus"]
-            other = methods.get(versus_key(doc, versus))
+        for i, versus in enumerate(line.versus):
+            other = methods.get(_versus_key(line.key, versus))
             if other is None:
                 raise _fail(f"{where}: pair_scores[{i}]", f"versus: no session of '{versus['player']}' created at "
                                                           f"{versus['created_at']} with this line's character and "
                                                           "situation in the file")
-            if other != methods[own_key(doc)]:
+            if other != line.method:
                 raise _fail(f"{where}: pair_scores[{i}]", f"versus: a {other} session is not compared with a "
-                                                          f"{methods[own_key(doc)]} one")
+                                                          f"{line.method} one")
+
+
+def _versus_key(own: tuple, versus: dict) -> tuple:
+    """versus_key from a line's own key: the session named shares its character, situation, method and language."""
+    return (versus.get("created_at"), versus.get("player"), versus.get("interrogator"), *own[3:])
 
 
 def _turns_done(doc: dict) -> int:
@@ -467,17 +490,17 @@ def _turns_done(doc: dict) -> int:
     return sum(1 for row in doc.get("messages", []) if row["role"] == "assistant")
 
 
-def _check_fork_loops(docs: list[tuple[str, dict]]) -> None:
+def _check_fork_loops(lines: list[_Line]) -> None:
     """No fork is, through its parents, a fork of itself (a session comes before its forks)."""
-    parents = {own_key(doc): versus_key(doc, doc["parent"]) for _, doc in docs if doc.get("parent") is not None}
-    lines = {own_key(doc): where for where, doc in docs}
+    parents = {line.key: _versus_key(line.key, line.parent) for line in lines if line.parent is not None}
+    where = {line.key: line.where for line in lines}
     rooted: set[tuple] = set()  # sessions whose line of parents ends
-    for _, doc in docs:
+    for line in lines:
         walked: set[tuple] = set()
-        key = own_key(doc)
+        key = line.key
         while key in parents and key not in rooted:
             if key in walked:  # key is in the loop
-                raise _fail(lines[key], "parent: through its parents this session is a fork of its own fork "
+                raise _fail(where[key], "parent: through its parents this session is a fork of its own fork "
                                         "(the forks form a loop)")
             walked.add(key)
             key = parents[key]
@@ -490,23 +513,41 @@ def jsonl_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
-def parse_jsonl(text: str, name: str) -> list[dict]:
+@dataclass
+class JsonlDocs:
+    """A JSONL file's checked lines, each parsed again when it is stored: the dicts of a big file's
+    every line at once take six to eight times its size (a file of 10,000 sessions, a gigabyte)."""
+
+    lines: list[tuple[str, str]]  # (where, the line's text)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __iter__(self) -> Iterator[dict]:
+        for where, line in self.lines:
+            yield loads_json(line, where, JSONL_DEPTH)
+
+
+def parse_jsonl(text: str, name: str) -> JsonlDocs:
     """Parse and validate every line; UserError naming file and line."""
-    docs = []
+    kept: list[tuple[str, str]] = []
+    checked: list[_Line] = []
     for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
+        where = f"{name}: line {n}"
         try:
-            doc = loads_json(line, f"{name}: line {n}", JSONL_DEPTH)
+            doc = loads_json(line, where, JSONL_DEPTH)
         except json.JSONDecodeError as exc:
-            raise UserError(f"{name}: line {n}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
-        validate_document(doc, f"{name}: line {n}")
-        docs.append((f"{name}: line {n}", doc))
-    if not docs:
+            raise UserError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
+        validate_document(doc, where)
+        kept.append((where, line))
+        checked.append(_Line.of(where, doc))
+    if not kept:
         raise UserError(f"{name}: no sessions in the file")
-    _check_versus(docs)
-    _check_fork_loops(docs)
-    return [doc for _, doc in docs]
+    _check_versus(checked)
+    _check_fork_loops(checked)
+    return JsonlDocs(kept)
 
 
 # ------------------------------------------------------------------ import
@@ -522,7 +563,7 @@ def _encode(column: str, value: Any) -> Any:
     return value
 
 
-def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
+def import_jsonl(store, docs: JsonlDocs, name: str) -> ImportSummary:
     """Store validated session documents in one transaction. A session already stored (same
     creation time, player, interrogator, character, situation, method and language) is skipped, but for the people's
     scores and pairwise picks it lacks: those are added (its judges' scores stay as they are)."""
@@ -530,29 +571,31 @@ def import_jsonl(store, docs: list[dict], name: str) -> ImportSummary:
                             merged_what="people's scores added to stored sessions")
     judges: set[str] = set()
     ids: dict[tuple, int] = {}
-    forks: list[tuple[int, dict]] = []  # new sessions that name their parent
+    forks: list[tuple[int, tuple]] = []  # new sessions that name their parent, and its key
+    pairs: list[tuple[tuple, tuple, dict]] = []  # (own key, the other's key, verdict), stored once both are
     with store.transaction():
         for doc in docs:
+            key = own_key(doc)
+            pairs += [(key, versus_key(doc, item["versus"]), item) for item in doc.get("pair_scores") or []]
             session = {c: _encode(c, doc.get(c)) for c in SESSION_COLUMNS}
-            children = {table: [{c: _encode(c, r.get(c)) for c in cols} for r in doc.get(key) or []]
-                        for key, (table, cols) in CHILD_TABLES.items()}
+            children = {table: [{c: _encode(c, r.get(c)) for c in cols} for r in doc.get(k) or []]
+                        for k, (table, cols) in CHILD_TABLES.items()}
             sid = store.insert_session_rows(session, doc.get("run"), children)
             if sid is None:  # stored before: people's scores and pairwise verdicts may still be new
-                sid = store.find_session(*own_key(doc))
-                ids[own_key(doc)] = sid
+                sid = store.find_session(*key)
+                ids[key] = sid
                 summary.merged += _merge_people(store, sid, doc, name)
                 summary.skipped += 1
                 continue
-            ids[own_key(doc)] = sid
+            ids[key] = sid
             judges.update(r["by"] for r in doc.get("scores") or [] if r.get("source") == "judge")
             summary.new_sessions += 1
             if doc.get("parent") is not None:
-                forks.append((sid, doc))
-        for sid, doc in forks:
-            store.set_parent(sid, ids[versus_key(doc, doc["parent"])])
-        for doc in docs:
-            for item in doc.get("pair_scores") or []:
-                summary.pairs += _import_pair(store, ids[own_key(doc)], ids[versus_key(doc, item["versus"])], item)
+                forks.append((sid, versus_key(doc, doc["parent"])))
+        for sid, parent in forks:
+            store.set_parent(sid, ids[parent])
+        for own, other, item in pairs:
+            summary.pairs += _import_pair(store, ids[own], ids[other], item)
     summary.judges = sorted(judges)
     return summary
 

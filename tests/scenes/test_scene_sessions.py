@@ -98,8 +98,9 @@ async def test_a_fork_keeps_the_cast_and_the_jsonl_carries_it(tmp_path):
     out = io.StringIO()
     assert export_jsonl(store, out) == 2
     docs = parse_jsonl(out.getvalue(), "all.jsonl")
-    assert [card["name"] for card in docs[0]["cast_snapshot"]][:2] == ["lighthouse-keeper", "harbour-master"]
-    assert docs[0]["spec"]["cast"][0] == {"character": "lighthouse-keeper", "seat": "offline"}
+    first = next(iter(docs))
+    assert [card["name"] for card in first["cast_snapshot"]][:2] == ["lighthouse-keeper", "harbour-master"]
+    assert first["spec"]["cast"][0] == {"character": "lighthouse-keeper", "seat": "offline"}
     other = Store(tmp_path / "other")
     import_jsonl(other, docs, "all.jsonl")
     again = io.StringIO()
