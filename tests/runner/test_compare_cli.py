@@ -31,6 +31,9 @@ def test_compare_judges_both_orders_and_prints_win_rates_and_ratings(home, fake)
     sent = len(fake.chat_requests)
     result = pingpong(home, "compare", "--baseline", "beta", "--judge", "judge-two", "--format", "json")
     assert result.rc == 0, result.err
+    # what it is about to ask, before the first call: a big database can plan thousands of pairs
+    assert result.err.startswith("compare: 2 players over 4 conversation(s), 4 pair(s); 8 judgement(s) to ask "
+                                 "judge-two (each pair in both orders); --player or --run narrows it\n"), result.err
     report = json.loads(result.out)
     assert (report["baseline"], report["judge"], report["pairs"], report["comparisons"]) == ("beta", "judge-two", 4, 4)
     [rate] = report["win_rates"]
@@ -50,6 +53,7 @@ def test_compare_judges_both_orders_and_prints_win_rates_and_ratings(home, fake)
     assert len(fake.chat_requests) == sent + 8  # nothing asked twice
     assert "Win rate against beta" in again.out and "Bradley-Terry" in again.out
     assert "judged 0 order(s) of 4 pair(s)" in again.err and "press v" in again.err
+    assert again.err.startswith("compare: 2 players over 4 conversation(s), 4 pair(s); all judged by judge-two\n")
 
 
 def test_a_persons_preference_from_the_command_line_overrides_the_judge(home, fake):

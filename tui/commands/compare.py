@@ -62,6 +62,16 @@ def compare(args, home: Home) -> int:
     return 0
 
 
+def plan_line(plans, owed: int, judge: str) -> str:
+    """What a compare is about to do, before its first call: all pairs of the compared players meet
+    (the ratings need them), so the count grows with the square of the players."""
+    players = {name for p in plans for name in (p.player_a, p.player_b)}
+    conversations = {(p.method, p.character, p.situation) for p in plans}
+    asks = f"{owed} judgement(s) to ask {judge} (each pair in both orders)" if owed else f"all judged by {judge}"
+    return (f"compare: {len(players)} players over {len(conversations)} conversation(s), {len(plans)} pair(s); "
+            f"{asks}" + ("; --player or --run narrows it" if owed else ""))
+
+
 async def _judge(store, models, spec, plans, concurrency: int, home: Home):
     from pingpong.core.llm import ModelPool
     from pingpong.core.prompts import PromptRenderer
@@ -69,7 +79,9 @@ async def _judge(store, models, spec, plans, concurrency: int, home: Home):
     from pingpong.sessions.compare import judge_pairs, owed_orders
     from pingpong.sessions.plan_checks import check_reachable
 
-    if owed_orders(queries.pair_rows(store.conn, [p.a for p in plans]), plans, spec.name):
+    owed = len(owed_orders(queries.pair_rows(store.conn, [p.a for p in plans]), plans, spec.name))
+    print(plan_line(plans, owed, spec.name), file=sys.stderr, flush=True)
+    if owed:
         await check_reachable([spec])
     pool = ModelPool(models)
     try:
