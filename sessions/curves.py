@@ -20,9 +20,11 @@ from pingpong.sessions import queries
 from pingpong.sessions.leaderboard import connection
 from pingpong.sessions.scoring import DEFAULT_WEIGHTS, SCORE_SOURCES, current_human, normalise_weights, people_in_place
 
+TurnValues = dict[str, dict[int, dict[int, dict[str, float]]]]
+"""{player: {session: {turn: {metric: value}}}}: what both curves are drawn from."""
 
-def _means(store: Any, method: str, lang: str | None, run: str | None, scores: str = "merged"
-           ) -> dict[str, dict[int, dict[int, dict[str, float]]]]:
+
+def turn_values(store: Any, method: str, lang: str | None, run: str | None, scores: str = "merged") -> TurnValues:
     """{player: {session: {turn: {metric: value}}}}, as the leaderboard counts `scores`: "judges", the
     mean over judges; "human", people's current scores; "merged", a person's score in place of the
     judges' where there is one. A person's rating of the whole conversation stands for each turn of its
@@ -59,9 +61,10 @@ def score_by_turn(
     run: str | None = None,
     weights: Sequence[float] = DEFAULT_WEIGHTS,
     scores: str = "merged",
+    values: TurnValues | None = None,
 ) -> dict[str, list[tuple[int, float]]]:
     """{player: [(turn, mean score), ...]} over finished sessions, scored by `scores` (judges, human
-    or merged, as the leaderboard's).
+    or merged, as the leaderboard's); `values`: turn_values read already (the streaks read the same).
 
     metric: one of METRICS or "final" (weighted sum of the three for that turn). As on the
     leaderboard, a judge's scoring that flagged a refusal is left out.
@@ -70,7 +73,8 @@ def score_by_turn(
         raise ValueError(f"unknown metric {metric!r}")
     w = normalise_weights(weights)
     out: dict[str, list[tuple[int, float]]] = {}
-    for player, sessions in sorted(_means(store, method, lang, run, scores).items()):
+    values = turn_values(store, method, lang, run, scores) if values is None else values
+    for player, sessions in sorted(values.items()):
         if not any(sessions.values()):
             continue  # no scored turn (a people's board without this player's sessions)
         by_turn: dict[int, list[float]] = defaultdict(list)
@@ -116,11 +120,13 @@ def streak_curve(good: Sequence[Sequence[bool]]) -> tuple[list[float], float | N
 
 
 def good_streaks(store: Any, *, threshold: float = 4, method: str = "pingpong", lang: str | None = None,
-                 run: str | None = None, scores: str = "merged") -> dict[str, dict[str, dict[str, Any]]]:
+                 run: str | None = None, scores: str = "merged", values: TurnValues | None = None
+                 ) -> dict[str, dict[str, dict[str, Any]]]:
     """{player: {metric: {"by_turn": [Score_tau...], "score": mean}}}, a turn being good when its
     score (the judges' mean, a person's, or merged: `scores`) is >= threshold."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for player, sessions in sorted(_means(store, method, lang, run, scores).items()):
+    values = turn_values(store, method, lang, run, scores) if values is None else values
+    for player, sessions in sorted(values.items()):
         out[player] = {}
         for metric in METRICS:
             flags = [[turns[t][metric] >= threshold for t in sorted(turns) if metric in turns[t]]

@@ -203,11 +203,12 @@ def _add_curves(store, rows: list[dict], *, method, lang, run, weights, scores: 
     `good_streak` (per metric: share of conversations whose first turns all score >= 4,
     averaged over prefix lengths: an approximation from Likert scores, not a DMT-Score, which
     only `--method dmt` gives, from its per-round good/bad labels)."""
-    from pingpong.sessions.curves import good_streaks, score_by_turn
+    from pingpong.sessions.curves import good_streaks, score_by_turn, turn_values
 
     for row_lang in dict.fromkeys(r["lang"] for r in rows):  # a row is a (player, lang): its own curves
-        by_turn = score_by_turn(store, method=method, lang=row_lang or lang, run=run, weights=weights, scores=scores)
-        streaks = good_streaks(store, method=method, lang=row_lang or lang, run=run, scores=scores)
+        values = turn_values(store, method, row_lang or lang, run, scores)
+        by_turn = score_by_turn(store, method=method, weights=weights, scores=scores, values=values)
+        streaks = good_streaks(store, method=method, scores=scores, values=values)
         for row in (r for r in rows if r["lang"] == row_lang):
             row["by_turn"] = [round(mean, 4) for _, mean in by_turn.get(row["player"], [])]
             row["good_streak"] = {m: v["score"] for m, v in streaks.get(row["player"], {}).items()}
