@@ -73,8 +73,8 @@ def score_by_turn(
         raise ValueError(f"unknown metric {metric!r}")
     w = normalise_weights(weights)
     out: dict[str, list[tuple[int, float]]] = {}
-    values = turn_values(store, method, lang, run, scores) if values is None else values
-    for player, sessions in sorted(values.items()):
+    read = turn_values(store, method, lang, run, scores) if values is None else values
+    for player, sessions in sorted(read.items()):
         if not any(sessions.values()):
             continue  # no scored turn (a people's board without this player's sessions)
         by_turn: dict[int, list[float]] = defaultdict(list)
@@ -125,8 +125,8 @@ def good_streaks(store: Any, *, threshold: float = 4, method: str = "pingpong", 
     """{player: {metric: {"by_turn": [Score_tau...], "score": mean}}}, a turn being good when its
     score (the judges' mean, a person's, or merged: `scores`) is >= threshold."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    values = turn_values(store, method, lang, run, scores) if values is None else values
-    for player, sessions in sorted(values.items()):
+    read = turn_values(store, method, lang, run, scores) if values is None else values
+    for player, sessions in sorted(read.items()):
         out[player] = {}
         for metric in METRICS:
             flags = [[turns[t][metric] >= threshold for t in sorted(turns) if metric in turns[t]]
