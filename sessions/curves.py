@@ -79,11 +79,11 @@ def score_by_turn(
             continue  # no scored turn (a people's board without this player's sessions)
         by_turn: dict[int, list[float]] = defaultdict(list)
         for turns in sessions.values():
-            for turn, values in turns.items():
-                if metric != "final" and metric in values:
-                    by_turn[turn].append(values[metric])
-                elif metric == "final" and all(m in values for m in METRICS):
-                    by_turn[turn].append(float(sum(wi * values[m] for wi, m in zip(w, METRICS))))
+            for turn, scored in turns.items():
+                if metric != "final" and metric in scored:
+                    by_turn[turn].append(scored[metric])
+                elif metric == "final" and all(m in scored for m in METRICS):
+                    by_turn[turn].append(float(sum(wi * scored[m] for wi, m in zip(w, METRICS))))
         out[player] = [(t, float(np.mean(v))) for t, v in sorted(by_turn.items())]
     return out
 
