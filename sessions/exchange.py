@@ -10,13 +10,14 @@ nothing behind (the reference's formats skip single entries they cannot take, wi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TextIO
 
 from pingpong.core.errors import UserError
 from pingpong.core.safe_parse import loads_json, read_limited
 from pingpong.sessions.exchange_annotations import export_annotations, import_annotations
-from pingpong.sessions.exchange_jsonl import JSONL_DEPTH, export_jsonl, import_jsonl, jsonl_lines, parse_jsonl
+from pingpong.sessions.exchange_jsonl import JSONL_DEPTH, export_jsonl, import_jsonl, parse_jsonl
 from pingpong.sessions.exchange_pingpong import ImportSummary, import_results
 from pingpong.sessions.exchange_pingpong_export import export_results
 
@@ -44,19 +45,27 @@ def _annotation(data: object) -> bool:
     return isinstance(data, dict) and "human_scores" in data and "messages" in data
 
 
+_SPACE = re.compile(r"\s*")
+_NOT_SPACE = re.compile(r"\S")
+
+
 def detect_format(text: str, name: str) -> tuple[str, object]:
-    """("pingpong", document), ("annotations", text) or ("jsonl", text); UserError for anything else."""
-    stripped = text.strip()
-    lines = jsonl_lines(stripped)
-    if len(lines) > 1:  # JSONL when its first line is a session on its own
+    """("pingpong", document), ("annotations", text) or ("jsonl", text); UserError for anything else.
+    A JSONL file is told by its first line alone, without a copy of the whole text (a file of
+    10,000 sessions is a hundred megabytes or more)."""
+    lead = _SPACE.match(text).end()  # type: ignore[union-attr]  # \s* always matches
+    end = text.find("\n", lead)
+    several = end != -1 and _NOT_SPACE.search(text, end) is not None
+    if several:  # JSONL when its first line is a session on its own
         try:
-            head = loads_json(lines[0], f"{name}: line 1", JSONL_DEPTH)
+            head = loads_json(text[lead:end].removesuffix("\r"), f"{name}: line 1", JSONL_DEPTH)
         except json.JSONDecodeError:
             head = None
         if isinstance(head, dict) and "spec" in head:
             return "jsonl", text
         if _annotation(head):
             return "annotations", text
+    stripped = text.strip()
     try:
         data = loads_json(stripped, name, JSONL_DEPTH)
     except json.JSONDecodeError as exc:
@@ -69,7 +78,7 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
     if isinstance(data, dict) and "outputs" in data:
         return "pingpong", data
     if isinstance(data, dict) and "spec" in data:
-        if len(lines) == 1:
+        if not several:
             return "jsonl", text
         raise UserError(f"{name}: one session spread over several lines; pingpong JSONL has one session per line")
     if _annotation(data):
