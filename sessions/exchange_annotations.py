@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from pingpong.core.domain import METRICS, JudgeVerdict
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
+from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import (
     UNKNOWN_MODEL,
     EntryError,
@@ -50,16 +51,16 @@ def content_key(char_name: str, situation_text: str, pairs: list[tuple[str, str]
     return json.dumps([char_name, situation_text, pairs], ensure_ascii=False)
 
 
-def _stored(store) -> dict[tuple[str, str], list[tuple[int, str]]]:
-    """(method, content key) -> [(session, player)] of the stored Likert sessions with that
-    conversation, oldest first."""
+def _stored(store, texts: list[str]) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """(method, content key) -> [(session, player)] of the stored Likert sessions that may hold one of
+    the file's conversations (they have a message with one of `texts`), oldest first. Only those are
+    read whole: reading every session made a one-line file take a minute on a big database."""
     found: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
-    for method, _ in VERSIONS:
-        for summary in store.sessions(method=method):
-            stored = store.session(summary.id)
-            pairs = [(m.role, m.text) for m in stored.messages]
-            key = content_key(stored.character.char_name, stored.situation.text, pairs)
-            found[(method, key)].append((stored.id, stored.spec.player))
+    for sid in queries.sessions_saying(store.conn, [method for method, _ in VERSIONS], texts):
+        stored = store.session(sid)
+        pairs = [(m.role, m.text) for m in stored.messages]
+        key = content_key(stored.character.char_name, stored.situation.text, pairs)
+        found[(stored.spec.method, key)].append((stored.id, stored.spec.player))
     return found
 
 
@@ -121,29 +122,31 @@ def import_annotations(store, text: str, name: str) -> ImportSummary:
                             warnings=warnings, merged_what="stored conversations newly rated",
                             skipped_what="already held these ratings, nothing added")
     file_author = Path(name).stem
+    lines = []  # (author, ratings, conversation, its messages, player) of each line that can be taken
+    for where, row in rows:
+        try:
+            author = next((row[k].strip() for k in AUTHOR_KEYS if isinstance(row.get(k), str) and row[k].strip()),
+                          file_author)
+            odd = next((k for k in AUTHOR_KEYS if k in row and not (isinstance(row[k], str) and row[k].strip())),
+                       None)
+            if odd is not None and author == file_author:
+                summary.warnings.append(f"{where}.{odd}: {row[odd]!r} is no name; the file's name "
+                                        f"'{file_author}' is the author")
+            v1 = row.get("version") == 1
+            ratings = _ratings(row.get("human_scores"), where, 10 if v1 else 5, summary.warnings)
+            models = (_model(row, "player"), _model(row, "interrogator"), UNKNOWN_MODEL)
+            opening, messages = parse_messages(row.get("messages"), where, models[0], models[1])
+            conv = parse_conversation(row, where, messages, opening, models, JudgeVerdict(judge="", scores=[]))
+        except EntryError as exc:
+            summary.warnings.append(f"{exc}; line skipped")
+            continue
+        conv.method = "pingpong-v1" if v1 else "pingpong"
+        lines.append((author, ratings, conv, messages, models[0]))
     with store.transaction():
-        stored = _stored(store)
-        for where, row in rows:
-            try:
-                author = next((row[k].strip() for k in AUTHOR_KEYS if isinstance(row.get(k), str) and row[k].strip()),
-                              file_author)
-                odd = next((k for k in AUTHOR_KEYS if k in row and not (isinstance(row[k], str) and row[k].strip())),
-                           None)
-                if odd is not None and author == file_author:
-                    summary.warnings.append(f"{where}.{odd}: {row[odd]!r} is no name; the file's name "
-                                            f"'{file_author}' is the author")
-                v1 = row.get("version") == 1
-                ratings = _ratings(row.get("human_scores"), where, 10 if v1 else 5, summary.warnings)
-                models = (_model(row, "player"), _model(row, "interrogator"), UNKNOWN_MODEL)
-                opening, messages = parse_messages(row.get("messages"), where, models[0], models[1])
-                conv = parse_conversation(row, where, messages, opening, models, JudgeVerdict(judge="", scores=[]))
-            except EntryError as exc:
-                summary.warnings.append(f"{exc}; line skipped")
-                continue
-            conv.method = "pingpong-v1" if v1 else "pingpong"
+        stored = _stored(store, [messages[0].text for *_, messages, _ in lines if messages])
+        for author, ratings, conv, messages, player in lines:
             key = (conv.method, content_key(conv.character.char_name, conv.situation.text,
                                             [(m.role, m.text) for m in messages]))
-            player = models[0]
             sid = next((s for s, p in stored.get(key, []) if player in (p, UNKNOWN_MODEL)), None)
             if sid is None:
                 sid = store_conversation(store, conv, {})

@@ -586,3 +586,13 @@ def call_tokens(conn: sqlite3.Connection, flt: SessionFilter) -> list[CallTokens
 def session_call_tokens(conn: sqlite3.Connection, session_id: int) -> list[CallTokens]:
     """The same for one session."""
     return _tokens(conn.execute(_CALL_TOKENS.format(where="s.id = ?"), [session_id]).fetchall())
+
+
+def sessions_saying(conn: sqlite3.Connection, methods: Sequence[str], texts: Sequence[str]) -> list[int]:
+    """The sessions of these methods with a message whose text is one of `texts`, oldest first:
+    the few an imported conversation can be, found without reading every session whole."""
+    marks = _marks(len(methods))
+    return [row[0] for row in conn.execute(
+        f"SELECT DISTINCT m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id"
+        f" WHERE s.method IN ({marks}) AND m.text IN (SELECT value FROM json_each(?)) ORDER BY m.session_id",
+        [*methods, json.dumps(sorted(set(texts)), ensure_ascii=False)])]

@@ -164,3 +164,30 @@ def test_v1_ratings_and_two_players_with_the_same_words_survive_the_round_trip(t
         assert [json.loads(x) for x in second.read_text(encoding="utf-8").splitlines()] == rows
     with Store(home / "pingpong.db") as store:
         assert [h.value for h in store.session(v2["offline"]).human_scores] == []
+
+
+def test_an_annotation_file_reads_only_the_sessions_that_may_be_its_conversations(tmp_path, capsys, monkeypatch):
+    """A one-line file on a big database read every session whole (a minute at 50,000): only the
+    sessions with one of its messages are read, and the rating still finds its conversation."""
+    home = tmp_path / "home"
+    docs = {j: synthetic_results(j, n=16) for j in JUDGES}
+    assert cli(home, "import", *(str(write(tmp_path / f"{j}.json", d)) for j, d in docs.items())) == 0
+    one = write_lines(tmp_path / "carol.jsonl", annotation_lines(docs["judge-one"], 3, n=1))
+    capsys.readouterr()
+    read: list[str] = []
+    import sqlite3
+
+    real_connect = sqlite3.connect
+
+    def traced(*args, **kwargs):  # every statement the command runs, as SQLite ran it
+        conn = real_connect(*args, **kwargs)
+        conn.set_trace_callback(read.append)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    assert cli(home, "import", str(one)) == 0
+    monkeypatch.undo()
+    assert "1 conversations: 0 new sessions, 1 stored conversations newly rated" in capsys.readouterr().out
+    messages_read = {s for s in read if "from messages" in s.lower() and "session_id" in s.lower()
+                     and "select" in s.lower() and "join" not in s.lower()}
+    assert 1 <= len(messages_read) <= 2, messages_read  # its own session (and the one it is checked against)
