@@ -518,21 +518,31 @@ class JsonlDocs:
     """A JSONL file's checked lines, each parsed again when it is stored: the dicts of a big file's
     every line at once take six to eight times its size (a file of 10,000 sessions, a gigabyte)."""
 
-    lines: list[tuple[str, str]]  # (where, the line's text)
+    lines: list[tuple[str, bytes]]  # (where, the line in UTF-8: a third to a quarter of a str holding Cyrillic)
 
     def __len__(self) -> int:
         return len(self.lines)
 
     def __iter__(self) -> Iterator[dict]:
         for where, line in self.lines:
-            yield loads_json(line, where, JSONL_DEPTH)
+            yield loads_json(line.decode("utf-8"), where, JSONL_DEPTH)
+
+
+def _each_line(text: str) -> Iterator[str]:
+    """jsonl_lines one at a time, so that a big file's lines are not all copied at once."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        yield text[start:end].removesuffix("\r")
+        start = end + 1
 
 
 def parse_jsonl(text: str, name: str) -> JsonlDocs:
     """Parse and validate every line; UserError naming file and line."""
-    kept: list[tuple[str, str]] = []
+    kept: list[tuple[str, bytes]] = []
     checked: list[_Line] = []
-    for n, line in enumerate(jsonl_lines(text), 1):
+    for n, line in enumerate(_each_line(text), 1):
         if not line.strip():
             continue
         where = f"{name}: line {n}"
@@ -541,7 +551,7 @@ def parse_jsonl(text: str, name: str) -> JsonlDocs:
         except json.JSONDecodeError as exc:
             raise UserError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
         validate_document(doc, where)
-        kept.append((where, line))
+        kept.append((where, line.encode("utf-8")))
         checked.append(_Line.of(where, doc))
     if not kept:
         raise UserError(f"{name}: no sessions in the file")

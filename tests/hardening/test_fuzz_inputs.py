@@ -520,3 +520,12 @@ def test_yaml_nested_tens_of_thousands_deep_is_refused_not_a_crash(seeded, tmp_p
         (folder / name).unlink()
     assert name in one_warning(listing)
     seeded.assert_unchanged()
+
+
+@given(text=st.text(alphabet=st.sampled_from(["a", "я", "\n", "\r", "\u2028", " ", "{"]), max_size=40))
+def test_a_big_jsonl_file_is_split_into_the_same_lines_one_at_a_time(text):
+    """Import walks a file's lines one at a time (a list of them all doubled a big file's memory):
+    they are the lines the whole-file split gives, at newlines only."""
+    from pingpong.sessions.exchange_jsonl import _each_line, jsonl_lines
+
+    assert list(_each_line(text)) == jsonl_lines(text)
