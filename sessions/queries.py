@@ -211,6 +211,52 @@ def rows(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> Iterat
     yield from conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
 
 
+def sessions_after(conn: sqlite3.Connection, columns: Sequence[str], after: int, limit: int) -> list[tuple]:
+    """The next `limit` session rows after id `after`, in id order (the lossless export reads a batch at a time)."""
+    return conn.execute(f"SELECT {', '.join(columns)} FROM sessions WHERE id > ? ORDER BY id LIMIT ?",
+                        [after, limit]).fetchall()
+
+
+_SESSION_CHILDREN = {"messages": ("session_id", "session_id, seq"), "model_calls": ("session_id", "session_id, id"),
+                     "scores": ("session_id", "session_id, id")}
+
+
+def session_children(conn: sqlite3.Connection, table: str, columns: Sequence[str], first: int,
+                     last: int) -> list[tuple]:
+    """The rows of messages, model_calls or scores of sessions `first` to `last` (ids), a session's in the
+    order rows() gives them: one indexed range read for a batch of the lossless export."""
+    if table not in _SESSION_CHILDREN:
+        raise ValueError(f"not a table of a session's rows: {table}")
+    column, order = _SESSION_CHILDREN[table]
+    return conn.execute(f"SELECT {', '.join(columns)} FROM {table} WHERE {column} BETWEEN ? AND ? ORDER BY {order}",
+                        [first, last]).fetchall()
+
+
+def pair_rows_by_session(conn: sqlite3.Connection, columns: Sequence[str]) -> Iterator[tuple]:
+    """Every pairwise verdict ordered by its first session, then id: read alongside the sessions'
+    batches (one sort, instead of a scan of the table per batch)."""
+    yield from conn.execute(f"SELECT {', '.join(columns)} FROM pair_scores ORDER BY session_a, id")
+
+
+def pair_calls(conn: sqlite3.Connection, columns: Sequence[str], pair_ids: Sequence[int]) -> list[tuple]:
+    """(pair_score_id, *columns) of the model calls made for these pairwise verdicts, a verdict's in id order."""
+    out: list[tuple] = []
+    for chunk in _chunks(sorted(pair_ids)):
+        out += conn.execute(f"SELECT pair_score_id, {', '.join(columns)} FROM model_calls"
+                            f" WHERE pair_score_id IN ({_marks(len(chunk))}) ORDER BY id", chunk).fetchall()
+    return out
+
+
+def session_idents(conn: sqlite3.Connection, ids: Sequence[int], columns: Sequence[str]) -> dict[int, tuple]:
+    """{id: columns} of these sessions."""
+    out: dict[int, tuple] = {}
+    for chunk in _chunks(sorted(ids)):
+        for sid, *values in conn.execute(f"SELECT id, {', '.join(columns)} FROM sessions"
+                                         f" WHERE id IN ({_marks(len(chunk))})", chunk):
+            out[sid] = tuple(values)
+    return out
+
+
 @dataclass(frozen=True)
 class SessionsStamp:
     """What the sessions looked like at one moment: equal stamps mean nothing was written between them."""
