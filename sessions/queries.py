@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -247,7 +247,31 @@ def pair_calls(conn: sqlite3.Connection, columns: Sequence[str], pair_ids: Seque
     return out
 
 
-def session_idents(conn: sqlite3.Connection, ids: Sequence[int], columns: Sequence[str]) -> dict[int, tuple]:
+def results_sessions(conn: sqlite3.Connection, methods: Sequence[str]) -> Iterator[tuple[int, str, str, str, str, str]]:
+    """(id, method, language, player, interrogator, its judges as a JSON list) of the finished sessions of
+    these methods that are not forks and hold a player's message, oldest first: what decides which
+    results files a session goes into (the language is the card's when the session has none), read
+    without its transcript or scores."""
+    yield from conn.execute(
+        "SELECT s.id, s.method, COALESCE(NULLIF(s.lang, ''), json_extract(s.character_snapshot, '$.lang')),"
+        " json_extract(s.spec, '$.player'), json_extract(s.spec, '$.interrogator'),"
+        " (SELECT json_group_array(DISTINCT j.by) FROM scores j WHERE j.session_id = s.id AND j.source = 'judge')"
+        f" FROM sessions s WHERE s.status = 'finished' AND s.method IN ({_marks(len(methods))})"
+        " AND s.parent_session IS NULL"
+        " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant') ORDER BY s.id",
+        list(methods))
+
+
+def sessions_rated_whole(conn: sqlite3.Connection, method: str, metrics: Sequence[str]) -> list[int]:
+    """Sessions of this method that a person scored as a whole (turn NULL) on one of these metrics,
+    oldest first: the annotation export's lines, found from people's scores alone."""
+    return [sid for (sid,) in conn.execute(
+        "SELECT s.id FROM sessions s WHERE s.method = ? AND s.id IN (SELECT h.session_id FROM scores h"
+        f" WHERE h.source = 'human' AND h.turn IS NULL AND h.metric IN ({_marks(len(metrics))})) ORDER BY s.id",
+        [method, *metrics])]
+
+
+def session_idents(conn: sqlite3.Connection, ids: Iterable[int], columns: Sequence[str]) -> dict[int, tuple]:
     """{id: columns} of these sessions."""
     out: dict[int, tuple] = {}
     for chunk in _chunks(sorted(ids)):
