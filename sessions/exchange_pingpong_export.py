@@ -200,7 +200,7 @@ def _groups(store) -> dict[GroupKey, list[int]]:
     return groups
 
 
-def _entries(store, key: GroupKey, ids: list[int], batch: int):
+def _entries(store, key: GroupKey, ids: list[int], batch: int) -> Iterator[tuple[StoredSession, dict[str, Any]]]:
     """(session, entry) of each of the sessions with an entry in the file of `key`, oldest first,
     loading `batch` sessions at a time with only that judge's scores."""
     version, judge = key[1], key[4]
@@ -225,25 +225,29 @@ def results_files(store, batch: int = SESSION_BATCH) -> Iterator[tuple[str, dict
              if next(_entries(store, key, groups[key], batch), None) is None}
     paths = file_paths([key for key in groups if key not in empty])
     for key in sorted(paths):
-        _, version, player, interrogator, judge = key
         first: StoredSession | None = None
         outputs: list[dict[str, Any]] = []
         for stored, entry in _entries(store, key, groups[key], batch):
             first = first or stored
             outputs.append(entry)
-        if first is None:
-            continue
-        doc: dict[str, Any] = {"outputs": outputs, "version": first.spec.origin.get("version", version),
-                               "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
-        if version == 1:
-            tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
-            doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
-        else:
-            doc.update(judge=_block(judge, first, f"judge:{judge}"),
-                       interrogator=_block(interrogator, first, "interrogator"),
-                       player=_block(player, first, "player"))
-        doc.update(aggregates(outputs, version))
-        yield paths[key], doc
+        if first is not None:
+            yield paths[key], results_document(key, first, outputs)
+
+
+def results_document(key: GroupKey, first: StoredSession, outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One results file: its entries, then the seats' blocks as `first` (its oldest session) recorded them."""
+    _, version, player, interrogator, judge = key
+    doc: dict[str, Any] = {"outputs": outputs, "version": first.spec.origin.get("version", version),
+                           "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
+    if version == 1:
+        tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
+        doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
+    else:
+        doc.update(judge=_block(judge, first, f"judge:{judge}"),
+                   interrogator=_block(interrogator, first, "interrogator"),
+                   player=_block(player, first, "player"))
+    doc.update(aggregates(outputs, version))
+    return doc
 
 
 def results_documents(store) -> dict[str, dict[str, Any]]:
