@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -173,18 +174,24 @@ def _add_ratings(store, stored: StoredSession, ratings: dict[str, float], author
     return added
 
 
-def annotation_rows(store) -> list[dict[str, Any]]:
-    """One line per (conversation, person) with ratings of the whole conversation, oldest session first."""
-    out = []
+def _rated(store, method: str, batch: int) -> Iterator[StoredSession]:
+    """The sessions of this method that people rated as a whole, oldest first, `batch` at a time."""
+    ids = queries.sessions_rated_whole(store.conn, method, RATED)
+    for i in range(0, len(ids), batch):
+        yield from store.stored_sessions(ids[i:i + batch], judges=())
+
+
+def iter_annotation_rows(store, batch: int = 200) -> Iterator[dict[str, Any]]:
+    """One line per (conversation, person) with ratings of the whole conversation, oldest session first;
+    only the sessions people rated as a whole are read."""
     for method, version in VERSIONS:
-        for summary in store.sessions(method=method):
-            stored = store.session(summary.id)
+        for stored in _rated(store, method, batch):
             by_author: dict[str, dict[str, float]] = defaultdict(dict)
             for score in sorted(stored.human_scores, key=lambda s: (s.created_at or "", s.id or 0)):
                 if score.turn is None and score.metric in RATED:
                     by_author[score.author][score.metric] = score.value
             for author, ratings in sorted(by_author.items()):
-                out.append({
+                yield {
                     "messages": reference_messages(stored),
                     "character": reference_character(stored, version),
                     "situation": reference_situation(stored),
@@ -193,13 +200,18 @@ def annotation_rows(store) -> list[dict[str, Any]]:
                     "author": author,
                     "human_scores": {m: int(ratings[m]) for m in RATED if m in ratings},
                     **({"version": 1} if version == 1 else {}),
-                })
-    return out
+                }
+
+
+def annotation_rows(store) -> list[dict[str, Any]]:
+    """Every line of the annotation export (see iter_annotation_rows)."""
+    return list(iter_annotation_rows(store))
 
 
 def export_annotations(store, out: TextIO) -> int:
-    """Write the annotation lines; returns how many."""
-    rows = annotation_rows(store)
-    for row in rows:
+    """Write the annotation lines as they are made; returns how many."""
+    n = 0
+    for row in iter_annotation_rows(store):
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return len(rows)
+        n += 1
+    return n

@@ -94,43 +94,68 @@ def _decode(column: str, value: Any) -> Any:
 # ------------------------------------------------------------------ export
 
 
-def session_documents(store) -> Iterator[dict]:
-    """Every stored session as one plain dict, in id order."""
+EXPORT_BATCH = 500
+"""Sessions read at a time by the JSONL export: their rows of every table come in one read per
+table, so memory stays that of one batch whatever the database's size."""
+
+
+def _child_item(key: str, cols: tuple[str, ...], values: tuple) -> dict:
+    item = {c: _decode(c, v) for c, v in zip(cols, values)}
+    if key == "scores" and item["scale"] == "good-bad" and item["value"] is not None:
+        item["value"] = "good" if item["value"] == 1 else "bad"
+    return item
+
+
+def session_documents(store, batch: int = EXPORT_BATCH) -> Iterator[dict]:
+    """Every stored session as one plain dict, in id order, read `batch` sessions at a time."""
     conn = store.conn
     runs = {rid: {"name": name, "created_at": created, "config": _decode("config", config)}
             for rid, name, created, config in queries.rows(conn, "runs", ("id", "name", "created_at", "config"))}
-    children: dict[str, dict[int, list[dict]]] = {}
-    pair_calls: dict[int, list[dict]] = {}  # pairwise verdict id -> its judge's calls
-    for key, (table, cols) in CHILD_TABLES.items():
-        by_session: dict[int, list[dict]] = {}
-        link = ("pair_score_id",) if key == "calls" else ()
-        for row in queries.rows(conn, table, ("session_id", *cols, *link)):
-            item = {c: _decode(c, v) for c, v in zip(cols, row[1:])}
-            if key == "scores" and item["scale"] == "good-bad" and item["value"] is not None:
-                item["value"] = "good" if item["value"] == 1 else "bad"
-            if link and row[-1] is not None:
-                pair_calls.setdefault(row[-1], []).append(item)
-            else:
-                by_session.setdefault(row[0], []).append(item)
-        children[key] = by_session
-    ident = {row[0]: dict(zip(VERSUS_KEYS, row[1:])) for row in queries.rows(conn, "sessions", ("id", *VERSUS_KEYS))}
-    pairs = _pair_items(conn, pair_calls, ident)
-    for row in queries.rows(conn, "sessions", ("id", "run_id", "parent_session", *SESSION_COLUMNS)):
-        sid, run_id, parent = row[0], row[1], row[2]
-        doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[3:])}
-        doc["run"] = runs.get(run_id)
-        if parent is not None:  # a fork names the session it came from as a pairwise verdict names its other
-            doc["parent"] = ident[parent]
-        for key in CHILD_TABLES:
-            doc[key] = children[key].get(sid, [])
-        doc["pair_scores"] = pairs.get(sid, [])
-        yield doc
+    pairs = queries.pair_rows_by_session(conn, ("id", "session_a", "session_b", *PAIR_COLUMNS))
+    pending = next(pairs, None)
+    after = 0
+    while rows := queries.sessions_after(conn, ("id", "run_id", "parent_session", *SESSION_COLUMNS), after, batch):
+        first, after = rows[0][0], rows[-1][0]
+        children: dict[str, dict[int, list[dict]]] = {}
+        for key, (table, cols) in CHILD_TABLES.items():
+            by_session: dict[int, list[dict]] = {}
+            link = ("pair_score_id",) if key == "calls" else ()
+            for row in queries.session_children(conn, table, ("session_id", *cols, *link), first, after):
+                if not (link and row[-1] is not None):  # a pairwise verdict's call goes with the verdict
+                    by_session.setdefault(row[0], []).append(_child_item(key, cols, row[1:1 + len(cols)]))
+            children[key] = by_session
+        batch_pairs = []  # (id, session_a, session_b, *values) of the pairwise verdicts on these lines
+        while pending is not None and pending[1] <= after:
+            batch_pairs.append(pending)
+            pending = next(pairs, None)
+        ident = _idents(conn, {r[2] for r in rows if r[2] is not None} | {p[2] for p in batch_pairs})
+        pair_items = _pair_items(conn, batch_pairs, ident)
+        for row in rows:
+            sid, run_id, parent = row[0], row[1], row[2]
+            doc = {c: _decode(c, v) for c, v in zip(SESSION_COLUMNS, row[3:])}
+            doc["run"] = runs.get(run_id)
+            if parent is not None:  # a fork names the session it came from as a pairwise verdict names its other
+                doc["parent"] = ident[parent]
+            for key in CHILD_TABLES:
+                doc[key] = children[key].get(sid, [])
+            doc["pair_scores"] = pair_items.get(sid, [])
+            yield doc
 
 
-def _pair_items(conn, calls: dict[int, list[dict]], ident: dict[int, dict]) -> dict[int, list[dict]]:
+def _idents(conn, ids: set[int]) -> dict[int, dict]:
+    """{session: what names it across databases}, for the forks' parents and the verdicts' other sessions."""
+    return {sid: dict(zip(VERSUS_KEYS, values)) for sid, values in queries.session_idents(conn, ids, VERSUS_KEYS).items()}
+
+
+def _pair_items(conn, pairs: list[tuple], ident: dict[int, dict]) -> dict[int, list[dict]]:
     """{session_a: its pairwise verdicts as written on its line}, in id order."""
+    calls: dict[int, list[dict]] = {}  # pairwise verdict id -> its judge's calls
+    cols = CHILD_TABLES["calls"][1]
+    if pairs:
+        for pid, *values in queries.pair_calls(conn, cols, [p[0] for p in pairs]):
+            calls.setdefault(pid, []).append(_child_item("calls", cols, tuple(values)))
     out: dict[int, list[dict]] = {}
-    for pid, a, b, *values in queries.rows(conn, "pair_scores", ("id", "session_a", "session_b", *PAIR_COLUMNS)):
+    for pid, a, b, *values in pairs:
         out.setdefault(a, []).append({"versus": ident[b], **dict(zip(PAIR_COLUMNS, values)),
                                       "calls": calls.get(pid, [])})
     return out

@@ -22,6 +22,7 @@ import json
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 from pingpong.core.domain import METRICS, JudgeVerdict
 from pingpong.core.errors import UserError
 from pingpong.core.methods.pingpong_v1 import METRIC_NAMES_V1
+from pingpong.sessions import queries
 from pingpong.sessions.exchange_pingpong import CUT_KEY, FAILED_TURNS
 from pingpong.sessions.files import write_text
 from pingpong.sessions.records import StoredSession
@@ -183,42 +185,74 @@ def file_paths(keys: list[GroupKey]) -> dict[GroupKey, str]:
     return paths
 
 
-def results_documents(store) -> dict[str, dict[str, Any]]:
-    """{path under the export folder: results document}, one per (language, player, interrogator,
-    judge) and version, from finished `pingpong` (version 2 files) and `pingpong-v1` sessions
-    (version 1 files) that are not forks."""
-    groups: dict[GroupKey, list[tuple[StoredSession, dict[str, Any]]]] = defaultdict(list)
-    for method, version in VERSIONS:
-        for summary in store.sessions(status="finished", method=method):
-            if summary.parent_session is not None:
-                continue
-            stored = store.session(summary.id)
-            if not any(m.role == "assistant" for m in stored.messages):
-                continue
-            lang = summary.lang or stored.character.lang
+SESSION_BATCH = 200
+"""Sessions of one results file loaded at a time."""
+
+
+def _groups(store) -> dict[GroupKey, list[int]]:
+    """{(language, version, player, interrogator, judge): its sessions, oldest first}, from one light
+    query: the sessions that may have an entry in that file."""
+    version_of = dict(VERSIONS)
+    groups: dict[GroupKey, list[int]] = defaultdict(list)
+    for sid, method, lang, player, interrogator, judges in queries.results_sessions(store.conn, list(version_of)):
+        for judge in json.loads(judges):
+            groups[(lang, version_of[method], player, interrogator, judge)].append(sid)
+    return groups
+
+
+def _entries(store, key: GroupKey, ids: list[int], batch: int) -> Iterator[tuple[StoredSession, dict[str, Any]]]:
+    """(session, entry) of each of the sessions with an entry in the file of `key`, oldest first,
+    loading `batch` sessions at a time with only that judge's scores."""
+    version, judge = key[1], key[4]
+    for i in range(0, len(ids), batch):
+        for stored in store.stored_sessions(ids[i:i + batch], judges=[judge]):
             for verdict in stored.verdicts:
                 entry = judge_entry(stored, verdict, version)
                 if entry is not None:
-                    key = (lang, version, stored.spec.player, stored.spec.interrogator, verdict.judge)
-                    groups[key].append((stored, entry))
-    paths = file_paths(list(groups))
-    out: dict[str, dict[str, Any]] = {}
-    for key, items in sorted(groups.items()):
-        _, version, player, interrogator, judge = key
-        first = items[0][0]
-        outputs = [entry for _, entry in items]
-        doc: dict[str, Any] = {"outputs": outputs, "version": first.spec.origin.get("version", version),
-                               "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
-        if version == 1:
-            tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
-            doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
-        else:
-            doc.update(judge=_block(judge, first, f"judge:{judge}"),
-                       interrogator=_block(interrogator, first, "interrogator"),
-                       player=_block(player, first, "player"))
-        doc.update(aggregates(outputs, version))
-        out[paths[key]] = doc
-    return out
+                    yield stored, entry
+
+
+def results_files(store, batch: int = SESSION_BATCH) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path under the export folder, results document), one per (language, player, interrogator,
+    judge) and version, from finished `pingpong` (version 2 files) and `pingpong-v1` sessions
+    (version 1 files) that are not forks; built one file at a time, in order of their keys."""
+    groups = _groups(store)
+    # a file whose name clashes with another's takes a hash only when both have entries: find out first
+    names: dict[str, list[GroupKey]] = defaultdict(list)
+    for key in groups:
+        names[f"{file_stem(key[0])}/{file_name(key)}".casefold()].append(key)
+    empty = {key for keys in names.values() if len(keys) > 1 for key in keys
+             if next(_entries(store, key, groups[key], batch), None) is None}
+    paths = file_paths([key for key in groups if key not in empty])
+    for key in sorted(paths):
+        first: StoredSession | None = None
+        outputs: list[dict[str, Any]] = []
+        for stored, entry in _entries(store, key, groups[key], batch):
+            first = first or stored
+            outputs.append(entry)
+        if first is not None:
+            yield paths[key], results_document(key, first, outputs)
+
+
+def results_document(key: GroupKey, first: StoredSession, outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One results file: its entries, then the seats' blocks as `first` (its oldest session) recorded them."""
+    _, version, player, interrogator, judge = key
+    doc: dict[str, Any] = {"outputs": outputs, "version": first.spec.origin.get("version", version),
+                           "refusal_ratio": sum(map(refused, outputs)) / len(outputs)}
+    if version == 1:
+        tester = ("interrogator",) if judge == interrogator else ()  # the tester sits in that seat
+        doc.update(tester=_block(judge, first, f"judge:{judge}", *tester), testee=_block(player, first, "player"))
+    else:
+        doc.update(judge=_block(judge, first, f"judge:{judge}"),
+                   interrogator=_block(interrogator, first, "interrogator"),
+                   player=_block(player, first, "player"))
+    doc.update(aggregates(outputs, version))
+    return doc
+
+
+def results_documents(store) -> dict[str, dict[str, Any]]:
+    """{path under the export folder: results document} of every results file (see results_files)."""
+    return dict(results_files(store))
 
 
 def export_results(store, folder: Path) -> list[Path]:
@@ -229,7 +263,7 @@ def export_results(store, folder: Path) -> list[Path]:
         raise UserError(f"{folder}: exists and is not a folder (--format pingpong writes one file per player and judge)")
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, doc in results_documents(store).items():
+    for name, doc in results_files(store):
         path = folder / name
         path.parent.mkdir(exist_ok=True)
         write_text(path, json.dumps(doc, ensure_ascii=False, indent=4) + "\n")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -209,6 +209,76 @@ def rows(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> Iterat
         raise ValueError(f"not an exported table: {table}")
     order = "session_id, seq" if table == "messages" else "id"
     yield from conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
+
+
+def sessions_after(conn: sqlite3.Connection, columns: Sequence[str], after: int, limit: int) -> list[tuple]:
+    """The next `limit` session rows after id `after`, in id order (the lossless export reads a batch at a time)."""
+    return conn.execute(f"SELECT {', '.join(columns)} FROM sessions WHERE id > ? ORDER BY id LIMIT ?",
+                        [after, limit]).fetchall()
+
+
+_SESSION_CHILDREN = {"messages": ("session_id", "session_id, seq"), "model_calls": ("session_id", "session_id, id"),
+                     "scores": ("session_id", "session_id, id")}
+
+
+def session_children(conn: sqlite3.Connection, table: str, columns: Sequence[str], first: int,
+                     last: int) -> list[tuple]:
+    """The rows of messages, model_calls or scores of sessions `first` to `last` (ids), a session's in the
+    order rows() gives them: one indexed range read for a batch of the lossless export."""
+    if table not in _SESSION_CHILDREN:
+        raise ValueError(f"not a table of a session's rows: {table}")
+    column, order = _SESSION_CHILDREN[table]
+    return conn.execute(f"SELECT {', '.join(columns)} FROM {table} WHERE {column} BETWEEN ? AND ? ORDER BY {order}",
+                        [first, last]).fetchall()
+
+
+def pair_rows_by_session(conn: sqlite3.Connection, columns: Sequence[str]) -> Iterator[tuple]:
+    """Every pairwise verdict ordered by its first session, then id: read alongside the sessions'
+    batches (one sort, instead of a scan of the table per batch)."""
+    yield from conn.execute(f"SELECT {', '.join(columns)} FROM pair_scores ORDER BY session_a, id")
+
+
+def pair_calls(conn: sqlite3.Connection, columns: Sequence[str], pair_ids: Sequence[int]) -> list[tuple]:
+    """(pair_score_id, *columns) of the model calls made for these pairwise verdicts, a verdict's in id order."""
+    out: list[tuple] = []
+    for chunk in _chunks(sorted(pair_ids)):
+        out += conn.execute(f"SELECT pair_score_id, {', '.join(columns)} FROM model_calls"
+                            f" WHERE pair_score_id IN ({_marks(len(chunk))}) ORDER BY id", chunk).fetchall()
+    return out
+
+
+def results_sessions(conn: sqlite3.Connection, methods: Sequence[str]) -> Iterator[tuple[int, str, str, str, str, str]]:
+    """(id, method, language, player, interrogator, its judges as a JSON list) of the finished sessions of
+    these methods that are not forks and hold a player's message, oldest first: what decides which
+    results files a session goes into (the language is the card's when the session has none), read
+    without its transcript or scores."""
+    yield from conn.execute(
+        "SELECT s.id, s.method, COALESCE(NULLIF(s.lang, ''), json_extract(s.character_snapshot, '$.lang')),"
+        " json_extract(s.spec, '$.player'), json_extract(s.spec, '$.interrogator'),"
+        " (SELECT json_group_array(DISTINCT j.by) FROM scores j WHERE j.session_id = s.id AND j.source = 'judge')"
+        f" FROM sessions s WHERE s.status = 'finished' AND s.method IN ({_marks(len(methods))})"
+        " AND s.parent_session IS NULL"
+        " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant') ORDER BY s.id",
+        list(methods))
+
+
+def sessions_rated_whole(conn: sqlite3.Connection, method: str, metrics: Sequence[str]) -> list[int]:
+    """Sessions of this method that a person scored as a whole (turn NULL) on one of these metrics,
+    oldest first: the annotation export's lines, found from people's scores alone."""
+    return [sid for (sid,) in conn.execute(
+        "SELECT s.id FROM sessions s WHERE s.method = ? AND s.id IN (SELECT h.session_id FROM scores h"
+        f" WHERE h.source = 'human' AND h.turn IS NULL AND h.metric IN ({_marks(len(metrics))})) ORDER BY s.id",
+        [method, *metrics])]
+
+
+def session_idents(conn: sqlite3.Connection, ids: Iterable[int], columns: Sequence[str]) -> dict[int, tuple]:
+    """{id: columns} of these sessions."""
+    out: dict[int, tuple] = {}
+    for chunk in _chunks(sorted(ids)):
+        for sid, *values in conn.execute(f"SELECT id, {', '.join(columns)} FROM sessions"
+                                         f" WHERE id IN ({_marks(len(chunk))})", chunk):
+            out[sid] = tuple(values)
+    return out
 
 
 @dataclass(frozen=True)

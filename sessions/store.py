@@ -909,6 +909,56 @@ class Store:
             created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
         )
 
+    def stored_sessions(self, ids: Sequence[int], *, judges: Sequence[str] | None = None) -> list[StoredSession]:
+        """These sessions as session() reads each (ids it does not hold are left out), in id order, in
+        four reads however many: the exports load thousands. judges: only these judges' verdicts."""
+        if not ids:
+            return []
+        from pingpong.core.domain import Character, JudgeVerdict, Message, Score, SessionSpec, Situation
+        from pingpong.sessions.records import HumanScore, StoredSession
+
+        within = "session_id IN (SELECT value FROM json_each(:ids))"
+        params: dict[str, Any] = {"ids": json.dumps(sorted(set(ids))), "judges": json.dumps(list(judges or []))}
+        messages: dict[int, list[Message]] = {}
+        for r in self._rows(
+                "select session_id, turn, role, speaker, author, text, prompt_tokens, completion_tokens,"
+                f" tokens_estimated, latency_ms, attempt, notes from messages where {within}"
+                " order by session_id, seq", params):
+            r["tokens_estimated"] = bool(r["tokens_estimated"])
+            r["attempt"] = r["attempt"] or 1
+            r["notes"] = json.loads(r["notes"]) if r["notes"] else {}
+            messages.setdefault(r.pop("session_id"), []).append(Message(**r))
+        scored: dict[int, dict[str, list[Score]]] = {}  # judges in the order they first scored
+        only = " and by IN (SELECT value FROM json_each(:judges))" if judges is not None else ""
+        for r in self._rows("select session_id, by, turn, metric, value, scale, explanation, status, error"
+                            f" from scores where {within} and source = 'judge'{only} order by session_id, id",
+                            params):
+            scored.setdefault(r.pop("session_id"), {}).setdefault(r.pop("by"), []).append(Score(**r))
+        human: dict[int, list[HumanScore]] = {}
+        for r in self._rows("select session_id, id, turn, metric, value, scale, by as author, explanation as reason,"
+                            f" created_at from scores where {within} and source = 'human' order by session_id, id",
+                            params):
+            human.setdefault(r.pop("session_id"), []).append(HumanScore(**r))
+        out = []
+        for r in self._rows("select s.*, r.name as run_name from sessions s left join runs r on r.id = s.run_id"
+                            " where s.id IN (SELECT value FROM json_each(:ids)) order by s.id", params):
+            sid = r["id"]
+            out.append(StoredSession(
+                id=sid, run=r["run_name"], run_id=r["run_id"], status=r["status"],
+                spec=SessionSpec.model_validate_json(r["spec"]),
+                character=Character.model_validate_json(r["character_snapshot"]),
+                situation=Situation.model_validate_json(r["situation_snapshot"]),
+                cast=[Character.model_validate(card) for card in json.loads(r["cast_snapshot"] or "[]")],
+                messages=messages.get(sid, []),
+                verdicts=[JudgeVerdict(judge=j, scores=sorted(s, key=lambda x: x.turn or 0))
+                          for j, s in scored.get(sid, {}).items()],
+                human_scores=human.get(sid, []), seats=json.loads(r["seats"] or "{}"),
+                parent_session=r["parent_session"],
+                fork_turn=r["fork_turn"], error=r["error"], pid=r["pid"], host=r["host"],
+                created_at=r["created_at"], updated_at=r["updated_at"], finished_at=r["finished_at"],
+            ))
+        return out
+
     def sessions(self, **filters: Any) -> list[SessionSummary]:
         """Sessions matching the filters of session_rows(), as SessionSummary models."""
         rows = self.session_rows(**filters)
