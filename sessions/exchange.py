@@ -28,17 +28,36 @@ MAX_IMPORT_BYTES = 1024 * 1024 * 1024
 """Import files above this (1 GB; a lossless JSONL of 10,000 sessions is a few hundred MB) are refused."""
 
 
-def _read(path: Path) -> str:
-    """The file's text; a missing, unreadable, binary or oversized file, or a symlink loop, is one line."""
+def _read(path: Path) -> bytes:
+    """The file's bytes without a UTF-8 byte order mark; a missing, unreadable, binary or oversized
+    file, or a symlink loop, is one line."""
     if path.is_dir():
         raise UserError(f"{path}: is a folder; give the files inside it")
     data = read_limited(path, MAX_IMPORT_BYTES, "results or JSONL file")
     if b"\x00" in data:
         raise UserError(f"{path}: binary content (expected PingPong results JSON or pingpong JSONL)")
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
+def _text(data: bytes, path: Path) -> str:
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text (expected PingPong results JSON or pingpong JSONL)") from None
+
+
+def _jsonl_head(data: bytes, name: str) -> bool:
+    """Whether the file is JSONL of ours by its first line (a session, with more lines after it), read
+    without decoding the rest: a file of many sessions is then parsed a line at a time from its bytes."""
+    lead = _SPACE_B.match(data).end()  # type: ignore[union-attr]  # \s* always matches
+    end = data.find(b"\n", lead)
+    if end == -1 or _NOT_SPACE_B.search(data, end) is None:
+        return False
+    try:
+        head = loads_json(data[lead:end].removesuffix(b"\r").decode("utf-8"), f"{name}: line 1", JSONL_DEPTH)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(head, dict) and "spec" in head
 
 
 def _annotation(data: object) -> bool:
@@ -47,6 +66,8 @@ def _annotation(data: object) -> bool:
 
 _SPACE = re.compile(r"\s*")
 _NOT_SPACE = re.compile(r"\S")
+_SPACE_B = re.compile(rb"\s*")
+_NOT_SPACE_B = re.compile(rb"\S")
 
 
 def detect_format(text: str, name: str) -> tuple[str, object]:
@@ -91,19 +112,21 @@ def import_file(store, path: Path | str) -> ImportSummary:
     """Import one file in one transaction; UserError (nothing written) when it is bad."""
     path = Path(path)
     name = str(path)
-    text = _read(path)
-    if not text.strip():  # what `export` writes for a database with nothing to export: imports as nothing,
-        if path.suffix.lower() == ".json":  # but a results file (.json) is never empty: that one is broken
+    data = _read(path)
+    if _NOT_SPACE_B.search(data) is None:  # what `export` writes for a database with nothing to export:
+        if path.suffix.lower() == ".json":  # imports as nothing, but a results file (.json) is never empty
             raise UserError(f"{name}: empty file, not PingPong results JSON")
         return ImportSummary(name, "empty file")
+    if _jsonl_head(data, name):
+        return import_jsonl(store, parse_jsonl(data, name), name)
+    text = _text(data, path)
+    del data
     kind, payload = detect_format(text, name)
     if kind == "pingpong":
         return import_results(store, payload, name)
     if kind == "annotations":
         return import_annotations(store, str(payload), name)
-    docs = parse_jsonl(payload, name)  # type: ignore[arg-type]
-    del text, payload  # the checked lines are all that is kept while they are stored
-    return import_jsonl(store, docs, name)
+    return import_jsonl(store, parse_jsonl(payload, name), name)  # type: ignore[arg-type]
 
 
 def import_paths(store, paths: list[Path | str]) -> tuple[list[ImportSummary], list[str]]:

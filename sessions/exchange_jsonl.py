@@ -541,33 +541,41 @@ def jsonl_lines(text: str) -> list[str]:
 @dataclass
 class JsonlDocs:
     """A JSONL file's checked lines, each parsed again when it is stored: the dicts of a big file's
-    every line at once take six to eight times its size (a file of 10,000 sessions, a gigabyte)."""
+    every line at once take six to eight times its size (a file of 10,000 sessions, a gigabyte), and
+    the whole file as one str up to four times (Cyrillic, CJK, emoji). Kept: its bytes and where each
+    line is in them."""
 
-    lines: list[tuple[str, bytes]]  # (where, the line in UTF-8: a third to a quarter of a str holding Cyrillic)
+    data: bytes  # the file in UTF-8
+    lines: list[tuple[str, int, int]]  # (where, start, end) of each checked line
 
     def __len__(self) -> int:
         return len(self.lines)
 
     def __iter__(self) -> Iterator[dict]:
-        for where, line in self.lines:
-            yield loads_json(line.decode("utf-8"), where, JSONL_DEPTH)
+        for where, start, end in self.lines:
+            yield loads_json(self.data[start:end].decode("utf-8"), where, JSONL_DEPTH)
 
 
-def _each_line(text: str) -> Iterator[str]:
-    """jsonl_lines one at a time, so that a big file's lines are not all copied at once."""
+def line_spans(data: bytes) -> Iterator[tuple[int, int]]:
+    """Where each of jsonl_lines' lines is in UTF-8 bytes (a newline byte is never inside a character)."""
     start = 0
-    while start <= len(text):
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        yield text[start:end].removesuffix("\r")
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end == -1 else end
+        yield start, end - 1 if end > start and data[end - 1] == 13 else end  # 13: a carriage return
         start = end + 1
 
 
-def parse_jsonl(text: str, name: str) -> JsonlDocs:
+def parse_jsonl(text: str | bytes, name: str) -> JsonlDocs:
     """Parse and validate every line; UserError naming file and line."""
-    kept: list[tuple[str, bytes]] = []
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    kept: list[tuple[str, int, int]] = []
     checked: list[_Line] = []
-    for n, line in enumerate(_each_line(text), 1):
+    for n, (start, end) in enumerate(line_spans(data), 1):
+        try:
+            line = data[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            raise UserError(f"{name}: not UTF-8 text (expected PingPong results JSON or pingpong JSONL)") from None
         if not line.strip():
             continue
         where = f"{name}: line {n}"
@@ -576,13 +584,13 @@ def parse_jsonl(text: str, name: str) -> JsonlDocs:
         except json.JSONDecodeError as exc:
             raise UserError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); truncated file?") from None
         validate_document(doc, where)
-        kept.append((where, line.encode("utf-8")))
+        kept.append((where, start, end))
         checked.append(_Line.of(where, doc))
     if not kept:
         raise UserError(f"{name}: no sessions in the file")
     _check_versus(checked)
     _check_fork_loops(checked)
-    return JsonlDocs(kept)
+    return JsonlDocs(data, kept)
 
 
 # ------------------------------------------------------------------ import

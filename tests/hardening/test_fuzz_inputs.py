@@ -526,6 +526,7 @@ def test_yaml_nested_tens_of_thousands_deep_is_refused_not_a_crash(seeded, tmp_p
 def test_a_big_jsonl_file_is_split_into_the_same_lines_one_at_a_time(text):
     """Import walks a file's lines one at a time (a list of them all doubled a big file's memory):
     they are the lines the whole-file split gives, at newlines only."""
-    from pingpong.sessions.exchange_jsonl import _each_line, jsonl_lines
+    from pingpong.sessions.exchange_jsonl import jsonl_lines, line_spans
 
-    assert list(_each_line(text)) == jsonl_lines(text)
+    data = text.encode("utf-8")
+    assert [data[start:end].decode("utf-8") for start, end in line_spans(data)] == jsonl_lines(text)
