@@ -24,8 +24,12 @@ from pingpong.sessions.exchange_pingpong_export import export_results
 __all__ = ["ImportSummary", "detect_format", "import_file", "import_paths", "export_jsonl", "export_results"]
 
 
-MAX_IMPORT_BYTES = 1024 * 1024 * 1024
-"""Import files above this (1 GB; a lossless JSONL of 10,000 sessions is a few hundred MB) are refused."""
+MAX_IMPORT_BYTES = 4 * 1024 * 1024 * 1024
+"""Our JSONL files above this (4 GB; a lossless JSONL of 50,000 sessions is about 800 MB) are refused.
+Its lines are parsed one at a time, so an import takes little more memory than the file."""
+MAX_WHOLE_BYTES = 1024 * 1024 * 1024
+"""Files parsed whole (PingPong results JSON, annotation JSONL) above this (1 GB) are refused: their
+objects take several times the file's size."""
 
 
 def _read(path: Path) -> bytes:
@@ -119,6 +123,9 @@ def import_file(store, path: Path | str) -> ImportSummary:
         return ImportSummary(name, "empty file")
     if _jsonl_head(data, name):
         return import_jsonl(store, parse_jsonl(data, name), name)
+    if len(data) > MAX_WHOLE_BYTES:
+        raise UserError(f"{name}: too large ({len(data) / 2**20:.1f} MB; the limit is {MAX_WHOLE_BYTES / 2**20:.1f} MB"
+                        " for PingPong results and annotations, 4 GB for pingpong JSONL)")
     text = _text(data, path)
     del data
     kind, payload = detect_format(text, name)

@@ -395,3 +395,22 @@ def test_sessions_that_differ_only_in_language_are_two_sessions(session_doc, tmp
     assert "2 new sessions" in done.out, done.out
     again = cli("import", str(path), "--home", str(tmp_path / "fresh"))
     assert "0 new sessions" in again.out and "2 already stored" in again.out, again.out
+
+
+def test_a_jsonl_file_may_be_bigger_than_a_file_read_whole(session_doc, tmp_path, monkeypatch):
+    """Our JSONL is parsed a line at a time, so it may pass the limit of the formats parsed whole
+    (a database of 60,000 sessions exported more than that); a results file past it is one line."""
+    from pingpong.sessions import exchange
+
+    monkeypatch.setattr(exchange, "MAX_WHOLE_BYTES", 2000)
+    lines = tmp_path / "big.jsonl"
+    lines.write_text("".join(json.dumps(_fresh(session_doc, f"2030-01-0{i}T00:00:00")) + "\n" for i in range(1, 4)),
+                     encoding="utf-8")
+    assert lines.stat().st_size > 2000
+    home = tmp_path / "home"
+    assert cli("import", str(lines), "--home", str(home)).rc == 0
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"outputs": [], "padding": "x" * 3000}), encoding="utf-8")
+    line = refused(home, "import", str(results))
+    assert line.endswith("too large (0.0 MB; the limit is 0.0 MB for PingPong results and annotations, "
+                         "4 GB for pingpong JSONL)"), line
