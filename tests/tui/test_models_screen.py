@@ -180,6 +180,14 @@ async def test_a_broken_config_is_its_one_line(app, home):
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModelsScreen)
                        and "models.x.wat: unknown field" in str(pilot.app.screen.query_one("#models-note").render()))
         assert not pilot.app.screen.query_one(DataTable).display
+        # mended and checked again: the table is back, and the arrows move in it (it had lost the focus)
+        home.config_path.write_text("[models.x]\nbase_url = 'http://127.0.0.1:9/v1'\nmodel = 'm'\n"
+                                    "[models.y]\nbase_url = 'http://127.0.0.1:9/v1'\nmodel = 'n'\n", encoding="utf-8")
+        await pilot.press("r")
+        table = pilot.app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.display and table.row_count == 3)
+        await pilot.press("down")
+        assert table.has_focus and table.cursor_row == 1
 
 
 def test_a_password_in_the_base_url_goes_as_basic_auth_never_into_a_line():

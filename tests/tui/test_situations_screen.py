@@ -135,7 +135,9 @@ async def test_the_details_are_what_situations_show_prints(app, home, bundled):
         assert shown_details(screen) == cli_show(home, "keeper-fog")
         screen.query_one("#sit-method", Select).value = "roleinteract"
         await wait_for(pilot, lambda: screen.loaded and screen.method == "roleinteract")
-        assert shown_details(screen) == cli_show(home, PROBES.character, "roleinteract")  # the set, its probes
+        set_details = shown_details(screen)  # the set, its probes, after how to open it
+        assert set_details == "enter: list what is in it; n: start a session with its first item\n" + cli_show(
+            home, PROBES.character, "roleinteract")
         await pilot.press("enter", "down", "down")  # the memory probe
         assert screen.current().name == "lighthouse-keeper-mem-01"
         assert shown_details(screen) == cli_show(home, "lighthouse-keeper-mem-01")
@@ -199,3 +201,25 @@ def test_a_set_starts_with_its_first_item_a_card_has_answers_for():
     probes = next(e for e in listing(catalog, "roleinteract", "ru").entries if e.name == "koschei")
     assert session_defaults(probes, "roleinteract") == {"method": "roleinteract", "lang": "ru",
                                                         "situation": "koschei-style-01", "character": "koschei"}
+
+
+async def test_on_a_narrow_screen_the_counts_and_how_to_open_a_set_still_show(app, home, bundled):
+    """At 60 columns the counts were cut to '28' and the hint that enter opens a set never showed;
+    an untagged situation of one's own was listed without words to tell it by."""
+    home.situations_dir.mkdir(parents=True, exist_ok=True)
+    (home.situations_dir / "mine.yaml").write_text(
+        "name: mine\nlang: en\nnum_turns: 2\ntext: Ask the keeper about the fog horn.\n", encoding="utf-8")
+    write_probes(bundled[1] / "probes")
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await opened(pilot)
+        from pingpong.tui.widgets.tables import SizedTable
+
+        assert isinstance(screen.query_one("#sit-table"), SizedTable)  # no rows cut to their headers' width
+        row = screen.query_one("#sit-table", SizedTable).get_row_at(names(screen).index("mine"))
+        assert "Ask the keeper about the fog horn." in [str(c) for c in row]
+        await switched(pilot, screen, "m", "m", "m")  # roleinteract: probe sets and scenes
+        count = screen.query_one("#sit-count", Static)
+        text = str(count.content)
+        assert text == "1 probe set" and count.parent is screen  # on a line of its own, not after the selectors
+        assert count.region.height * count.content_region.width >= len(text)  # wrapped whole, not cut
+        assert "enter: list what is in it" in shown_details(screen)

@@ -158,6 +158,8 @@ class ModelsScreen(Screen):
         empty = not configured and not message.error
         table.display = not empty and not message.error
         self.query_one("#models-detail").display = table.display
+        if table.display:
+            table.focus()  # it was hidden (no models yet, a broken config): the arrows move in it again
         empty_state = self.query_one("#models-empty", EmptyState)
         empty_state.display = empty
         if empty:

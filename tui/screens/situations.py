@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from rich.console import Group
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,6 +24,7 @@ from textual.widgets import DataTable, Header, Label, Select, Static
 from pingpong.core.methods import available
 from pingpong.situations.catalog import SET_KINDS, Entry, Listing
 from pingpong.tui.widgets.footer import KeysFooter
+from pingpong.tui.widgets.tables import SizedTable
 
 if TYPE_CHECKING:
     from pingpong.tui.app import PingPongApp
@@ -86,8 +89,8 @@ class SituationsScreen(Screen):
             yield Label("Language", classes="sit-label")
             yield Select([(lang, lang) for lang in LANGS], value=self.lang, allow_blank=False, compact=True,
                          id="sit-lang")
-            yield Static("", id="sit-count")
-        yield DataTable(cursor_type="row", zebra_stripes=True, id="sit-table")
+        yield Static("", id="sit-count")
+        yield SizedTable(cursor_type="row", zebra_stripes=True, id="sit-table")
         with VerticalScroll(id="sit-detail"):
             yield Static("", id="sit-text")
         yield KeysFooter(compact=True)
@@ -159,7 +162,8 @@ class SituationsScreen(Screen):
             name = f"    {entry.name}"
         else:
             name = entry.name
-        return name, entry.label, entry.lang, entry.size, entry.character, entry.about
+        about = entry.about or (" ".join(str(entry.row.get("text", "")).split()) if entry.kind == "situation" else "")
+        return name, entry.label, entry.lang, entry.size, entry.character, about  # untagged: its text, as the CLI lists it
 
     def _count(self, entries: list[Entry]) -> None:
         problems = len(self.listing.problems) if self.listing else 0
@@ -167,8 +171,6 @@ class SituationsScreen(Screen):
         text = ", ".join(f"{n} {label}{'s' if n != 1 else ''}" for label, n in counts.items()) or "nothing listed"
         if problems:
             text += f" · {problems} file{'s' if problems > 1 else ''} skipped"
-        if any(e.kind in SET_KINDS for e in entries):
-            text += " · enter opens a set"
         self.query_one("#sit-count", Static).update(text)
 
     def current(self) -> Entry | None:
@@ -184,7 +186,12 @@ class SituationsScreen(Screen):
             text.update(f"Nothing here. Press {new} for another method, or put your own files in "
                         f"{self.app.home.situations_dir}.")
         else:
-            text.update(details_view(entry.show().details))
+            view = details_view(entry.show().details)
+            if entry.kind in SET_KINDS:  # said here, where it shows at any width
+                what = "close it" if entry.name in self.opened else "list what is in it"
+                new = self.app.shown_key("situations.new_session", "n")
+                view = Group(Text(f"enter: {what}; {new}: start a session with its first item", style="italic"), view)
+            text.update(view)
         self.query_one("#sit-detail").scroll_home(animate=False)
 
     @on(DataTable.RowHighlighted, "#sit-table")
@@ -209,12 +216,14 @@ class SituationsScreen(Screen):
         if event.value is not Select.NULL and event.value != self.method:
             self.method = str(event.value)
             self.reload()
+        self.query_one(DataTable).focus()  # a pick made, the keys are the list's again
 
     @on(Select.Changed, "#sit-lang")
     def lang_changed(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL and event.value != self.lang:
             self.lang = str(event.value)
             self.reload()
+        self.query_one(DataTable).focus()
 
     def action_method(self) -> None:
         methods = available()
