@@ -14,25 +14,59 @@ Imported only where prompts are rendered: it imports jinja2.
 
 The sandbox keeps a template from reaching Python's internals, but not from asking for a string or a
 list of a billion items (`'a' * 10**9`, `2 ** 10**9`): a user's template override could hang or
-exhaust the machine on every prompt. `*` and `**` are checked here, and an answer past MAX_ITEMS
+exhaust the machine on every prompt. `*` and `**` are checked here, and so are the widths asked of
+padding and formatting (`center(10**9)`, `'%09999999d'`, `'{:>9999999}'`): an answer past MAX_ITEMS
 (far more than any prompt needs) is a SecurityError, which names the file as any template error does.
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+import functools
+import re
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
 MAX_ITEMS = 1_000_000  # characters of a repeated string or items of a repeated list; digits of a power
+WIDTH_FILTERS = ("center", "indent", "wordwrap", "truncate")
+"""Filters whose whole-number arguments are widths: each is at most MAX_ITEMS."""
+WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
+"""The same for a string's own methods."""
+_WIDE = re.compile(r"%[-#0 +]*\d{7}|%[-#0 +]*\d*\.\d{7}|\{[^{}]*:[^{}]*\d{7}")
+"""A printf or format() field asking for a width or precision of seven digits or more."""
+
+
+def _narrow(values: tuple[Any, ...], what: str) -> None:
+    for value in values:
+        if type(value) is int and value > MAX_ITEMS:
+            raise SecurityError(f"{what}: a width of {value:,} (at most {MAX_ITEMS:,})")
+        if isinstance(value, str) and _WIDE.search(value):
+            raise SecurityError(f"{what}: a field of seven digits' width or more")
+
+
+def _bounded(name: str, f: Callable[..., Any], spec_only: bool = False) -> Callable[..., Any]:
+    """The filter, refusing widths past MAX_ITEMS among its arguments (spec_only: in its first, the
+    format string; the values it formats may be any numbers)."""
+    @functools.wraps(f)  # keeps Jinja's mark of what the filter is passed first
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _narrow(args[:1] if spec_only else (*args, *kwargs.values()), f"filter {name}")
+        return f(*args, **kwargs)
+
+    return checked
 
 
 class PromptEnvironment(SandboxedEnvironment):
     """SandboxedEnvironment whose `a.b` on a plain dict reads the key `b` first, and whose
     templates' globals are a plain dict, and whose `*` and `**` refuse answers too big for a prompt."""
 
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "%"})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in WIDTH_FILTERS:
+            self.filters[name] = _bounded(name, self.filters[name])
+        self.filters["format"] = _bounded("format", self.filters["format"], spec_only=True)
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """The environment's globals and the template's, in one plain dict: Jinja copies this map
@@ -56,4 +90,16 @@ class PromptEnvironment(SandboxedEnvironment):
         if operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1:
             if right * abs(left).bit_length() > MAX_ITEMS * 4:  # about the bits of the answer
                 raise SecurityError(f"'**' would make a number of more than {MAX_ITEMS:,} digits")
+        if operator == "%" and isinstance(left, str):
+            _narrow((left,), "'%'")
         return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's names)
+        method = getattr(__obj, "__wrapped__", __obj)  # the sandbox wraps str.format
+        if isinstance(getattr(method, "__self__", None), str):
+            name = getattr(method, "__name__", "")
+            if name in WIDTH_METHODS:
+                _narrow((*args, *kwargs.values()), f"str.{name}")
+            elif name in ("format", "format_map"):
+                _narrow((method.__self__,), f"str.{name}")
+        return super().call(__context, __obj, *args, **kwargs)

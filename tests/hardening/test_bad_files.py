@@ -351,6 +351,11 @@ def test_a_plain_key_passes(tmp_path, monkeypatch):
     ("{{ ('a' * 10**9) | length }}", "'*' would make 1,000,000,000 items (at most 1,000,000)"),
     ("{{ ([1] * 10**8) | length }}", "'*' would make 100,000,000 items (at most 1,000,000)"),
     ("{{ (7 ** 1000000000) % 10 }}", "'**' would make a number of more than 1,000,000 digits"),
+    ("{{ 'a' | center(10**9) }}", "filter center: a width of 1,000,000,000 (at most 1,000,000)"),
+    ("{{ 'a'.ljust(10**9) }}", "str.ljust: a width of 1,000,000,000 (at most 1,000,000)"),
+    ("{{ '%0999999999d' % 1 }}", "'%': a field of seven digits' width or more"),
+    ("{{ '%0999999999d' | format(1) }}", "filter format: a field of seven digits' width or more"),
+    ("{{ '{:>999999999}'.format(1) }}", "str.format: a field of seven digits' width or more"),
 ])
 def test_broken_template_override_is_refused_at_start(tmp_path, source, problem):
     """Whether it fails to compile or only when rendered: one line naming the file before any run."""
@@ -366,7 +371,9 @@ def test_broken_template_override_is_refused_at_start(tmp_path, source, problem)
 def test_template_overrides_that_compile_pass(tmp_path):
     folder = tmp_path / "templates"
     folder.mkdir()
-    (folder / "player_system.j2").write_text("You are {{ character.char_name }}. Speak {{ language }}.")
+    (folder / "player_system.j2").write_text("You are {{ character.char_name }}. Speak {{ language }}. "
+                                             "{{ '%05d' % 42 }} {{ '%s: %d' | format('fee', 12345678) }} "
+                                             "{{ 'x' | center(9) }} {{ '{:>4}'.format('ok') }}")
     (folder / "notes.txt").write_text("{{ not a template")
     assert check_templates(folder) == 1
     assert check_templates(tmp_path / "missing") == 0 and check_templates(None) == 0
