@@ -227,7 +227,7 @@ def _json_forms(char: str) -> str:
     return f"(?:{'|'.join(forms)})"
 
 
-def key_start_at_end(text: str, secret: str) -> int:
+def _key_start_at_end(text: str, secret: str) -> int:
     """How many characters at the end of `text` are the start of `secret` (in any case), counting
     four or more only: fewer are as likely to be the end of a word."""
     tail = text[-len(secret):].lower()
@@ -597,7 +597,7 @@ class OpenAIChatModel:
             return text
         scrubbed = pattern.sub("***", text)
         if scrubbed.endswith("..."):
-            cut = key_start_at_end(scrubbed[:-3], secret)
+            cut = _key_start_at_end(scrubbed[:-3], secret)
             if cut:
                 scrubbed = scrubbed[:-3 - cut] + "***..."
         return scrubbed
@@ -684,7 +684,7 @@ class ModelPool:
         for ep in self._endpoints.values():
             if ep.secret_pattern is not None:
                 text = ep.secret_pattern.sub("***", text)
-                text = text[:len(text) - key_start_at_end(text, ep.secret)]
+                text = text[:len(text) - _key_start_at_end(text, ep.secret)]
         return text
 
     def _endpoint(self, spec: ModelSpec) -> _Endpoint:

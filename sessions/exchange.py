@@ -50,49 +50,44 @@ def _text(data: bytes, path: Path) -> str:
         raise UserError(f"{path}: not UTF-8 text (expected PingPong results JSON or pingpong JSONL)") from None
 
 
-def _jsonl_head(data: bytes, name: str) -> bool:
-    """Whether the file is JSONL of ours by its first line (a session, with more lines after it), read
-    without decoding the rest: a file of many sessions is then parsed a line at a time from its bytes."""
-    lead = _SPACE_B.match(data).end()  # type: ignore[union-attr]  # \s* always matches
+def _first_line(data: bytes, name: str) -> tuple[object, bool]:
+    """(the first line's JSON, or None when it is not JSON; whether other lines follow it), read
+    without decoding the rest of the file."""
+    lead = _SPACE.match(data).end()  # type: ignore[union-attr]  # \s* always matches
     end = data.find(b"\n", lead)
-    if end == -1 or _NOT_SPACE_B.search(data, end) is None:
-        return False
+    if end == -1 or _NOT_SPACE.search(data, end) is None:
+        return None, False
     try:
-        head = loads_json(data[lead:end].removesuffix(b"\r").decode("utf-8"), f"{name}: line 1", JSONL_DEPTH)
+        return loads_json(data[lead:end].removesuffix(b"\r").decode("utf-8"), f"{name}: line 1", JSONL_DEPTH), True
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return False
-    return isinstance(head, dict) and "spec" in head
+        return None, True
 
 
 def _annotation(data: object) -> bool:
     return isinstance(data, dict) and "human_scores" in data and "messages" in data
 
 
-_SPACE = re.compile(r"\s*")
-_NOT_SPACE = re.compile(r"\S")
-_SPACE_B = re.compile(rb"\s*")
-_NOT_SPACE_B = re.compile(rb"\S")
+_SPACE = re.compile(rb"\s*")
+_NOT_SPACE = re.compile(rb"\S")
 
 
-def detect_format(text: str, name: str) -> tuple[str, object]:
-    """("pingpong", document), ("annotations", text) or ("jsonl", text); UserError for anything else.
-    A JSONL file is told by its first line alone, without a copy of the whole text (a file of
-    10,000 sessions is a hundred megabytes or more)."""
-    lead = _SPACE.match(text).end()  # type: ignore[union-attr]  # \s* always matches
-    end = text.find("\n", lead)
-    several = end != -1 and _NOT_SPACE.search(text, end) is not None
-    if several:  # JSONL when its first line is a session on its own
-        try:
-            head = loads_json(text[lead:end].removesuffix("\r"), f"{name}: line 1", JSONL_DEPTH)
-        except json.JSONDecodeError:
-            head = None
-        if isinstance(head, dict) and "spec" in head:
-            return "jsonl", text
-        if _annotation(head):
-            return "annotations", text
+def detect_format(data: bytes, path: Path) -> tuple[str, object]:
+    """("pingpong", document), ("annotations", text) or ("jsonl", the file's bytes); UserError for
+    anything else. Our JSONL is told by its first line alone and kept as bytes (its lines are parsed
+    one at a time); only the formats parsed whole are decoded whole, up to MAX_WHOLE_BYTES."""
+    name = str(path)
+    head, several = _first_line(data, name)
+    if several and isinstance(head, dict) and "spec" in head:
+        return "jsonl", data
+    if len(data) > MAX_WHOLE_BYTES:
+        raise UserError(f"{name}: too large ({len(data) / 2**20:.1f} MB; the limit is {MAX_WHOLE_BYTES / 2**20:.1f} MB"
+                        " for PingPong results and annotations, 4 GB for pingpong JSONL)")
+    text = _text(data, path)
+    if several and _annotation(head):
+        return "annotations", text
     stripped = text.strip()
     try:
-        data = loads_json(stripped, name, JSONL_DEPTH)
+        doc = loads_json(stripped, name, JSONL_DEPTH)
     except json.JSONDecodeError as exc:
         if stripped[0] in "{[":
             raise UserError(
@@ -100,13 +95,13 @@ def detect_format(text: str, name: str) -> tuple[str, object]:
                 f" column {exc.colno})"
             ) from None
         raise UserError(f"{name}: not JSON (expected PingPong results JSON or pingpong JSONL)") from None
-    if isinstance(data, dict) and "outputs" in data:
-        return "pingpong", data
-    if isinstance(data, dict) and "spec" in data:
+    if isinstance(doc, dict) and "outputs" in doc:
+        return "pingpong", doc
+    if isinstance(doc, dict) and "spec" in doc:
         if not several:
-            return "jsonl", text
+            return "jsonl", data
         raise UserError(f"{name}: one session spread over several lines; pingpong JSONL has one session per line")
-    if _annotation(data):
+    if _annotation(doc):
         return "annotations", text
     raise UserError(f"{name}: not PingPong results JSON (no 'outputs'), annotations (no 'human_scores') "
                     "nor pingpong JSONL (no 'spec')")
@@ -117,18 +112,12 @@ def import_file(store, path: Path | str) -> ImportSummary:
     path = Path(path)
     name = str(path)
     data = _read(path)
-    if _NOT_SPACE_B.search(data) is None:  # what `export` writes for a database with nothing to export:
+    if _NOT_SPACE.search(data) is None:  # what `export` writes for a database with nothing to export:
         if path.suffix.lower() == ".json":  # imports as nothing, but a results file (.json) is never empty
             raise UserError(f"{name}: empty file, not PingPong results JSON")
         return ImportSummary(name, "empty file")
-    if _jsonl_head(data, name):
-        return import_jsonl(store, parse_jsonl(data, name), name)
-    if len(data) > MAX_WHOLE_BYTES:
-        raise UserError(f"{name}: too large ({len(data) / 2**20:.1f} MB; the limit is {MAX_WHOLE_BYTES / 2**20:.1f} MB"
-                        " for PingPong results and annotations, 4 GB for pingpong JSONL)")
-    text = _text(data, path)
-    del data
-    kind, payload = detect_format(text, name)
+    kind, payload = detect_format(data, path)
+    del data  # a results or annotations file is held as its text from here on
     if kind == "pingpong":
         return import_results(store, payload, name)
     if kind == "annotations":

@@ -28,15 +28,22 @@ def test_a_run_finds_cards_by_display_name_and_situations_ignoring_case():
     assert [c.name for c in pick(ru, ["Алена"], "character", "ru")] == ["alyona"]  # е typed for ё
 
 
+async def _import_prompt(pilot) -> CharactersScreen:
+    """The card screen opened from Home, then i: the file prompt of an import, over that screen."""
+    app = pilot.app
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
+    screen = app.screen
+    await pilot.press("i")
+    await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+    return screen
+
+
 async def test_importing_from_the_screen_keeps_a_failed_path_and_asks_before_replacing(app, home, tmp_path):
     card = tmp_path / "brine.yaml"
     data = CARDS[0].model_dump(mode="json", exclude_defaults=True) | {"name": "brine", "char_name": "Brine"}
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
-        screen = app.screen
-        await pilot.press("i")
-        await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+        screen = await _import_prompt(pilot)
         await pilot.press(*str(card), "enter")  # not written yet: the import fails
         await wait_for(pilot, lambda: app.screen is screen and any("import failed" in (n.title or "")
                                                                    for n in app._notifications))
@@ -69,11 +76,7 @@ async def test_a_path_typed_with_a_tilde_is_read_from_the_home_folder(app, tmp_p
     data = CARDS[0].model_dump(mode="json", exclude_defaults=True) | {"name": "tilde", "char_name": "Tilde"}
     (tmp_path / "tilde.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, CharactersScreen) and app.screen.loaded)
-        screen = app.screen
-        await pilot.press("i")
-        await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt))
+        screen = await _import_prompt(pilot)
         await pilot.press(*"~/tilde.yaml", "enter")
         await wait_for(pilot, lambda: app.screen is screen and any(c.name == "tilde" for c in screen.cards))
 

@@ -25,14 +25,19 @@ def root(tmp_path):
     return root
 
 
+async def _open_board(pilot) -> tuple[LeaderboardScreen, DataTable, Static]:
+    """The leaderboard opened, with its table and the note under it."""
+    app = pilot.app
+    app.action_leaderboard()
+    await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and bool(app.screen.query(DataTable)))
+    board = app.screen
+    return board, board.query_one(DataTable), board.query_one("#board-note", Static)
+
+
 async def test_d_shows_the_roleinteract_rolebench_and_version_1_boards(root):
     app = create_app(Home(root))
     async with app.run_test(size=(80, 24)) as pilot:
-        app.action_leaderboard()
-        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and bool(app.screen.query(DataTable)))
-        board = app.screen
-        table = board.query_one(DataTable)
-        note = board.query_one("#board-note", Static)
+        board, table, note = await _open_board(pilot)
         plot = board.query_one(PlotextPlot)
 
         async def next_board(name: str) -> list[str]:
@@ -74,11 +79,7 @@ async def test_an_empty_board_says_which_filter_leaves_its_sessions_out(root):
     told people to run sessions; the note says what the filter leaves out, on every board."""
     app = create_app(Home(root))
     async with app.run_test(size=(120, 30)) as pilot:
-        app.action_leaderboard()
-        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and bool(app.screen.query(DataTable)))
-        board = app.screen
-        table = board.query_one(DataTable)
-        note = board.query_one("#board-note", Static)
+        board, table, note = await _open_board(pilot)
 
         def says(text: str) -> bool:
             return text in str(note.render()) and "computing" not in str(note.render())
