@@ -10,8 +10,8 @@ comes back whole with its head; a chunked stream gives, at each step, every chun
 arrived, and a timer is set only when it has to wait.
 
 It speaks HTTP/1.1 over TCP, with TLS for https, and raises httpx's exceptions, which openai
-turns into its own (APIConnectionError, APITimeoutError). Like the aiohttp transport before
-it, it does not read proxy settings from the environment.
+turns into its own (APIConnectionError, APITimeoutError). It connects directly: an endpoint
+behind a proxy (core/proxies.py) gets httpx's own transport instead.
 """
 
 from __future__ import annotations

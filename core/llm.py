@@ -695,11 +695,14 @@ class ModelPool:
         if ep is None:
             from pingpong.core.http_transport import LeanTransport
             from pingpong.core.openai_client import LeanAsyncOpenAI, LeanHttpClient
+            from pingpong.core.proxies import proxy_for
 
             secret = api_key(spec)
+            proxy = proxy_for(spec.base_url or "")
 
             def make_client() -> Any:
-                http = LeanHttpClient(transport=LeanTransport())
+                # through a proxy, httpx's own transport speaks to it (CONNECT for https)
+                http = LeanHttpClient(transport=LeanTransport()) if proxy is None else LeanHttpClient(proxy=proxy)
                 return LeanAsyncOpenAI(base_url=spec.base_url, api_key=secret, max_retries=0, timeout=spec.timeout,
                                        http_client=http)
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pingpong.core.config import shown_url
 from pingpong.core.domain import ModelSpec
 from pingpong.core.errors import UserError
+from pingpong.core.proxies import proxy_for
 
 REACH_TIMEOUT = 3.0
 
@@ -69,10 +70,22 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return parts.scheme, (parts.hostname or "").lower(), parts.port
 
 
-def direct_opener() -> urllib.request.OpenerDirector:
-    """urllib without the environment's proxy variables: the model calls' own transport never
-    reads them, so a check through `http_proxy` would test a road the calls do not take."""
-    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _KeyStaysHome())
+def probe_opener(url: str) -> urllib.request.OpenerDirector:
+    """urllib as the model calls go to `url`: through the proxy core.proxies names for it, else
+    directly (urllib's own reading of the proxy variables would differ on loopback addresses).
+    UserError when that proxy is not an HTTP one."""
+    proxy = proxy_for(url)
+    proxies = {} if proxy is None else {urllib.parse.urlsplit(url).scheme: proxy}
+    return urllib.request.build_opener(urllib.request.ProxyHandler(proxies), _KeyStaysHome())
+
+
+def through(url: str) -> str:
+    """' through proxy X' when the calls to `url` go through one, for a failure's line."""
+    try:
+        proxy = proxy_for(url)
+    except UserError:
+        return ""
+    return "" if proxy is None else f" through proxy {shown_url(proxy)}"
 
 
 def probe_request(url: str, headers: dict[str, str]) -> urllib.request.Request:
@@ -91,14 +104,19 @@ def probe_request(url: str, headers: dict[str, str]) -> urllib.request.Request:
 # what a probe's request can fail with besides an answer: no route, a bad URL, a broken reply
 PROBE_ERRORS = (OSError, ValueError, http.client.HTTPException)
 
+PROXY_FAILURES = frozenset({407, 502, 504})
+"""Statuses a proxy answers with when it could not, or would not, reach the server."""
+
 
 def _probe(url: str, timeout: float) -> str | None:
     """None when something answers HTTP at `url` (any status), else the reason it did not."""
     request = probe_request(url, {"User-Agent": "pingpong"})
     try:
-        with direct_opener().open(request, timeout=timeout):
+        with probe_opener(url).open(request, timeout=timeout):
             return None
-    except urllib.error.HTTPError:
+    except urllib.error.HTTPError as exc:
+        if exc.code in PROXY_FAILURES and proxy_for(url) is not None:
+            return f"HTTP {exc.code} {exc.reason}"
         return None  # 401, 404...: a server is there; the real calls will say more
     except urllib.error.URLError as exc:
         return str(exc.reason)
@@ -120,4 +138,4 @@ async def check_reachable(specs: Iterable[ModelSpec], timeout: float = REACH_TIM
         *(asyncio.to_thread(_probe, f"{url}/models", timeout) for url in urls))
     for url, reason in zip(urls, reasons):
         if reason is not None:
-            raise UserError(f"model '{endpoints[url]}': base URL {shown_url(url)} unreachable ({reason})")
+            raise UserError(f"model '{endpoints[url]}': base URL {shown_url(url)} unreachable{through(url)} ({reason})")

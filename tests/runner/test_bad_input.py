@@ -76,8 +76,8 @@ def test_a_home_that_is_a_file(tmp_path, fake):
 
 
 def test_a_proxy_in_the_environment_does_not_make_a_server_unreachable(home, fake, monkeypatch):
-    """The calls' transport never reads proxy variables, so the check before a run must not either
-    (it refused a local server as unreachable through a dead http_proxy that the calls ignore)."""
+    """A loopback server is reached directly whatever proxy the environment names, by the calls and
+    by the check before a run alike (it once refused a local server through a dead http_proxy)."""
     for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         monkeypatch.setenv(name, f"http://127.0.0.1:{closed_port()}")
     for name in ("no_proxy", "NO_PROXY"):

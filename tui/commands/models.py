@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pingpong.core.errors import UserError
 from pingpong.tui.commands.output import print_json
 
 if TYPE_CHECKING:
@@ -84,30 +85,36 @@ def _probe(base_url: str, key: str | None, model: str | None = None,
            timeout: float = CHECK_TIMEOUT) -> tuple[str, str | None]:
     """("yes", None) when GET /models answers 2xx, else ("no", why). When the answer lists the
     models the server serves and `model` is not among them, it is still "yes" (llama.cpp answers
-    to any name) with a note: a misspelt model is then seen before a run."""
+    to any name) with a note: a misspelt model is then seen before a run. Through a proxy (see
+    core/proxies.py), a "no" names it."""
     url = base_url.rstrip("/") + "/models"
     headers = {"Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    from pingpong.sessions.plan_checks import PROBE_ERRORS, direct_opener, probe_request
+    from pingpong.sessions.plan_checks import PROBE_ERRORS, PROXY_FAILURES, probe_opener, probe_request, through
 
     request = probe_request(url, headers)  # credentials in the URL go as Basic auth
-
     try:
-        with direct_opener().open(request, timeout=timeout) as resp:
+        with probe_opener(url).open(request, timeout=timeout) as resp:
             return "yes", _unlisted(resp.read(1 << 20), model)
+    except UserError as exc:  # a proxy of a kind the calls cannot use
+        return "no", str(exc)
     except urllib.error.HTTPError as exc:
-        if exc.code == 404 and "/v1" in base_url:  # some servers answer chat calls but list no models
+        if exc.code in PROXY_FAILURES and through(url):
+            why = f"HTTP {exc.code} {exc.reason}"
+        elif exc.code == 404 and "/v1" in base_url:  # some servers answer chat calls but list no models
             return "yes", "it answers, with no model list at /models"
-        hint = "; does base_url need /v1?" if exc.code == 404 else ""
-        return "no", f"HTTP {exc.code} {exc.reason}{hint}"
+        else:
+            hint = "; does base_url need /v1?" if exc.code == 404 else ""
+            return "no", f"HTTP {exc.code} {exc.reason}{hint}"
     except urllib.error.URLError as exc:
         reason = exc.reason
-        return "no", f"{type(reason).__name__}: {reason}" if isinstance(reason, Exception) else str(reason)
+        why = f"{type(reason).__name__}: {reason}" if isinstance(reason, Exception) else str(reason)
     except TimeoutError:
-        return "no", f"no answer within {timeout:g}s"
+        why = f"no answer within {timeout:g}s"
     except PROBE_ERRORS as exc:  # a URL http.client refuses (InvalidURL) is a line, not a traceback
-        return "no", f"{type(exc).__name__}: {exc}"
+        why = f"{type(exc).__name__}: {exc}"
+    return "no", why + through(url)
 
 
 def check_endpoint(probe: Probe, timeout: float = CHECK_TIMEOUT) -> Answer:
