@@ -55,6 +55,6 @@ class Home(NamedTuple):
         if self.root.exists() and not self.root.is_dir():
             raise UserError(f"{self.root}: is a file; the pingpong home (--home, PINGPONG_HOME) must be a folder")
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new home is its owner's alone
         except OSError as exc:
             raise UserError(f"{self.root}: cannot create the pingpong home folder ({exc.strerror})") from None

@@ -121,6 +121,18 @@ def _unwritable(path: Path) -> str | None:
     return None
 
 
+def _create_private(path: Path) -> None:
+    """A new database file readable by its owner only: it holds transcripts and people's ratings,
+    and the default umask would let every user of the machine read them. SQLite gives its -wal
+    and -shm files the database's own permissions. An existing file keeps the ones it has."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise UserError(f"{path}: cannot create the database ({exc.strerror})") from None
+
+
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection that never writes a byte. A WAL database needs its -shm file, which
     a read-only file or folder may not let SQLite create; then the file is read as immutable,
@@ -255,7 +267,7 @@ class Store:
         self.path = Path(path).expanduser()
         check_database_file(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new folder: its owner's alone
         except OSError as exc:
             raise UserError(f"{self.path.parent}: cannot create the folder for the database ({exc.strerror})") from None
         unwritable = _unwritable(self.path)
@@ -269,6 +281,7 @@ class Store:
                 conn = _connect_read_only(self.path)
                 conn.isolation_level = None
             else:
+                _create_private(self.path)
                 conn = sqlite3.connect(
                     str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
                 )
