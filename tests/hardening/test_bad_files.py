@@ -356,6 +356,15 @@ def test_a_plain_key_passes(tmp_path, monkeypatch):
     ("{{ '%0999999999d' % 1 }}", "'%': a field of seven digits' width or more"),
     ("{{ '%0999999999d' | format(1) }}", "filter format: a field of seven digits' width or more"),
     ("{{ '{:>999999999}'.format(1) }}", "str.format: a field of seven digits' width or more"),
+    ("{{ ('a' * 999999) | replace('a', 'a' * 999999) | length }}", "replace would make more than 1,000,000 characters"),
+    ("{{ ('ab' * 1000).replace('', 'xyz' * 1000) | length }}", "replace would make more than 1,000,000 characters"),
+    # loops multiply: each is within the limits, together they would run for hours
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+     "the loops of one prompt took more than 1,000,000 steps"),
+    ("{% for c in 'a' * 999999 %}{% for d in 'b' * 999999 %}{{ loop.index if false }}{% endfor %}{% endfor %}",
+     "the loops of one prompt took more than 1,000,000 steps"),
+    ("{% macro deep(n) %}{% for i in range(1000) %}{{ deep(n - 1) if n > 0 }}{% endfor %}{% endmacro %}{{ deep(3) }}",
+     "the loops of one prompt took more than 1,000,000 steps"),
 ])
 def test_broken_template_override_is_refused_at_start(tmp_path, source, problem):
     """Whether it fails to compile or only when rendered: one line naming the file before any run."""
@@ -373,7 +382,10 @@ def test_template_overrides_that_compile_pass(tmp_path):
     folder.mkdir()
     (folder / "player_system.j2").write_text("You are {{ character.char_name }}. Speak {{ language }}. "
                                              "{{ '%05d' % 42 }} {{ '%s: %d' | format('fee', 12345678) }} "
-                                             "{{ 'x' | center(9) }} {{ '{:>4}'.format('ok') }}")
+                                             "{{ 'x' | center(9) }} {{ '{:>4}'.format('ok') }} "
+                                             "{{ 'a-b' | replace('-', ' and ') }} {{ 'c'.replace('c', 'd') }}"
+                                             "{% for i in range(900) %}{% for j in range(1000) %}{% endfor %}"
+                                             "{% endfor %}")
     (folder / "notes.txt").write_text("{{ not a template")
     assert check_templates(folder) == 1
     assert check_templates(tmp_path / "missing") == 0 and check_templates(None) == 0
