@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import FileSystemLoader, StrictUndefined
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from pingpong.core.domain import METRICS, SCALE_BOUNDS, Price
@@ -31,6 +30,7 @@ from pingpong.sessions.scoring import PUBLISHED_WEIGHTS
 from pingpong.sessions.seats import AS_WRITTEN_WORDS, RULE_WORDS, asks_as_written, scored_by_rule
 from pingpong.sessions.store import Store
 from pingpong.tui.report.plot import chart
+from pingpong.tui.report.sandbox import ReportEnvironment
 
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR = "pingpong report"
@@ -74,11 +74,18 @@ OVERRIDES = {"\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO",
 reviewer words in another order than the model wrote them. The page names them instead."""
 
 
+_BIDI = re.compile(f"[{ISOLATE_OPENERS}{PDI}{''.join(OVERRIDES)}]")
+"""Any character `balanced` and `shown` change: most text has none, and is kept as it is."""
+
+
 def balanced(text: object) -> str:
     """User text whose isolates pair up: a PDI that closes none of its own would end the isolate
     around it (even a <bdi>, in Chromium) and is dropped; one it leaves open is closed."""
+    text = str(text)
+    if not _BIDI.search(text):
+        return text
     depth, kept = 0, []
-    for ch in str(text):
+    for ch in text:
         if ch in ISOLATE_OPENERS:
             depth += 1
         elif ch == PDI:
@@ -92,10 +99,18 @@ def balanced(text: object) -> str:
 def shown(text: object) -> Markup:
     """User text for the page: isolates balanced, and each embedding or override written as its
     name in a marked span (⟨RLO⟩) rather than obeyed; everything else escaped."""
+    text = str(text)
+    if not _BIDI.search(text):
+        return escape(text)
     parts = re.split(f"([{''.join(OVERRIDES)}])", balanced(text))
     return Markup("").join(
         Markup('<span class="ctl" title="a bidi control the text holds">⟨{}⟩</span>').format(OVERRIDES[p])
         if p in OVERRIDES else escape(p) for p in parts)
+
+
+def bdi(text: object) -> Markup:
+    """User text in its own <bdi>, as `shown` writes it: its direction never turns the page's."""
+    return Markup("<bdi>") + shown(text) + Markup("</bdi>")
 
 
 def isolated(text: object) -> str:
@@ -129,11 +144,11 @@ def roleinteract_dimensions(rows: list[dict]) -> list[tuple[str, str]]:
     return [(d, TITLES.get(d, d)) for d in dimensions(rows)]
 
 
-def environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
+def environment() -> ReportEnvironment:
+    env = ReportEnvironment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=num, pm=plus_minus, score=score_text, shown=shown, isolated=isolated)
-    env.globals.update(player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
+    env.globals.update(bdi=bdi, player_file=player_file, chart=chart, scale_of=scale_of, dmt_metrics=dmt_metrics,
                        roleinteract_dimensions=roleinteract_dimensions, metrics=METRICS, weightings=PUBLISHED_WEIGHTS,
                        generator=GENERATOR, scored_by_rule=scored_by_rule, asks_as_written=asks_as_written,
                        rule_words=RULE_WORDS, as_written_words=AS_WRITTEN_WORDS)
