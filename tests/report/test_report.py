@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import signal
 import subprocess
+import sys
+import time
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -428,3 +433,33 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_a_report_killed_while_it_writes_leaves_the_earlier_one_whole(tmp_path):
+    """Pages are written under hidden names and put in place together at the end: a kill on the
+    way leaves the earlier report as it was (not its pages beside newer ones), and the next report
+    removes what the killed one left."""
+    home, out = tmp_path / "home", tmp_path / "out"
+    seats = ["--player", "offline", "--interrogator", "offline", "--judge", "offline"]
+    assert pingpong(home, "run", *seats, "--every", "2").rc == 0
+    assert pingpong(home, "report", "--out", str(out)).rc == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert pingpong(home, "run", *seats, "--every", "1").rc == 0  # more sessions: new pages, a new index
+
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.Popen([sys.executable, "-m", "pingpong", "--home", str(home), "report", "--out", str(out)],
+                            cwd=root, env={**os.environ, "PYTHONPATH": root},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".partial") for p in (out / "sessions").iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the report ended before a page was staged"
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    visible = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and not p.name.endswith(".partial")}
+    assert visible == before
+    assert any(p.name.endswith(".partial") for p in out.rglob("*"))
+
+    assert pingpong(home, "report", "--out", str(out)).rc == 0
+    assert not any(p.name.endswith(".partial") for p in out.rglob("*"))
+    assert len(list((out / "sessions").iterdir())) > len([p for p in before if p.parent.name == "sessions"])

@@ -25,6 +25,7 @@ from markupsafe import Markup, escape
 
 from pingpong.core.domain import METRICS, SCALE_BOUNDS, Price
 from pingpong.core.errors import UserError
+from pingpong.sessions.files import Staged, remove_leftovers
 from pingpong.sessions.report import Report, collect, conversations
 from pingpong.sessions.scoring import PUBLISHED_WEIGHTS
 from pingpong.sessions.seats import AS_WRITTEN_WORDS, RULE_WORDS, asks_as_written, scored_by_rule
@@ -170,15 +171,14 @@ def _folder(out: Path) -> None:
     try:
         for sub in (out, out / "players", out / "sessions"):
             sub.mkdir(parents=True, exist_ok=True)
+            remove_leftovers(sub)  # of a report killed while it wrote
     except OSError as exc:
         raise UserError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
 
 
-def _write(path: Path, text: str) -> None:
-    from pingpong.sessions.files import write_text
-
+def _write(pages: Staged, path: Path, text: str) -> None:
     try:
-        write_text(path, text)
+        pages.write(path, text)
     except OSError as exc:
         raise UserError(f"--out: cannot write {path}: {exc.strerror or exc}") from None
 
@@ -207,18 +207,26 @@ def write_report(store: Store, out: Path, *, run: str | None = None,
     report: Report = collect(store, run=run, prices=prices)
     _folder(out)
     env = environment()
-    likert = any(b.kind == "likert" and b.rows for b in report.boards)
-    _write(out / "index.html", env.get_template("index.html.j2").render(report=report, likert=likert))
-    written: set[Path] = set()
-    player_page = env.get_template("player.html.j2")
-    for player in report.players:
-        path = out / "players" / player_file(player.player)
-        _write(path, player_page.render(report=report, player=player))
-        written.add(path)
-    session_page = env.get_template("session.html.j2")
-    for conv in conversations(store, report, prices):
-        path = out / "sessions" / f"{conv.stored.id}.html"
-        _write(path, session_page.render(conv=conv))
-        written.add(path)
+    pages = Staged()
+    try:
+        written: set[Path] = set()
+        player_page = env.get_template("player.html.j2")
+        for player in report.players:
+            path = out / "players" / player_file(player.player)
+            _write(pages, path, player_page.render(report=report, player=player))
+            written.add(path)
+        session_page = env.get_template("session.html.j2")
+        for conv in conversations(store, report, prices):
+            path = out / "sessions" / f"{conv.stored.id}.html"
+            _write(pages, path, session_page.render(conv=conv))
+            written.add(path)
+        likert = any(b.kind == "likert" and b.rows for b in report.boards)
+        _write(pages, out / "index.html", env.get_template("index.html.j2").render(report=report, likert=likert))
+        try:
+            pages.commit()
+        except OSError as exc:
+            raise UserError(f"--out: cannot put the pages in place in {out}: {exc.strerror or exc}") from None
+    finally:
+        pages.discard()
     _remove_stale(out, written)
     return Written(out / "index.html", len(report.players), len(report.sessions))
