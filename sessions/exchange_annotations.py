@@ -182,15 +182,14 @@ def _rated(store, method: str, batch: int) -> Iterator[StoredSession]:
 
 
 def iter_annotation_rows(store, batch: int = 200) -> Iterator[dict[str, Any]]:
-    """One line per (conversation, person) with ratings of the whole conversation, oldest session first;
-    only the sessions people rated as a whole are read."""
+    """The lines of people's ratings of whole conversations, oldest session first; only the sessions
+    people rated as a whole are read. A line holds one person's current ratings of one conversation,
+    in the order they were given: importing the lines in turn stores the newest rating of each metric
+    last, so the one that counts is the same after a round trip. A person whose ratings of it fall on
+    both sides of another's gets a line for each side."""
     for method, version in VERSIONS:
         for stored in _rated(store, method, batch):
-            by_author: dict[str, dict[str, float]] = defaultdict(dict)
-            for score in sorted(stored.human_scores, key=lambda s: (s.created_at or "", s.id or 0)):
-                if score.turn is None and score.metric in RATED:
-                    by_author[score.author][score.metric] = score.value
-            for author, ratings in sorted(by_author.items()):
+            for author, ratings in _rating_runs(stored):
                 yield {
                     "messages": reference_messages(stored),
                     "character": reference_character(stored, version),
@@ -201,6 +200,21 @@ def iter_annotation_rows(store, batch: int = 200) -> Iterator[dict[str, Any]]:
                     "human_scores": {m: int(ratings[m]) for m in RATED if m in ratings},
                     **({"version": 1} if version == 1 else {}),
                 }
+
+
+def _rating_runs(stored: StoredSession) -> list[tuple[str, dict[str, float]]]:
+    """Each person's newest rating per metric, oldest first, grouped into runs of one person."""
+    newest: dict[tuple[str, str], float] = {}
+    for score in sorted(stored.human_scores, key=lambda s: (s.created_at or "", s.id or 0)):
+        if score.turn is None and score.metric in RATED:
+            newest.pop((score.author, score.metric), None)  # to the end: dicts keep the order of insertion
+            newest[(score.author, score.metric)] = score.value
+    runs: list[tuple[str, dict[str, float]]] = []
+    for (author, metric), value in newest.items():
+        if not runs or runs[-1][0] != author:
+            runs.append((author, {}))
+        runs[-1][1][metric] = value
+    return runs
 
 
 def annotation_rows(store) -> list[dict[str, Any]]:

@@ -191,3 +191,37 @@ def test_an_annotation_file_reads_only_the_sessions_that_may_be_its_conversation
     messages_read = {s for s in read if "from messages" in s.lower() and "session_id" in s.lower()
                      and "select" in s.lower() and "join" not in s.lower()}
     assert 1 <= len(messages_read) <= 2, messages_read  # its own session (and the one it is checked against)
+
+
+def test_whose_rating_counts_is_the_same_after_a_round_trip(tmp_path):
+    """Ratings go out oldest first, a line per run of one person's: imported in that order, the newest
+    rating of each metric is stored last and counts, as before the export (by name, bob's older won)."""
+    home = tmp_path / "home"
+    assert cli(home, "import", str(write(tmp_path / "r.json", synthetic_results("judge-one", n=2)))) == 0
+    with Store(home / "pingpong.db") as store:
+        sid = store.sessions()[0].id
+        for metric in METRICS:
+            store.add_human_score(sid, None, metric, 2, "bob")
+        for metric in METRICS:
+            store.add_human_score(sid, None, metric, 4, "ann")
+        store.add_human_score(sid, None, "fluency", 3, "bob")  # bob has the last word on fluency alone
+
+    def current(root) -> dict[str, float]:
+        with Store(root / "pingpong.db") as store:
+            stored = next(s for s in store.stored_sessions([s.id for s in store.sessions()], judges=())
+                          if s.human_scores)
+            newest: dict[str, float] = {}
+            for h in sorted(stored.human_scores, key=lambda h: (h.created_at or "", h.id or 0)):
+                newest[h.metric] = h.value
+            return newest
+
+    assert current(home) == {"in_character": 4, "entertaining": 4, "fluency": 3}
+    out = tmp_path / "a.jsonl"
+    assert cli(home, "export", "--format", "annotations", "--out", str(out)) == 0
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [(x["author"], x["human_scores"]) for x in lines] == [
+        ("bob", {"in_character": 2, "entertaining": 2}), ("ann", {"in_character": 4, "entertaining": 4, "fluency": 4}),
+        ("bob", {"fluency": 3})]
+    other = tmp_path / "other"
+    assert cli(other, "import", str(write(tmp_path / "r.json", synthetic_results("judge-one", n=2))), str(out)) == 0
+    assert current(other) == {"in_character": 4, "entertaining": 4, "fluency": 3}

@@ -168,7 +168,8 @@ def test_the_annotation_export_reads_only_the_sessions_people_rated_as_a_whole(s
         assert export_annotations(store, out) == 3
     lines = [json.loads(x) for x in out.getvalue().splitlines()]
     assert [(x["author"], x["human_scores"], x.get("version")) for x in lines] == [
-        ("dana", {"fluency": 4}, None), ("eli", {"in_character": 5}, None), ("eli", {"entertaining": 7}, 1)]
+        ("eli", {"in_character": 5}, None), ("dana", {"fluency": 4}, None),  # dana's of 2099 is the newest
+        ("eli", {"entertaining": 7}, 1)]
     assert len(reading(seen, "messages")) == 2  # the rated sessions of each method, in one read
     assert not [s for s in seen if "where s.id = ?" in s]
 
