@@ -221,6 +221,8 @@ def test_judge_refuses_what_judge_models_do_not_score_and_a_dead_judge_before_an
         refused = pingpong(root, "judge", "--run", method, "--judge", judge)
         assert refused.rc == 2 and refused.err.count("\n") == 1 and says in refused.err, refused.err
     before = _rows(root, "select judges from sessions order by id")
+    refused = pingpong(root, "judge", "--session", "1", "--judge", "offline")  # named alone: refused
+    assert refused.rc == 2 and "session 1: rolebench sessions are scored by exact rules" in refused.err
     dead = pingpong(root, "judge", "--run", "v2", "--judge", "dead")
     assert dead.rc == 2 and "unreachable" in dead.err and dead.err.count("\n") == 1, dead.err
     assert _rows(root, "select judges from sessions order by id") == before  # no judge added to any session
@@ -306,3 +308,23 @@ def test_judge_says_when_the_sessions_already_had_every_score(tmp_path):
                     "--characters", "tally", "--situations", "casual-greeting,bedtime", "--run", "r").rc == 0
     again = pingpong(root, "judge", "--run", "r", "--judge", "offline")
     assert again.rc == 0 and again.err.strip() == "judged 0 session(s) with offline; 2 already had every score of it"
+
+
+def test_judge_of_a_run_of_several_methods_skips_the_sessions_no_judge_model_scores(tmp_path):
+    """One run may hold several methods: `judge --run` scores those its judges can and names the rest."""
+    root = tmp_path / "home"
+    (root / "config.toml").parent.mkdir(parents=True)
+    (root / "config.toml").write_text('[models.offline-j]\nkind = "offline"\n', encoding="utf-8")
+    seats = ("--player", "offline", "--interrogator", "offline")
+    for method in ("pingpong", "rolebench", "pingpong-v1"):
+        judge = () if method == "pingpong-v1" else ("--judge", "offline")  # v1's tester scores
+        assert pingpong(root, "run", "--method", method, *seats, *judge, "--every", "20", "--run", "mix").rc == 0
+    judged = pingpong(root, "judge", "--run", "mix", "--judge", "offline-j")
+    assert judged.rc == 0, judged.err
+    v2 = _rows(root, "select count(*) from sessions where method = 'pingpong'")[0][0]
+    rb = _rows(root, "select count(*) from sessions where method = 'rolebench'")[0][0]
+    v1 = _rows(root, "select count(*) from sessions where method = 'pingpong-v1'")[0][0]
+    assert f"skipped {v1} pingpong-v1 session(s) (scored by their tester, not by judge models); {rb} rolebench session(s)" \
+        f" (scored by exact rules, not by judge models)" in judged.err
+    assert f"judged {v2} session(s) with offline-j" in judged.err
+    assert _rows(root, "select count(distinct session_id) from scores where by = 'offline-j'") == [(v2,)]

@@ -36,19 +36,28 @@ def judge(args, home: Home) -> int:
     store = Store(home.db_path)
     try:
         ids = list(dict.fromkeys(args.sessions))
-        seated = {}  # session -> (method, interrogator); an unknown id: one line, before any call
-        for sid in ids:
+        for sid in ids:  # an unknown id, or one these judges cannot score: one line, before any call
             stored = store.session(sid).spec
-            seated[sid] = stored.method, stored.interrogator
+            get_method(stored.method).check_judgeable(sid, list(specs), stored.interrogator)
+        passed: dict[str, int] = {}  # a run's sessions these judges do not score, by method: skipped
+        refusal: UserError | None = None
         for run in args.runs:
             found = store.sessions(run=run, status="finished")
             if not found and not store.sessions(run=run):
                 raise UserError(f"--run: no run named '{run}'")
-            ids += [s.id for s in found if s.id not in ids]
-            seated.update((s.id, (s.method, s.interrogator)) for s in found)
-        for sid in ids:  # before any call: judge_session checks the same, one session at a time
-            method, interrogator = seated[sid]
-            get_method(method).check_judgeable(sid, list(specs), interrogator)
+            for s in found:
+                try:
+                    get_method(s.method).check_judgeable(s.id, list(specs), s.interrogator)
+                except UserError as exc:
+                    passed[s.method] = passed.get(s.method, 0) + 1
+                    refusal = refusal or exc
+                    continue
+                if s.id not in ids:
+                    ids.append(s.id)
+        if refusal is not None and not ids:  # nothing these judges score: why, as for one session
+            raise refusal
+        if passed:
+            print(f"skipped {_not_judged(passed)}", file=sys.stderr)
         asyncio.run(check_reachable(specs.values()))  # a dead endpoint: one line now, not a minute of retries
         try:
             with asyncio.Runner() as loop:
@@ -69,6 +78,14 @@ def judge(args, home: Home) -> int:
         raise RunFailed(f"{failed} judge turn(s) still failed in {len(left)} session(s) ({judge_failures(why)}); "
                         "run the same command again to retry them")
     return 0
+
+
+def _not_judged(passed: dict[str, int]) -> str:
+    """'3 rolebench session(s) (scored by exact rules, not by judge models)', and so on per method."""
+    from pingpong.core.methods import get_method
+
+    return "; ".join(f"{n} {method} session(s) (scored by {get_method(method).scorer}, not by judge models)"
+                     for method, n in sorted(passed.items()))
 
 
 async def _judge_all(store, models, ids: list[int], judges: list[str],
