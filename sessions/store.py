@@ -827,7 +827,13 @@ class Store:
         """A new session holding the first ``turn`` turns of another (same text, same authors),
         ready to run on with the given seats; its scores start empty."""
         parent = self.session(session_id)
-        done = parent.turns_done
+        done, planned = parent.turns_done, parent.num_turns
+        if planned <= 1:
+            raise UserError(f"session {session_id}: a session of one turn leaves nothing to fork; "
+                            "run the new seats on its situation instead")
+        if done >= planned and turn >= planned:  # the new seats would play nothing
+            raise UserError(f"session {session_id}: --turn must be between 1 and {planned - 1}: a fork at turn "
+                            f"{turn} of its {planned} would have no turn left to play")
         if not 1 <= turn <= done:
             raise UserError(f"session {session_id}: --turn must be between 1 and {done} (its completed turns)")
         changed = {k: v for k, v in (("player", player), ("interrogator", interrogator)) if v}

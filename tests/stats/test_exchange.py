@@ -276,7 +276,7 @@ def test_a_fork_keeps_its_parent_through_jsonl(tmp_path, capsys):
     assert cli(tmp_path, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
                "--every", "20") == 0
     with Store(tmp_path / "home" / "pingpong.db") as s:
-        parent = s.sessions()[-1].id
+        parent = next(x.id for x in reversed(s.sessions()) if s.session(x.id).num_turns > 1)  # one turn: no fork
     assert cli(tmp_path, "sessions", "fork", str(parent), "--turn", "1") == 0
     first, other = jsonl_round_trip(tmp_path)
     (fork_line,) = [json.loads(line) for line in first.read_text().splitlines() if '"parent"' in line]

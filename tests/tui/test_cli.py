@@ -75,3 +75,28 @@ async def test_resume_request_opens_the_session_with_the_persons_seat_waiting(ma
         await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
                        and app.screen.control.human.waiting)
         assert app.screen.session_id == sid
+
+
+def test_a_fork_that_would_leave_nothing_to_play_is_refused(tmp_path, capsys):
+    """A fork copies the first N turns and runs on with the new seats: at the last planned turn of a
+    finished session, or of a one-turn session, the new player would be credited with another's words."""
+    root = str(tmp_path)
+    assert main(["run", "--home", root, "--player", "offline", "--interrogator", "offline", "--judge", "offline",
+                 "--characters", "sherlock-holmes", "--situations", "casual-greeting"]) == 0
+    assert main(["run", "--home", root, "--method", "rolebench", "--player", "offline", "--interrogator", "offline",
+                 "--judge", "offline", "--characters", "tally", "--situations", "tally-s11", "--run", "rb"]) == 0
+    capsys.readouterr()
+    from pingpong.sessions.store import Store
+
+    with Store(tmp_path / "pingpong.db") as store:
+        planned = store.session(1).num_turns
+        one_turn = store.sessions(method="rolebench")[0].id
+    assert planned > 1
+    assert main(["sessions", "fork", "1", "--turn", str(planned), "--home", root]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--turn must be between 1 and {planned - 1}" in err
+    assert main(["sessions", "fork", str(one_turn), "--turn", "1", "--home", root]) == 2
+    assert "a session of one turn leaves nothing to fork" in capsys.readouterr().err
+    assert main(["sessions", "fork", "1", "--turn", str(planned - 1), "--home", root]) == 0
+    with Store(tmp_path / "pingpong.db") as store:
+        assert len(store.sessions()) == 3  # the refusals stored nothing
