@@ -160,6 +160,18 @@ def failed_judge_turns(conn: sqlite3.Connection, session_ids: Sequence[int],
     return out
 
 
+def lacking_judges(conn: sqlite3.Connection, session_ids: Sequence[int], judges: Sequence[str]) -> set[int]:
+    """The sessions among these whose judges leave out one of `judges`: a rerun of their run with a
+    judge added scores them with it."""
+    out: set[int] = set()
+    wanted = json.dumps(list(judges))
+    for chunk in _chunks(session_ids):
+        out.update(sid for (sid,) in conn.execute(
+            f"SELECT id FROM sessions WHERE id IN ({_marks(len(chunk))}) AND EXISTS (SELECT 1 FROM json_each(?) AS w"
+            " WHERE w.value NOT IN (SELECT value FROM json_each(IFNULL(sessions.judges, '[]'))))", [*chunk, wanted]))
+    return out
+
+
 def failed_judges(conn: sqlite3.Connection, session_ids: Sequence[int],
                   judges: Sequence[str] | None = None) -> dict[str, tuple[int, str | None]]:
     """{judge: (its (session, turn) scorings still failed, the newest error)} among these sessions

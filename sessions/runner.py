@@ -276,11 +276,14 @@ class BatchRunner:
         """
         self.store.mark_orphans_interrupted()
         self.run_id = self._open_run()
+        from pingpong.core.methods import get_method
         from pingpong.sessions import queries
 
         found = existing_sessions(self.store, self.run_id, self.setup.facets)
         finished = [r["id"] for rows in found.values() for r in rows if r["status"] == FINISHED]
-        unjudged = queries.failed_judge_turns(self.store.conn, finished) if self.setup.judges else {}
+        unjudged = set(queries.failed_judge_turns(self.store.conn, finished)) if self.setup.judges else set()
+        if self.setup.judges and get_method(self.setup.method).scorer is None:  # a judge added to a rerun
+            unjudged |= queries.lacking_judges(self.store.conn, finished, self.setup.judges)
         self._todo = []
         self._elsewhere = []
         for counts in self.progress.players.values():
@@ -291,7 +294,7 @@ class BatchRunner:
             action, sid = decide(found.get(item.key, ()))
             done = next((r["id"] for r in found.get(item.key, ()) if r["status"] == FINISHED), None)
             if action == "skip" and done in unjudged:
-                self._todo.append((item, -done))  # finished, but judge turns failed: judge again
+                self._todo.append((item, -done))  # finished, but judge turns failed or a judge is new: judge
                 counts.done += 1
                 counts.skipped += 1
             elif action == "skip":

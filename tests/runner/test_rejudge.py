@@ -79,6 +79,27 @@ def test_rerunning_the_same_run_retries_failed_judge_turns(tmp_path):
     assert _rows(root, "select count(*) from scores where status = 'failed'")[0][0] == 0
 
 
+def test_rerunning_a_run_with_a_judge_added_scores_its_finished_sessions_with_it(tmp_path):
+    """It said "already finished" and left the new judge out without a word."""
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "config.toml").write_text('[models.offline-j]\nkind = "offline"\n', encoding="utf-8")
+    args = ("run", "--player", "offline", "--interrogator", "offline", "--every", "20", "--run", "r")
+    assert pingpong(root, *args, "--judge", "offline").rc == 0
+    sessions = _rows(root, "select count(*) from sessions")[0][0]
+    messages = _rows(root, "select count(*) from messages")[0][0]
+    again = pingpong(root, *args, "--judge", "offline", "--judge", "offline-j")
+    assert again.rc == 0, again.err
+    assert _rows(root, "select count(*) from sessions")[0][0] == sessions  # nothing played again
+    assert _rows(root, "select count(*) from messages")[0][0] == messages
+    assert _rows(root, "select count(distinct session_id) from scores where by = 'offline-j' and status = 'ok'") \
+        == [(sessions,)]
+    assert all(json.loads(j) == ["offline", "offline-j"] for (j,) in _rows(root, "select judges from sessions"))
+    calls = _rows(root, "select count(*) from model_calls")[0][0]
+    assert pingpong(root, *args, "--judge", "offline", "--judge", "offline-j").rc == 0  # nothing left to do
+    assert _rows(root, "select count(*) from model_calls")[0][0] == calls
+
+
 def test_a_fork_shares_the_first_turns_then_runs_on_with_new_seats(tmp_path):
     root = tmp_path / "home"
     first = pingpong(root, "run", "--player", "offline", "--interrogator", "offline", "--judge", "offline",
