@@ -77,6 +77,8 @@ def test_list_as_a_table(home):
     assert "ferry-captain" in result.stdout and "finished" in result.stdout
     none = cli(home, "sessions", "list", "--status", "running")
     assert none.returncode == 0 and none.stdout.strip() == "no sessions match"
+    unknown = cli(home, "sessions", "list", "--run", "nosuch")  # as leaderboard, judge and report say it
+    assert unknown.returncode == 2 and unknown.stderr.strip() == "pingpong: error: --run: no run named 'nosuch'"
 
 
 def test_show_as_json_has_the_whole_session(home):

@@ -34,6 +34,8 @@ def list_sessions(args, home: Home) -> int:
     try:
         _mark_orphans(store)
         rows = store.sessions(status=args.status, run=args.run_name, limit=args.limit, newest_first=True)
+        if not rows and args.run_name is not None and not store.sessions(run=args.run_name, limit=1):
+            raise UserError(f"--run: no run named '{args.run_name}'")  # as the other commands say it
     finally:
         store.close()
     if args.format == "json":
