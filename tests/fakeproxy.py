@@ -4,7 +4,8 @@ A request in absolute form (``POST http://models.example/v1/chat/completions``) 
 one upstream address whatever host it names, so a host that does not resolve is reachable
 only through the proxy; the answer (a whole body or a stream) is passed back byte for byte,
 and the connection closed after it. ``CONNECT host:port`` (how https goes through a proxy) is
-answered with ``connect_status`` and not tunnelled. Every request is recorded.
+tunnelled to the same address when ``connect_status`` is 200, else answered with it. Every
+request is recorded.
 
     with FakeProxy(upstream=("127.0.0.1", fake.port)) as proxy:
         ... HTTP_PROXY=proxy.url ...
@@ -13,6 +14,7 @@ answered with ``connect_status`` and not tunnelled. Every request is recorded.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import socketserver
 import threading
@@ -38,8 +40,13 @@ class _Handler(socketserver.StreamRequestHandler):
         method, target, version = request_line.split(" ", 2)
         self.server.owner.requests.append(ProxiedRequest(method, target, headers))
         if method == "CONNECT":
-            self.wfile.write(f"HTTP/1.1 {self.server.owner.connect_status} No Tunnel\r\n"
-                             "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
+            if self.server.owner.connect_status != 200:
+                self.wfile.write(f"HTTP/1.1 {self.server.owner.connect_status} No Tunnel\r\n"
+                                 "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
+                return
+            self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            self.wfile.flush()
+            self._tunnel()
             return
         body = self.rfile.read(int(headers.get("content-length", "0")))
         parts = urlsplit(target)
@@ -52,6 +59,24 @@ class _Handler(socketserver.StreamRequestHandler):
             while chunk := up.recv(65536):
                 self.wfile.write(chunk)
                 self.wfile.flush()
+
+    def _tunnel(self) -> None:
+        """Bytes both ways between the client and the upstream address until either side closes."""
+        with socket.create_connection(self.server.owner.upstream) as up:
+            def upward() -> None:
+                try:
+                    while data := self.connection.recv(65536):
+                        up.sendall(data)
+                except OSError:
+                    pass
+                finally:
+                    with contextlib.suppress(OSError):
+                        up.shutdown(socket.SHUT_WR)
+
+            threading.Thread(target=upward, daemon=True).start()
+            with contextlib.suppress(OSError):
+                while data := up.recv(65536):
+                    self.connection.sendall(data)
 
     def _read_head(self) -> tuple[str, dict[str, str]] | None:
         request_line = self.rfile.readline().decode("latin-1").rstrip("\r\n")

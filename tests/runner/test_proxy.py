@@ -136,3 +136,26 @@ def test_a_socks_proxy_is_refused_in_one_line(home, fake, clean_env):
     assert result.rc == 2 and "Traceback" not in result.err and "socks5://user:***@p:1080" in result.err
     assert "pw" not in result.err.replace("proxies", "")
 
+
+
+def test_https_goes_through_the_proxys_tunnel(home, fake, clean_env, tmp_path):
+    """https: a CONNECT tunnel through the proxy, the server's certificate checked against SSL_CERT_FILE."""
+    import ssl
+
+    import trustme
+
+    ca = trustme.CA()
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("models.example").configure_cert(served)
+    fake._httpd.socket = served.wrap_socket(fake._httpd.socket, server_side=True)
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    clean_env.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    upstream = urlsplit(fake.base_url)
+    with FakeProxy(upstream=(upstream.hostname, upstream.port), connect_status=200) as proxy:
+        clean_env.setenv("HTTPS_PROXY", proxy.url)
+        write_config(home, standard_models(REMOTE.replace("http:", "https:")))
+        result = pingpong(home, *run_args())
+    assert result.rc == 0, result.err
+    assert_complete_once(home)
+    assert {(r.method, r.target) for r in proxy.requests} == {("CONNECT", "models.example:443")}
+    assert len(fake.chat_requests) > 0
