@@ -84,8 +84,8 @@ async def test_human_seat_input_is_ready_before_the_engine_waits(app, store):
         await pilot.press(*"hi there", "enter")
         assert not isinstance(app.screen, ModelPicker)
         assert live.control.human.pending == 1
-        assert not live.query_one("#human-box").display  # sent: the box waits for the next turn
-        await pilot.press("space")  # continue: the engine takes the text for turn 1
+        assert app.focused is live.query_one("#human-input")  # sent: the box stays, keys are still text
+        await pilot.press("escape", "space")  # out of the box, continue: the engine takes the text for turn 1
         await wait_for(pilot, lambda: live.control.human.waiting and app.focused is live.query_one("#human-input"))
         await pilot.press(*"and again", "enter")
         await wait_for(pilot, lambda: live.status == "finished" and not live.running)
@@ -272,7 +272,8 @@ async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back
         await wait_for(pilot, lambda: app.focused is box)
         await pilot.press(*"typed ahead", "enter")
         assert live.control.human.pending == 1
-        await pilot.press("h")  # the box is hidden while the text waits: h hands the seat back
+        assert app.focused is box  # the box stays while the text waits: keys typed now are text
+        await pilot.press("ctrl+b")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is live)
@@ -294,3 +295,84 @@ async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back
     users = [(m.turn, m.author, m.text) for m in store.session(sid).messages if m.role == "user"]
     assert [(t, a) for t, a, _ in users] == [(1, "offline"), (2, "human"), (3, "human")]
     assert [text for _, _, text in users[1:]] == ["my own turn two", "and three"]
+
+
+async def test_keys_typed_after_a_line_sent_ahead_are_text_never_commands(app, store):
+    """With a line sent ahead, the box stays focused: 'excuse me' typed next once opened the stop
+    dialog (x) and confirmed it (s). Enter keeps a second line in the box until the first is taken."""
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"first line", "enter")
+        assert live.control.human.pending == 1 and app.focused is box
+        await pilot.press(*"excuse me, shh", "enter")
+        assert app.screen is live and live.running and live.control.human.pending == 1
+        assert box.value == "excuse me, shh"  # kept: one line ahead at most
+        await pilot.press("escape", "space")  # out of the box, continue: turn 1 takes the first line
+        await wait_for(pilot, lambda: live.control.human.waiting and live.control.human.turn == 2)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    users = [m.text for m in store.session(sid).messages if m.role == "user"]
+    assert users == ["first line", "excuse me, shh"]
+
+
+async def test_a_line_sent_ahead_is_back_in_the_box_when_the_session_stops(app, store):
+    from pingpong.core.domain import SessionSpec
+    from pingpong.tui.screens.choice import ChoiceScreen
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
+        app.open_live(sid, paused=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        box = live.query_one("#human-input", Input)
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"not yet taken", "enter")
+        assert live.control.human.pending == 1
+        await pilot.press("escape", "x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.screen is live and not live.running)
+        assert box.value == "not yet taken" and live.control.human.pending == 0
+        await pilot.press("r")  # resumed: the line waits in the box, sent when the person says so
+        await wait_for(pilot, lambda: live.running and app.focused is box and box.value == "not yet taken")
+    assert [m.text for m in store.session(sid).messages if m.role == "user"] == []
+
+
+async def test_a_smaller_terminal_keeps_the_reply_to_answer_in_sight(app, store):
+    """At 120x40 the transcript fits; shrunk to 60x20 (a split pane) it overflows, and the view
+    stayed at its top, the player's reply below it."""
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
+                       interrogator="human", judges=["offline"], lang="en", num_turns=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+        live = app.screen
+        await wait_for(pilot, lambda: live.control.human.waiting)
+        await pilot.press(*"a long question " * 3, "enter")
+        await wait_for(pilot, lambda: live.control.human.waiting and live.control.human.turn == 2)
+        from pingpong.tui.widgets.transcript import Transcript
+
+        transcript = live.query_one(Transcript)
+        assert transcript.max_scroll_y == 0
+        await pilot.resize_terminal(60, 20)
+        await wait_for(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)
+        reply = [c for c in live.query(MessageCard) if c.role == "assistant"][-1]
+        assert reply.region.bottom <= transcript.region.bottom and reply.region.y >= transcript.region.y

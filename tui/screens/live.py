@@ -168,6 +168,13 @@ class LiveScreen(GroupScene):
         if not self.query_one("#human-box").display:
             self.query_one(Transcript).focus()
 
+    def on_resize(self) -> None:
+        """A smaller terminal (a split pane) keeps the newest message in sight when the view was at the
+        end: the reply a person answers must not slip below it. A view scrolled up stays where it is."""
+        transcript = self.query_one(Transcript)
+        if (self.running or self.follow) and transcript.scroll_y >= transcript.max_scroll_y:
+            transcript.call_after_refresh(transcript.follow_end, scroll=True)
+
     def on_unmount(self) -> None:
         self._read_store.close()
         if self.session_run is not None and self.session_run.listener is self:
@@ -290,6 +297,7 @@ class LiveScreen(GroupScene):
     def on_engine_stopped(self, message: EngineStopped) -> None:
         self.running = False
         self.session_run = None
+        self._take_back_typed_ahead()  # a line sent ahead that no turn took: back in the box, for the resume
         self.query_one("#human-box").display = False
         self._drop_partial()
         if message.error:
@@ -342,8 +350,6 @@ class LiveScreen(GroupScene):
             return None
         if human.waiting:
             return human.role or "user"
-        if human.pending:
-            return None  # a message is already queued for the next human turn
         if self._current is not None and self._authors.get(self._current) == HUMAN:
             return self._current[1]  # the engine is about to wait for this one
         total = self.stored.num_turns if self.stored is not None else 0
@@ -372,7 +378,10 @@ class LiveScreen(GroupScene):
             self.query_one("#human-prompt", Static).update(Text(text, style="bold"))
         elif role is not None:
             hand_back = self.app.shown_key("live.hand_back", "ctrl+b")
+            queued = self.control is not None and self.control.human.pending and not waiting
             prompt = Text(f"Your turn ({_role(role)}): enter sends, {hand_back} gives the seat to a model" if waiting
+                          else f"Your next {_role(role)} line is sent and waits for its turn; what you type now "
+                               f"stays here until then ({hand_back} gives the seat to a model)" if queued
                           else f"Your {_role(role)} turn comes next: type ahead, enter sends, {hand_back} gives the "
                                "seat to a model", style="bold")
             if role == "user" and self.stored is not None and self._dmt():
@@ -429,8 +438,13 @@ class LiveScreen(GroupScene):
             return
         if self.control is None:
             return
+        human = self.control.human
+        if human.pending and not human.waiting:  # one line ahead at most: a second would answer a turn unseen
+            self.notify("Your next line is already sent; this one stays in the box until that turn is taken",
+                        severity="warning")
+            return
         event.input.value = ""
-        await self.control.human.submit(text)
+        await human.submit(text)
         self._update_human_box()
 
     # -- the score panel ----------------------------------------------------------------

@@ -248,7 +248,7 @@ class Transcript(VerticalScroll):
         """A completed message, after the others; the view goes to the end and stays there."""
         self.clear_streaming()
         self.mount(self._card(message))
-        self._follow_end(scroll=True)
+        self.follow_end(scroll=True)
 
     def update_notes(self, message: Message) -> None:
         """Show a completed message's changed notes (a person ended the dialogue after it)."""
@@ -264,12 +264,12 @@ class Transcript(VerticalScroll):
             self.clear_streaming()
             self._stream = StreamingCard(turn, role, author, speaker=self._speaker(speaker))
             self.mount(self._stream)
-            self._follow_end(scroll=True)
+            self.follow_end(scroll=True)
         else:
-            self._follow_end(scroll=False)
+            self.follow_end(scroll=False)
         self._stream.show(text)
 
-    def _follow_end(self, *, scroll: bool) -> None:
+    def follow_end(self, *, scroll: bool) -> None:
         """Keep the view at the end as the content grows: anchored there (no scroll, and no second
         frame, each time it grows) once the content is taller than the view; anchored before,
         Textual would push short content down to the bottom. scroll: go to the end now."""
