@@ -832,8 +832,8 @@ class Store:
             raise UserError(f"session {session_id}: a session of one turn leaves nothing to fork; "
                             "run the new seats on its situation instead")
         if done >= planned and turn >= planned:  # the new seats would play nothing
-            raise UserError(f"session {session_id}: --turn must be between 1 and {planned - 1}: a fork at turn "
-                            f"{turn} of its {planned} would have no turn left to play")
+            raise UserError(f"session {session_id}: a fork at turn {turn} of its {planned} would leave no turn to "
+                            f"play; fork at turn {planned - 1} or before")
         if not 1 <= turn <= done:
             raise UserError(f"session {session_id}: --turn must be between 1 and {done} (its completed turns)")
         changed = {k: v for k, v in (("player", player), ("interrogator", interrogator)) if v}

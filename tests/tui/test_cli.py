@@ -94,7 +94,7 @@ def test_a_fork_that_would_leave_nothing_to_play_is_refused(tmp_path, capsys):
     assert planned > 1
     assert main(["sessions", "fork", "1", "--turn", str(planned), "--home", root]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"--turn must be between 1 and {planned - 1}" in err
+    assert err.count("\n") == 1 and f"would leave no turn to play; fork at turn {planned - 1} or before" in err
     assert main(["sessions", "fork", str(one_turn), "--turn", "1", "--home", root]) == 2
     assert "a session of one turn leaves nothing to fork" in capsys.readouterr().err
     assert main(["sessions", "fork", "1", "--turn", str(planned - 1), "--home", root]) == 0

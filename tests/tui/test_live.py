@@ -376,3 +376,32 @@ async def test_a_smaller_terminal_keeps_the_reply_to_answer_in_sight(app, store)
         await wait_for(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)
         reply = [c for c in live.query(MessageCard) if c.role == "assistant"][-1]
         assert reply.region.bottom <= transcript.region.bottom and reply.region.y >= transcript.region.y
+
+
+async def test_after_a_resume_hand_back_offers_the_model_the_person_took_the_seat_from(make_app, home, store):
+    """The picker's first choice was the first configured model (another session's player) once the
+    screen that saw the seat taken was gone."""
+    from textual.widgets import OptionList
+
+    from pingpong.core.domain import SessionSpec
+    from tests.tui.conftest import CARDS, SITUATIONS
+
+    home.config_path.write_text('[models.other]\nkind = "offline"\n', encoding="utf-8")
+    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="other",
+                       interrogator="offline", judges=["offline"], lang="en", num_turns=2)
+    sid = store.create_session(spec, CARDS[0], SITUATIONS[1], None, status="interrupted")
+    store.set_seat(sid, "interrogator", "human")  # taken by a person, then the session was stopped
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_live(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None
+                       and app.screen.control.human.waiting)
+        live = app.screen
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        picker = app.screen
+        options = picker.query_one(OptionList)
+        assert options.get_option_at_index(options.highlighted).id == "offline"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: live.status == "finished" and not live.running)
+    assert {m.author for m in store.session(sid).messages if m.role == "user"} == {"offline"}

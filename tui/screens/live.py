@@ -734,8 +734,15 @@ class LiveScreen(GroupScene):
                 self._update_human_box()
                 self.refresh_bindings()
 
-        self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to", current=self._gave_up.get(seat)),
+        self.app.push_screen(ModelPicker(names, title=f"Hand the {seat} seat to", current=self._seat_model(seat)),
                              chosen)
+
+    def _seat_model(self, seat: str) -> str | None:
+        """The model a person took the seat from: on this screen, or, after a resume, the session's own."""
+        given = self._gave_up.get(seat)
+        if given is None and self.stored is not None:
+            given = self.stored.spec.interrogator if seat == "interrogator" else self.stored.spec.player
+        return given if given != HUMAN else None
 
     def _take_back_typed_ahead(self) -> None:
         """Text sent ahead that no turn has taken yet goes back into the message box, unsent: a seat
