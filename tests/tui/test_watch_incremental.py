@@ -79,3 +79,18 @@ async def test_tab_switches_between_the_runs_and_the_sessions(app, store):
         await wait_for(pilot, lambda: app.focused is runs)
         await pilot.press("tab")
         await wait_for(pilot, lambda: app.focused is sessions)
+
+
+async def test_every_column_fits_a_narrow_terminal_and_one_made_narrower(make_app, store):
+    """At 60 columns the names are cut until the last column shows whole; shrunk from 120, the name
+    columns narrow too (a DataTable only ever widens a column by itself)."""
+    for _ in range(3):
+        write_session(store)
+    for size in ((60, 20), (120, 40)):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            table = await _watching(pilot, 3)
+            if size[0] == 120:
+                await pilot.resize_terminal(60, 20)
+            await wait_for(pilot, lambda: table.virtual_size.width <= table.size.width)
+            assert table.get_row_at(0)[-1] == "offline"  # the player column, whole

@@ -29,7 +29,7 @@ def name_widths(titles: tuple[str, ...], names: set[str], longest: list[str], wi
     columns in `names` share the room the others leave."""
     from pingpong.tui.commands.table import Column, fit
 
-    columns = [Column(t, least=12 if t in names else 40, number=t not in names) for t in titles]
+    columns = [Column(t, least=6 if t in names else 40, number=t not in names) for t in titles]
     # a DataTable pads each cell by one on both sides (fit counts two between columns) and keeps
     # two cells for its scroll bar
     _index, widths = fit(columns, [longest], max(20, width - 4))
@@ -98,10 +98,17 @@ class FittedRows:
         self._changed, self._new = set(), []
 
     def resize(self, width: int) -> None:
-        """The screen's width changed: cut the names again where the room changed."""
+        """The screen's width changed: cut the names again where the room changed, and narrow their
+        columns (a DataTable only ever widens a column by itself: it measures a column again when a
+        cell becomes narrower than it, so its narrowest cell is put again, once a column)."""
         if width != self._width:
             self._refit(width)
             self.show()
+            for i, title in enumerate(self.titles):
+                if title in self.names and self._shown:
+                    key = min(self._shown, key=lambda k: cell_len(self._shown[k][i]))
+                    if cell_len(self._shown[key][i]) < self.table.columns[ColumnKey(title)].content_width:
+                        self.table.update_cell(key, title, self._shown[key][i], update_width=True)
 
     def _grow(self, cells: list[str]) -> bool:
         """Remember the longest cell of each column; True when one grew."""
