@@ -297,21 +297,28 @@ async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back
     assert [text for _, _, text in users[1:]] == ["my own turn two", "and three"]
 
 
-async def test_keys_typed_after_a_line_sent_ahead_are_text_never_commands(app, store):
-    """With a line sent ahead, the box stays focused: 'excuse me' typed next once opened the stop
-    dialog (x) and confirmed it (s). Enter keeps a second line in the box until the first is taken."""
+async def _asking_paused(app, pilot) -> tuple[int, LiveScreen, Input]:
+    """A two-turn session with a person in the interrogator seat, opened paused before turn 1, the
+    message box focused: (its id, the screen, the box)."""
     from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS
 
     spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
                        interrogator="human", judges=["offline"], lang="en", num_turns=2)
+    sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
+    app.open_live(sid, paused=True)
+    await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
+    live = app.screen
+    box = live.query_one("#human-input", Input)
+    await wait_for(pilot, lambda: app.focused is box)
+    return sid, live, box
+
+
+async def test_keys_typed_after_a_line_sent_ahead_are_text_never_commands(app, store):
+    """With a line sent ahead, the box stays focused: 'excuse me' typed next once opened the stop
+    dialog (x) and confirmed it (s). Enter keeps a second line in the box until the first is taken."""
     async with app.run_test(size=(100, 30)) as pilot:
-        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
-        app.open_live(sid, paused=True)
-        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
-        live = app.screen
-        box = live.query_one("#human-input", Input)
-        await wait_for(pilot, lambda: app.focused is box)
+        sid, live, box = await _asking_paused(app, pilot)
         await pilot.press(*"first line", "enter")
         assert live.control.human.pending == 1 and app.focused is box
         await pilot.press(*"excuse me, shh", "enter")
@@ -327,19 +334,10 @@ async def test_keys_typed_after_a_line_sent_ahead_are_text_never_commands(app, s
 
 
 async def test_a_line_sent_ahead_is_back_in_the_box_when_the_session_stops(app, store):
-    from pingpong.core.domain import SessionSpec
     from pingpong.tui.screens.choice import ChoiceScreen
-    from tests.tui.conftest import CARDS, SITUATIONS
 
-    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
-                       interrogator="human", judges=["offline"], lang="en", num_turns=2)
     async with app.run_test(size=(100, 30)) as pilot:
-        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
-        app.open_live(sid, paused=True)
-        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
-        live = app.screen
-        box = live.query_one("#human-input", Input)
-        await wait_for(pilot, lambda: app.focused is box)
+        sid, live, box = await _asking_paused(app, pilot)
         await pilot.press(*"not yet taken", "enter")
         assert live.control.human.pending == 1
         await pilot.press("escape", "x")
