@@ -258,18 +258,8 @@ async def test_the_greeting_the_player_was_given_opens_the_transcript(make_app, 
 async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back(app, store):
     """A message queued for the person's next turn is never used once the seat goes to a model: it is
     back in the box, unsent, and taking the seat again starts with nothing queued."""
-    from pingpong.core.domain import SessionSpec
-    from tests.tui.conftest import CARDS, SITUATIONS
-
-    spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
-                       interrogator="human", judges=["offline"], lang="en")
     async with app.run_test(size=(100, 30)) as pilot:
-        sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
-        app.open_live(sid, paused=True)
-        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
-        live = app.screen
-        box = live.query_one("#human-input", Input)
-        await wait_for(pilot, lambda: app.focused is box)
+        sid, live, box = await _asking_paused(app, pilot, turns=None)
         await pilot.press(*"typed ahead", "enter")
         assert live.control.human.pending == 1
         assert app.focused is box  # the box stays while the text waits: keys typed now are text
@@ -297,14 +287,14 @@ async def test_text_sent_ahead_goes_back_to_the_box_when_the_seat_is_handed_back
     assert [text for _, _, text in users[1:]] == ["my own turn two", "and three"]
 
 
-async def _asking_paused(app, pilot) -> tuple[int, LiveScreen, Input]:
-    """A two-turn session with a person in the interrogator seat, opened paused before turn 1, the
-    message box focused: (its id, the screen, the box)."""
+async def _asking_paused(app, pilot, turns: int | None = 2) -> tuple[int, LiveScreen, Input]:
+    """A session with a person in the interrogator seat (of `turns` turns, None: the situation's),
+    opened paused before turn 1, the message box focused: (its id, the screen, the box)."""
     from pingpong.core.domain import SessionSpec
     from tests.tui.conftest import CARDS, SITUATIONS
 
     spec = SessionSpec(character=CARDS[0].name, situation=SITUATIONS[1].name, player="offline",
-                       interrogator="human", judges=["offline"], lang="en", num_turns=2)
+                       interrogator="human", judges=["offline"], lang="en", num_turns=turns)
     sid = app.start_session(spec, CARDS[0], SITUATIONS[1])
     app.open_live(sid, paused=True)
     await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen) and app.screen.control is not None)
