@@ -151,10 +151,16 @@ def score_line(verdicts: Sequence[JudgeVerdict], human_scores: Iterable[Any], tu
         likert = [m for m in METRICS if m in human and _field(human[m], "scale") != "good-bad"]
         rest = [m for m in human if m not in likert and m != "is_refusal"]
         order = likert + rest + (["is_refusal"] if "is_refusal" in human else [])
-        text.append("  ".join(_person_part(metric, human[metric]) for metric in order))
-        author = _field(next(iter(human.values())), "author")
-        if author:
-            text.append(f"  by {author}", style="dim")
+        authors = [_field(human[m], "author") for m in order]
+        if len(set(authors)) <= 1:  # one person: named once, after the values
+            text.append("  ".join(_person_part(metric, human[metric]) for metric in order))
+            if authors and authors[0]:
+                text.append(f"  by {authors[0]}", style="dim")
+            return text
+        for i, (metric, author) in enumerate(zip(order, authors)):  # several: each value with its own
+            text.append(("  " if i else "") + _person_part(metric, human[metric]))
+            if author:
+                text.append(f" by {author}", style="dim")
     return text
 
 
