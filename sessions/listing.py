@@ -82,10 +82,13 @@ def rows(store: Store, ids: Iterable[int], live: frozenset[int]) -> dict[int, Ro
     ids = list(ids)
     if not ids:
         return {}
+    from pingpong.sessions.seats import interrogator_words
+
     out = {}
     for s in store.session_rows(ids=ids):
         status = "live" if s["status"] == "running" and s["id"] in live else s["status"]
-        out[s["id"]] = Row(s["id"], s["character"], s["situation"], s["player"], s["interrogator_seat"], status,
+        seat = interrogator_words(s["method"], s["interrogator_seat"])  # as every other view words it
+        out[s["id"]] = Row(s["id"], s["character"], s["situation"], s["player"], seat, status,
                            s["final"], final_cell(s["final_text"], s["status"], bool(s["judges"])),
                            created_cell(s["created_at"]))
     return out

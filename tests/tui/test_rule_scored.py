@@ -167,3 +167,17 @@ async def test_the_live_screen_says_a_rule_scored_turn_without_a_score_is_never_
         live.query_one(Transcript).post_message(Transcript.TurnSelected(2))
         await wait_for(pilot, lambda: "Not scored: roleinteract's rules" in
                        str(live.query_one("#explanations Static").render()))
+
+
+async def test_home_words_the_rolebench_interrogator_seat_as_every_other_view(app, store):
+    """Home said the interrogator's model; `sessions list`, live and replay say nobody asks."""
+    from pingpong.sessions.seats import AS_WRITTEN_WORDS
+    from pingpong.tui.screens.home import HomeScreen
+
+    sid = write_rule_session(store, "rolebench", {"raw": 0.5})
+    async with app.run_test(size=(160, 30)) as pilot:
+        await home_loaded(pilot)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        (row,) = [r for r in home.rows if r.id == sid]
+        assert row.interrogator == AS_WRITTEN_WORDS
