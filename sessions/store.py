@@ -836,6 +836,12 @@ class Store:
                             f"play; fork at turn {planned - 1} or before")
         if not 1 <= turn <= done:
             raise UserError(f"session {session_id}: --turn must be between 1 and {done} (its completed turns)")
+        ended = next((m for m in parent.messages if m.turn <= turn and m.notes.get("stop") not in (None, "continue")),
+                     None)
+        if ended is not None:  # a DMT dialogue that ended there (its goal reached): nothing would be played
+            raise UserError(f"session {session_id}: its dialogue ended at turn {ended.turn} ({ended.notes['stop']}); "
+                            f"fork at turn {ended.turn - 1} or before" if ended.turn > 1 else
+                            f"session {session_id}: its dialogue ended at turn 1; there is nothing to fork")
         changed = {k: v for k, v in (("player", player), ("interrogator", interrogator)) if v}
         seats = {k: v for k, v in parent.spec.seats.items() if k not in changed}
         # a fork is a new conversation: nothing of an imported file's entry describes it

@@ -180,3 +180,20 @@ def test_a_user_seed_for_a_card_that_is_not_there_is_skipped_with_a_warning_nami
     assert rows(tmp_path, "select count(*) from sessions where status = 'finished'")[0][0] > 1
     named = pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--situations", "ghost-seed", "--run", "g")
     assert named.rc == 2 and named.err.strip() == f"pingpong: error: {path}: no character card 'nobody-here' for lang en"
+
+
+def test_a_fork_at_the_round_a_dialogue_ended_is_refused(tmp_path):
+    """A dialogue whose stop check ended it (its goal reached) before its round limit: a fork at that
+    round copied every round and played none, crediting the new player with another's replies."""
+    assert pingpong(tmp_path, "run", "--method", "dmt", *OFFLINE, "--lang", "en").rc == 0
+    ended = rows(tmp_path, "select s.id, m.turn, json_extract(m.notes, '$.stop') from sessions s join messages m"
+                           " on m.session_id = s.id where m.role = 'assistant' and json_extract(m.notes, '$.stop')"
+                           " not in ('continue', 'max_rounds') and m.turn > 1 order by s.id limit 1")
+    assert ended, "no offline dialogue ended before its round limit"
+    sid, turn, stop = ended[0]
+    before = rows(tmp_path, "select count(*) from sessions")
+    refused = pingpong(tmp_path, "sessions", "fork", str(sid), "--turn", str(turn))
+    assert refused.rc == 2 and refused.err.count("\n") == 1
+    assert f"its dialogue ended at turn {turn} ({stop}); fork at turn {turn - 1} or before" in refused.err
+    assert rows(tmp_path, "select count(*) from sessions") == before
+    assert pingpong(tmp_path, "sessions", "fork", str(sid), "--turn", str(turn - 1)).rc == 0
