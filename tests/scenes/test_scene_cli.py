@@ -8,6 +8,7 @@ import pytest
 
 from pingpong.core.config import load_models
 from pingpong.core.domain import HUMAN
+from pingpong.core.errors import UserError
 from pingpong.core.home import Home
 from pingpong.tui.cli import build_parser, main
 from pingpong.tui.commands.app import _scene_request
@@ -98,6 +99,8 @@ def test_play_opens_one_roleinteract_probe_by_its_listed_name(tmp_path, capsys):
         parsed.method = "roleinteract"
         return play_request(parsed, Home(tmp_path))
 
+    with pytest.raises(UserError, match="--interrogator: roleinteract needs a model in the interrogator seat"):
+        request("--situation", "sherlock-holmes-emotion-02", "--interrogator", "human")  # the probe writes every line
     memory = request("--situation", "sherlock-holmes-mem-01")
     assert memory.spec.character == "sherlock-holmes" and memory.spec.situation == "sherlock-holmes-mem-01"
     assert memory.character.name == "sherlock-holmes" and memory.situation.num_turns > 2  # planted, padded, asked

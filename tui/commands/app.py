@@ -149,6 +149,7 @@ def _probe_request(args, home: Home, player: str, interrogator: str, judges: lis
     it; the card is the probe set's. UserError when the name is no scene and no probe."""
     from pingpong.characters.library import CardLibrary
     from pingpong.core.domain import SessionSpec
+    from pingpong.core.methods import get_method
     from pingpong.sessions.roleinteract_plan import probe_item, probe_owner
     from pingpong.situations.probes import ProbeLibrary, load_padding
     from pingpong.tui.app import PlayRequest
@@ -164,6 +165,9 @@ def _probe_request(args, home: Home, player: str, interrogator: str, judges: lis
     if args.character and [CardLibrary(home).get(name).name for name in args.character] != [card.name]:
         raise UserError(f"--character: probe '{args.situation}' is {card.name}'s")
     item = probe_item(probes, lambda: load_padding(owner.lang, home), player, card, owner.lang, args.situation)
+    refusal = get_method("roleinteract").interrogator_refusal(item.situation)
+    if interrogator == HUMAN and refusal:  # the probe set writes every user line: a person would write none
+        raise UserError(f"--interrogator: {refusal}")
     spec = SessionSpec(character=card.name, situation=item.situation.name, player=player, interrogator=interrogator,
                        judges=judges, method="roleinteract", lang=owner.lang,
                        prompting=getattr(args, "prompting", None), prompt_format=getattr(args, "prompt_format", "detailed"))
