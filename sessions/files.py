@@ -9,6 +9,7 @@ name written first, is replaced rather than followed (a report written into a sh
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import re
 import secrets
@@ -31,7 +32,9 @@ def _open_new(partial: Path) -> TextIO:
 
 @contextlib.contextmanager
 def replacing(target: Path) -> Iterator[TextIO]:
-    """A text file to write; renamed to `target` when the block ends without an error."""
+    """A text file to write; renamed to `target` when the block ends without an error. What an
+    earlier write of the same target left when it was killed goes first."""
+    remove_leftovers(target.parent, target.name)
     partial = _partial(target)
     try:
         with _open_new(partial) as fh:
@@ -72,8 +75,9 @@ class Staged:
         self._pending.clear()
 
 
-def remove_leftovers(folder: Path) -> None:
-    """The hidden files a write stopped by a kill left in `folder` (only names these writes give)."""
-    for path in folder.iterdir():
+def remove_leftovers(folder: Path, name: str | None = None) -> None:
+    """The hidden files a write stopped by a kill left in `folder` (only names these writes give;
+    of the file `name` alone, when given)."""
+    for path in folder.glob(f".{glob.escape(name)}.*.partial" if name else ".*.partial"):
         if PARTIAL.fullmatch(path.name) and not path.is_symlink() and path.is_file():
             path.unlink(missing_ok=True)

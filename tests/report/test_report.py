@@ -463,3 +463,16 @@ def test_a_report_killed_while_it_writes_leaves_the_earlier_one_whole(tmp_path):
     assert pingpong(home, "report", "--out", str(out)).rc == 0
     assert not any(p.name.endswith(".partial") for p in out.rglob("*"))
     assert len(list((out / "sessions").iterdir())) > len([p for p in before if p.parent.name == "sessions"])
+
+
+def test_an_export_removes_what_a_killed_export_of_the_same_file_left(tmp_path):
+    home, out = tmp_path / "home", tmp_path / "exports"
+    out.mkdir()
+    left = out / ".all.jsonl.90910cfb.partial"  # as a SIGKILL mid-export leaves it
+    left.write_text("half of it", encoding="utf-8")
+    other = out / ".notes.txt.0123abcd.partial"  # another file's: not this export's to remove
+    other.write_text("keep", encoding="utf-8")
+    mine = out / "all.jsonl.partial"  # a name of the user's own
+    mine.write_text("keep", encoding="utf-8")
+    assert pingpong(home, "export", "--format", "jsonl", "--out", str(out / "all.jsonl")).rc == 0
+    assert not left.exists() and other.exists() and mine.exists() and (out / "all.jsonl").is_file()
