@@ -64,13 +64,13 @@ def _worker(index: int, jobs: Any, reports: Any, stop: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent decides when to stop: a terminal's
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Ctrl-C or a SIGTERM to the whole group reaches it too
     _import_run_modules()
-    while True:
-        try:
-            job = jobs.get(timeout=REPORT_EVERY)
-            break
-        except queue_module.Empty:
+    try:
+        while not jobs.poll(REPORT_EVERY):
             if parent_gone():
                 return
+        job = jobs.recv()
+    except (EOFError, OSError):  # the command died while it handed the job over: a part of it came
+        return
     if job is None:
         return
     import asyncio
@@ -175,6 +175,11 @@ async def _work(index: int, job: WorkerJob, reports: Any, stop: Any) -> None:
         store.close()
 
 
+def _send(end: Any, job: WorkerJob | None) -> None:
+    with contextlib.suppress(OSError):  # a worker that died: it reads nothing more
+        end.send(job)
+
+
 class WorkerGroup:
     """The worker processes of a run, and the merged view of everyone's progress.
 
@@ -183,7 +188,11 @@ class WorkerGroup:
 
     def __init__(self, workers: int) -> None:
         ctx = _context()
-        self._jobs = ctx.Queue()
+        # A pipe per worker that only this process writes to: a command killed while it sends the
+        # job leaves its worker an end of file. A queue shared by all kept its writing end open in
+        # every worker, and the worker reading a job cut short waited for the rest for ever.
+        pipes = [ctx.Pipe(duplex=False) for _ in range(workers)]
+        self._jobs = [sending for _, sending in pipes]
         self._reports = ctx.Queue()
         self._stop = ctx.Event()
         self._latest: dict[int, RunProgress] = {}
@@ -191,9 +200,9 @@ class WorkerGroup:
         """Worker number (from 1) -> the error that ended it."""
         self._handed = False
         self.processes: list[BaseProcess] = [
-            ctx.Process(target=_worker, args=(i, self._jobs, self._reports, self._stop),
+            ctx.Process(target=_worker, args=(i, receiving, self._reports, self._stop),
                         name=f"pingpong-worker-{i + 1}", daemon=True)
-            for i in range(workers)]
+            for i, (receiving, _) in enumerate(pipes)]
         self._starting: threading.Thread | None = None
 
     def start(self) -> None:
@@ -227,10 +236,12 @@ class WorkerGroup:
         self._hand(None)
 
     def _hand(self, job: WorkerJob | None) -> None:
+        """Send each worker the job (None: nothing to do), each from a thread of its own: a job
+        larger than a pipe holds waits until its worker, still importing, reads it."""
         if not self._handed:
             self._handed = True
-            for _ in self.processes:
-                self._jobs.put(job)
+            for end in self._jobs:
+                threading.Thread(target=_send, args=(end, job), name="pingpong-workers-job", daemon=True).start()
 
     def alive(self) -> bool:
         return any(p.is_alive() for p in self.processes)

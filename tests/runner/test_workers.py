@@ -202,3 +202,26 @@ def test_sigterm_stops_a_run_as_ctrl_c_does(slow_home, fake, how):
         assert time.monotonic() < end, "sessions left running"
         time.sleep(0.1)
     assert rows(slow_home, "SELECT count(*) FROM sessions WHERE status = 'interrupted'")[0][0] >= 1
+
+
+def test_a_worker_handed_part_of_a_job_ends_instead_of_waiting_for_the_rest():
+    """A command killed while it sends the job: its worker read part of it and, the queue's writing
+    end being open in every worker, waited for the rest for ever (an orphan holding the output)."""
+    import multiprocessing
+    import struct
+
+    from pingpong.sessions.workers import _worker
+
+    ctx = multiprocessing.get_context("spawn")
+    reading, writing = ctx.Pipe(duplex=False)
+    reports, stop = ctx.Queue(), ctx.Event()  # held until the worker has them
+    worker = ctx.Process(target=_worker, args=(0, reading, reports, stop), daemon=True)
+    worker.start()
+    reading.close()
+    os.write(writing.fileno(), struct.pack("!i", 100_000) + b"\x80\x05" * 8)  # a header, then 16 of its bytes
+    writing.close()  # the command is gone
+    worker.join(timeout=60)
+    alive = worker.is_alive()
+    if alive:
+        worker.kill()
+    assert not alive and worker.exitcode == 0
