@@ -22,6 +22,11 @@ METHODS: tuple[str, ...] = ("pingpong", "pingpong-v1", "dmt", "roleinteract", "r
 TESTER_SCORES: frozenset[str] = frozenset({"pingpong-v1"})
 """Methods whose interrogator (the tester) also scores: a session's judges are its interrogator alone."""
 
+ASKS_AS_WRITTEN: frozenset[str] = frozenset({"rolebench"})
+"""Methods that write every user line themselves (RoleBench's instructions): the interrogator seat's
+model is never called, and views say so. Here, not only on the method, so that listing sessions
+(Home, `sessions list`) words the seat without importing the methods."""
+
 SCALE_BOUNDS: dict[str, tuple[float, float]] = {"1-5": (1, 5), "1-10": (1, 10), "good-bad": (0, 1), "0-1": (0, 1)}
 INTEGER_SCALES: frozenset[str] = frozenset({"1-5", "1-10", "good-bad"})
 

@@ -55,9 +55,9 @@ def scored_by_rule(method: str) -> bool:
 
 def asks_as_written(method: str) -> bool:
     """Whether a method writes every user line itself (RoleBench): the interrogator seat is never called."""
-    from pingpong.core.methods import get_method
+    from pingpong.core.vocabulary import ASKS_AS_WRITTEN
 
-    return get_method(method).writes_questions
+    return method in ASKS_AS_WRITTEN
 
 
 def judges_words(method: str, judges: Sequence[str]) -> str:

@@ -8,7 +8,11 @@ Each handler is named as "module:function" and called as handler(args, home).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 FORMATS_LIST = ("table", "json")
 BREAKDOWNS = ("role_type", "intent", "prompt_format", "prompting")
@@ -392,6 +396,25 @@ def _check_prompting(args: argparse.Namespace) -> None:
         raise UserError(f"--{problem}")
 
 
+OWN_SIGTERM = frozenset({"pingpong.tui.commands.run", "pingpong.tui.commands.serve"})
+"""Commands that stop on SIGTERM their own way (a run saves its conversations in flight, serve closes
+its server); every other command takes it as Ctrl-C: a resumed session is saved as interrupted, an
+import's transaction undone, an export's or a report's hidden files removed."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c(wanted: bool) -> Iterator[None]:
+    """SIGTERM (kill, systemd, `timeout`) raises KeyboardInterrupt while the command runs."""
+    if not wanted or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     from importlib import import_module
@@ -405,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
         _check_prompting(args)
         home = Home.resolve(getattr(args, "home", None), getattr(args, "db", None), getattr(args, "config", None))
         module, func = args.handler.split(":")
-        return int(getattr(import_module(module), func)(args, home) or 0)
+        with _sigterm_as_ctrl_c(module not in OWN_SIGTERM):
+            return int(getattr(import_module(module), func)(args, home) or 0)
     except UserError as exc:
         from pingpong.tui.commands.output import error
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from pingpong.core.domain import Character, JudgeVerdict, Message, Scale, Situation
 from pingpong.core.errors import UserError
 from pingpong.core.prompts import Messages
+from pingpong.core.vocabulary import ASKS_AS_WRITTEN
 
 if TYPE_CHECKING:
     from pingpong.core.engine import SessionEngine
@@ -42,9 +43,11 @@ class Method(ABC):
             raise UserError(f"session {session_id}: {self.name} sessions are scored by {self.scorer}, "
                             "not by judge models")
 
-    writes_questions: ClassVar[bool] = False
-    """True where the method writes every user line itself (RoleBench's instructions): the
-    interrogator seat's model is never called, and views say so."""
+    @property
+    def writes_questions(self) -> bool:
+        """True where the method writes every user line itself (core.vocabulary.ASKS_AS_WRITTEN)."""
+        return self.name in ASKS_AS_WRITTEN
+
     people_ask: ClassVar[bool] = True
     """A person may hold the interrogator seat; False where that seat also scores the replies
     (PingPong v1's tester): a person there would leave the session without scores; or where the

@@ -77,7 +77,6 @@ class RoleBench(Method):
     scale = "0-1"
     scorer = "exact rules"
     people_ask = False
-    writes_questions = True
     interrogator_needed = "the question is the instruction itself, asked as written"
 
     def planned_turns(self, situation: Situation) -> int:

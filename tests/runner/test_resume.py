@@ -121,3 +121,24 @@ def test_a_ctrl_c_while_the_command_imports_exits_with_130_not_by_the_signal(slo
 
     assert proc.returncode == 130, proc.stderr   # not -2, as when CPython re-raises the signal
     assert proc.stderr == "pingpong: interrupted\n"
+
+
+def test_sigterm_stops_sessions_resume_as_ctrl_c_does(slow_home, fake):
+    """kill, systemd and `timeout` send SIGTERM: `sessions resume` died at once, leaving its session
+    marked running until another command noticed; now it is saved as interrupted, exit 130."""
+    args = run_args("--concurrency", "1", players=("alpha",))
+    first = spawn(slow_home, *args)
+    wait_for(slow_home, lambda c, talking: talking >= 1, first)
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=30)
+    ((sid,),) = rows(slow_home, "SELECT id FROM sessions WHERE status = 'interrupted' LIMIT 1")
+    said = rows(slow_home, "SELECT count(*) FROM messages WHERE session_id = ?", [sid])[0][0]
+    resume = spawn(slow_home, "sessions", "resume", str(sid))
+    end = time.monotonic() + 30
+    while rows(slow_home, "SELECT count(*) FROM messages WHERE session_id = ?", [sid])[0][0] == said:
+        assert resume.poll() is None and time.monotonic() < end, resume.communicate()
+        time.sleep(0.02)
+    resume.send_signal(signal.SIGTERM)
+    out, err = resume.communicate(timeout=30)
+    assert resume.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert rows(slow_home, "SELECT status FROM sessions WHERE id = ?", [sid]) == [("interrupted",)]
