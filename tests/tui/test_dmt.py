@@ -376,3 +376,30 @@ async def test_t_brings_a_person_back_to_the_message_box(app, store):
         await pilot.press(*"hello")
         assert box.value == "hello" and app.screen is live
         await wait_for(pilot, lambda: "Type" not in footer_keys(live))
+
+
+async def test_saving_labels_again_writes_only_what_changed_and_a_saved_one_is_not_cleared(app, store):
+    """The dialog opens with the labels that count: saving it again re-recorded every one in the
+    saver's name, and 0 on one of them said it cleared it, yet it stayed."""
+    sid = write_dmt_session(store, bad={(3, "coherence")})
+    store.add_human_score(sid, 3, "role_embodying", 0, "ann")
+    store.add_human_score(sid, 3, "fluency", 1, "ann")
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.action_open_replay(sid)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        replay = app.screen
+        for keys, says in ((("0",), "role_embodying: a saved score stays"), ((), "Nothing changed")):
+            await pilot.press("end", "o")
+            await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+            await pilot.press(*keys, "ctrl+s")
+            await wait_for(pilot, lambda: any(says in n.message for n in app._notifications))
+            if app.screen is not replay:
+                await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is replay)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, OverrideScreen))
+        await pilot.press("g", "ctrl+s")  # role_embodying good now; fluency as it was
+        await wait_for(pilot, lambda: app.screen is replay)
+    people = [(h.metric, h.value, h.author) for h in store.session(sid).human_scores]
+    assert people == [("role_embodying", 0.0, "ann"), ("fluency", 1.0, "ann"),
+                      ("role_embodying", 1.0, app.author())]

@@ -126,8 +126,8 @@ class OverrideScreen(ModalScreen[Rating | None]):
         current = human_latest(self.human, self.turn)
         with PanelScroll(id="override-dialog"):
             yield Label(f"Your labels for round {self.turn}", id="override-title")
-            yield Static(f"g good, b bad on the focused metric (0 clears), {self._keys_hint()}.",
-                         classes="hint")
+            yield Static(f"g good, b bad on the focused metric (0 unsets what is not saved yet), "
+                         f"{self._keys_hint()}.", classes="hint")
             for metric in self.labels:
                 fld = LabelField(metric, judges=_judges_said(self.verdicts, self.turn, metric), id=f"rate-{metric}")
                 if metric in current:
@@ -238,8 +238,20 @@ class OverrideScreen(ModalScreen[Rating | None]):
                     else "press 1-5 on a metric or y/n for refusal")
             self.notify(f"Nothing rated: {hint}", severity="warning")
             return
+        # people's scores are kept, the newest counting: one saved cannot be cleared, only replaced
+        current = {m: float(_value(row)) for m, row in human_latest(self.human, self.target).items()}
+        cleared = [m for m in current if m not in values and self.query(f"#rate-{m}")]
+        if cleared:
+            self.notify(f"{', '.join(cleared)}: a saved score stays (the newest counts); give it another "
+                        "value instead of clearing it", severity="warning")
+            return
+        changed = {m: v for m, v in values.items() if current.get(m) != v}
+        if not changed:  # what is shown is what counts already: saving again would add rows in this name
+            self.notify("Nothing changed", severity="warning")
+            self.dismiss(None)
+            return
         reason = self.query_one("#override-reason", Input).value.strip() or None
-        self.dismiss(Rating(self.target, values, reason))
+        self.dismiss(Rating(self.target, changed, reason))
 
 
 def save_rating(store, session_id: int, rating: Rating, author: str) -> int:
