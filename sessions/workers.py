@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from pingpong.sessions.runner import RunProgress, RunSetup
 
 REPORT_EVERY = 0.25
+STOP_WAIT = 10.0
+"""Seconds a command stopped before its workers began waits for each to end (they end at once)."""
 SUMMED = ("in_flight", "failed", "requests", "retries", "tokens", "player_latency_ms", "player_replies")
 RUN_SUMMED = ("requests", "retries", "failed_requests", "prompt_tokens", "completion_tokens", "finished_here",
               "interrupted_sessions")
@@ -231,9 +233,14 @@ class WorkerGroup:
         run ended before its workers were given anything: then only once they are all started, as
         a worker still starting when this process exits finds its queues gone and says so)."""
         self._stop.set()
-        if not self._handed:
+        early = not self._handed
+        if early:
             self._started()
         self._hand(None)
+        if early:  # outlive their start: one still unpickling its queues found them gone (a traceback)
+            for process in self.processes:
+                if process.pid is not None:
+                    process.join(timeout=STOP_WAIT)
 
     def _hand(self, job: WorkerJob | None) -> None:
         """Send each worker the job (None: nothing to do), each from a thread of its own: a job
