@@ -85,9 +85,10 @@ def build(path: Path, n: int, seed: int = 1) -> None:
     store.close()
 
 
-def run_export(home: Path, fmt: str, out: Path) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MB, the command's last line) of one export in a fresh process."""
-    cmd = [sys.executable, "-m", "pingpong", "--home", str(home), "export", "--format", fmt, "--out", str(out)]
+def timed(home: Path, *args: str) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, the command's last line) of `pingpong ARGS` on the
+    home, in a fresh process."""
+    cmd = [sys.executable, "-m", "pingpong", "--home", str(home), *args]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True, cwd=ROOT)
@@ -95,9 +96,21 @@ def run_export(home: Path, fmt: str, out: Path) -> tuple[float, float, str]:
     said = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    last = said.strip().splitlines()[-1] if said.strip() else f"exit {proc.returncode}"
-    return wall, usage.ru_maxrss / 1024, last
+    last = said.strip().splitlines()[-1] if said.strip() else f"exit {os.waitstatus_to_exitcode(status)}"
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, last
+
+
+def bench_home(home: Path, sessions: int) -> Path:
+    """The home, its database built with `sessions` sessions when it has none."""
+    home.mkdir(parents=True, exist_ok=True)
+    db = home / "pingpong.db"
+    if not db.exists():
+        # built in a process of its own: a child's peak RSS counts its parent's at the fork, and
+        # this one stays small (it imports nothing of pingpong)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, __file__, "--build-only", str(db), "--sessions", str(sessions)], check=True)
+        print(f"built {sessions:,} sessions in {time.perf_counter() - t0:.1f} s; {db.stat().st_size / 1e6:.0f} MB")
+    return home
 
 
 def main() -> None:
@@ -111,18 +124,10 @@ def main() -> None:
         build(Path(args.build_only), args.sessions)
         return
     tmp = tempfile.TemporaryDirectory()
-    home = Path(args.home) if args.home else Path(tmp.name) / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    db = home / "pingpong.db"
-    if not db.exists():
-        # built in a process of its own: a child's peak RSS counts its parent's at the fork, and
-        # this one stays small (it imports nothing of pingpong)
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, __file__, "--build-only", str(db), "--sessions", str(args.sessions)], check=True)
-        print(f"built {args.sessions:,} sessions in {time.perf_counter() - t0:.1f} s; {db.stat().st_size / 1e6:.0f} MB")
+    home = bench_home(Path(args.home) if args.home else Path(tmp.name) / "home", args.sessions)
     for fmt in args.formats.split(","):
         out = Path(tmp.name) / ("results" if fmt == "pingpong" else f"{fmt}.jsonl")
-        wall, rss, last = run_export(home, fmt, out)
+        wall, _, rss, last = timed(home, "export", "--format", fmt, "--out", str(out))
         print(f"export --format {fmt:<11} {wall:6.2f} s  peak RSS {rss:6.0f} MB  ({last})")
     tmp.cleanup()
 
